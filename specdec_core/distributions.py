@@ -1,0 +1,251 @@
+"""Reading and checking probability vectors, labels and coins.
+
+What a person types ("0.4, 0.25, 1/3; 40%") becomes a float64 vector here, or
+an :class:`InvalidDistributionError` whose message says which entry is wrong,
+what is wrong with it and what is allowed. Nothing is fixed silently: a
+vector whose sum is off by more than ``SUM_TOLERANCE`` is refused unless the
+caller asks for ``normalize=True``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from .errors import (
+    MAX_K,
+    MAX_LABEL_LENGTH,
+    MAX_TEXT_LENGTH,
+    MAX_TYPED_ENTRIES,
+    MAX_VOCAB,
+    SUM_TOLERANCE,
+    InvalidDistributionError,
+    InvalidParameterError,
+)
+
+_SEPARATORS = re.compile(r"[,;\s]+")
+# ASCII only: Python's float() also takes "1_000", "٣" and "infinity", which a
+# probability field should not.
+_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d{1,4})?"
+_PLAIN = re.compile(rf"^{_NUMBER}$")
+_PERCENT = re.compile(rf"^({_NUMBER})%$")
+_FRACTION = re.compile(rf"^({_NUMBER})/({_NUMBER})$")
+_NOT_FINITE = re.compile(r"^[+-]?(nan|inf|infinity)%?$", re.IGNORECASE)
+_ALLOWED = "a decimal (0.25), a fraction (1/4) or a percentage (25%)"
+
+
+def _short(token: str, width: int = 20) -> str:
+    """Quote a user token for an error message, cut to ``width`` characters."""
+    return repr(token if len(token) <= width else token[:width] + "…")
+
+
+def _check_text(text: object, what: str) -> str:
+    if not isinstance(text, str):
+        raise InvalidParameterError(f"{what} must be text, got {type(text).__name__}.")
+    if len(text) > MAX_TEXT_LENGTH:
+        raise InvalidParameterError(
+            f"{what} is {len(text):,} characters long; at most {MAX_TEXT_LENGTH:,} are allowed."
+        )
+    return text.strip()
+
+
+def parse_number(token: str, *, entry: int = 1, name: str = "p") -> float:
+    """One typed entry -> float: ``0.25``, ``1/4``, ``25%`` (ASCII digits only).
+
+    Raises ``InvalidDistributionError`` naming the entry (1-based) when the
+    token is not a number, not finite, or a fraction with a zero denominator.
+    """
+    where = f"{name}: entry {entry} ({_short(token)})"
+    if _NOT_FINITE.match(token):
+        raise InvalidDistributionError(f"{where} is not a finite number; use {_ALLOWED}.")
+    if m := _PERCENT.match(token):
+        value = float(m.group(1)) / 100.0
+    elif m := _FRACTION.match(token):
+        numerator, denominator = float(m.group(1)), float(m.group(2))
+        if denominator == 0:
+            raise InvalidDistributionError(f"{where} divides by zero; use {_ALLOWED}.")
+        value = numerator / denominator
+    elif _PLAIN.match(token):
+        value = float(token)
+    else:
+        raise InvalidDistributionError(f"{where} is not a number; use {_ALLOWED}.")
+    if not np.isfinite(value):
+        raise InvalidDistributionError(f"{where} is too large to be a probability.")
+    return value + 0.0  # turns -0.0 into 0.0
+
+
+def _check_sum(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
+    total = float(x.sum())
+    if total <= 0.0:
+        raise InvalidDistributionError(
+            f"{name}: all entries are zero; at least one must be positive."
+        )
+    if abs(total - 1.0) > SUM_TOLERANCE and not normalize:
+        raise InvalidDistributionError(
+            f"{name}: entries sum to {total:.6g}, not 1 (allowed: 1 ± {SUM_TOLERANCE:g}). "
+            "Fix the entries, or turn on normalisation to divide them by their sum."
+        )
+    # Within tolerance this only removes floating-point rounding (0.1+0.2+0.7).
+    return x / total
+
+
+def validate_distribution(
+    x: object, name: str = "p", *, normalize: bool = False, max_size: int = MAX_VOCAB
+) -> np.ndarray:
+    """Check an array-like probability vector and return it as float64 (V,).
+
+    Rules: 1-D, 1 <= V <= ``max_size``, every entry finite and >= 0, and
+    |sum - 1| <= ``SUM_TOLERANCE`` (or any positive sum with ``normalize``).
+    The result is divided by its sum so that it sums to 1 in floating point.
+    """
+    try:
+        arr = np.array(x, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise InvalidDistributionError(f"{name}: not an array of numbers ({err}).") from None
+    if arr.ndim != 1:
+        raise InvalidDistributionError(
+            f"{name}: must be a 1-D vector, got an array of shape {arr.shape}."
+        )
+    if not 1 <= arr.size <= max_size:
+        raise InvalidDistributionError(
+            f"{name}: has {arr.size} entries; between 1 and {max_size:,} are allowed."
+        )
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        raise InvalidDistributionError(
+            f"{name}: entry {bad[0] + 1} is {arr[bad[0]]}; every entry must be a finite number."
+        )
+    neg = np.flatnonzero(arr < 0)
+    if neg.size:
+        raise InvalidDistributionError(
+            f"{name}: entry {neg[0] + 1} is {arr[neg[0]]:g}; probabilities must be >= 0."
+        )
+    return _check_sum(arr + 0.0, name, normalize)
+
+
+def parse_distribution(
+    text: str, *, name: str = "p", normalize: bool = False, max_entries: int = MAX_TYPED_ENTRIES
+) -> np.ndarray:
+    """Typed text -> probability vector (V,), e.g. ``"0.4, 0.25; 1/5 10% .05"``.
+
+    Entries are separated by commas, semicolons or spaces; each one is a
+    decimal, a fraction or a percentage. Errors name the entry (1-based),
+    what is wrong and what is allowed; a sum other than 1 is refused unless
+    ``normalize=True`` (never fixed silently).
+    """
+    body = _check_text(text, name)
+    if not body:
+        raise InvalidDistributionError(f"{name}: is empty; type numbers such as 0.5, 0.3, 0.2.")
+    tokens = [t for t in _SEPARATORS.split(body) if t]
+    if len(tokens) > max_entries:
+        raise InvalidDistributionError(
+            f"{name}: has {len(tokens)} entries; at most {max_entries} are allowed."
+        )
+    values = np.array(
+        [parse_number(t, entry=i + 1, name=name) for i, t in enumerate(tokens)], dtype=np.float64
+    )
+    neg = np.flatnonzero(values < 0)
+    if neg.size:
+        i = int(neg[0])
+        raise InvalidDistributionError(
+            f"{name}: entry {i + 1} ({_short(tokens[i])}) is negative; probabilities must be >= 0."
+        )
+    return _check_sum(values, name, normalize)
+
+
+def default_labels(v: int) -> tuple[str, ...]:
+    """Labels A, B, ..., Z, then T26, T27, ... for a vocabulary of size ``v``."""
+    return tuple(chr(65 + i) if i < 26 else f"T{i}" for i in range(v))
+
+
+def parse_labels(text: str, v: int) -> tuple[str, ...]:
+    """Comma-separated vocabulary labels -> tuple of ``v`` distinct strings.
+
+    An empty text gives the default labels A, B, C, ... Each label is
+    stripped, non-empty, at most ``MAX_LABEL_LENGTH`` characters and unique.
+    Labels are plain text: callers must display them escaped.
+    """
+    body = _check_text(text, "labels")
+    if not body:
+        return default_labels(v)
+    labels = tuple(s.strip() for s in body.split(","))
+    if len(labels) != v:
+        raise InvalidParameterError(
+            f"labels: got {len(labels)} labels for {v} tokens; give one per token, "
+            "separated by commas (or leave the field empty for A, B, C, ...)."
+        )
+    for i, label in enumerate(labels, start=1):
+        if not label:
+            raise InvalidParameterError(f"labels: label {i} is empty.")
+        if len(label) > MAX_LABEL_LENGTH:
+            raise InvalidParameterError(
+                f"labels: label {i} is {len(label)} characters; at most {MAX_LABEL_LENGTH}."
+            )
+        if not label.isprintable():
+            raise InvalidParameterError(f"labels: label {i} contains a control character.")
+    if len(set(labels)) != len(labels):
+        dup = next(lab for lab in labels if labels.count(lab) > 1)
+        raise InvalidParameterError(f"labels: {_short(dup)} appears twice; labels must differ.")
+    return labels
+
+
+def parse_coins(text: str, k: int) -> tuple[float, ...]:
+    """Typed coins -> up to ``k`` uniforms in [0, 1), e.g. ``"0.5, 0.72, 0.1"``.
+
+    A coin u accepts a draft token when u < min(1, p/q) (seed 000: "suppose
+    it comes up 0.72, which is less than 0.833, so we accept"). Fewer than
+    ``k`` coins is allowed: the rest are drawn from the seeded generator.
+    """
+    check_k(k)
+    body = _check_text(text, "coins")
+    tokens = [t for t in _SEPARATORS.split(body) if t]
+    if len(tokens) > k:
+        raise InvalidParameterError(f"coins: got {len(tokens)} coins for K = {k} draft tokens.")
+    coins = tuple(parse_number(t, entry=i + 1, name="coins") for i, t in enumerate(tokens))
+    for i, u in enumerate(coins, start=1):
+        if not 0.0 <= u < 1.0:
+            raise InvalidParameterError(
+                f"coins: coin {i} is {u:g}; a coin is a uniform number in [0, 1)."
+            )
+    return coins
+
+
+def check_k(k: object, *, k_max: int = MAX_K, name: str = "K") -> int:
+    """Validate a number of draft tokens: an integer in [1, ``k_max``]."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise InvalidParameterError(f"{name} must be a whole number, got {k!r}.")
+    if not 1 <= k <= k_max:
+        raise InvalidParameterError(f"{name} = {k} is out of range; allowed: 1 to {k_max}.")
+    return int(k)
+
+
+def validate_rows(rows: object, name: str, n_rows: int, v: int | None = None) -> np.ndarray:
+    """Check a stack of distributions, one per position -> float64 (n_rows, V).
+
+    Each row must pass :func:`validate_distribution`; errors name the row as
+    ``"p at position 2"`` (1-based positions).
+    """
+    try:
+        arr = np.array(rows, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise InvalidDistributionError(f"{name}: not a table of numbers ({err}).") from None
+    if arr.ndim != 2 or arr.shape[0] != n_rows or (v is not None and arr.shape[1] != v):
+        want = f"({n_rows}, {v if v is not None else 'V'})"
+        raise InvalidDistributionError(f"{name}: expected shape {want}, got {arr.shape}.")
+    return np.stack(
+        [validate_distribution(row, f"{name} at position {i + 1}") for i, row in enumerate(arr)]
+    )
+
+
+def broadcast_rows(p: Sequence[float], q: Sequence[float], k: int) -> tuple[np.ndarray, np.ndarray]:
+    """One shared p and q (the seeds' simplification) -> rows (K+1, V) and (K, V)."""
+    k = check_k(k)
+    p_target = validate_distribution(p, "p")
+    q_draft = validate_distribution(q, "q")
+    if p_target.size != q_draft.size:
+        raise InvalidDistributionError(
+            f"p has {p_target.size} entries but q has {q_draft.size}; they must match."
+        )
+    return np.tile(p_target, (k + 1, 1)), np.tile(q_draft, (k, 1))

@@ -1,0 +1,257 @@
+"""One round of speculative sampling, decision by decision.
+
+Notation of the seeds and of Leviathan et al. 2023 (arXiv 2211.17192):
+``p`` is the TARGET distribution, ``q`` the DRAFT distribution (Chen et al.
+2023 use the reverse letters). A round with K draft tokens:
+
+1. the draft samples x_1..x_K, x_i ~ q_i (K cheap draft steps);
+2. the target scores all K positions plus one more in one pass: p_1..p_{K+1};
+3. for i = 1..K: draw a coin u_i ~ U[0, 1) and keep x_i iff
+   u_i < min(1, p_i(x_i) / q_i(x_i)); stop at the first rejection;
+4. rejected at position i -> emit a sample of norm(max(0, p_i - q_i));
+   all K kept -> emit a free "bonus" sample of p_{K+1}.
+
+Every emitted token is then distributed exactly as p (Leviathan et al. 2023,
+Thm 3.5 / Appendix A.1): speculative sampling is lossless.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from .distributions import check_k, validate_distribution, validate_rows
+from .errors import InvalidDistributionError, InvalidParameterError
+
+RESIDUAL_TOLERANCE = 1e-12  # residual mass at or below this counts as zero
+
+
+def acceptance_probability(p_x, q_x):
+    """Probability of keeping a drafted token x: a(x) = min(1, p(x) / q(x)).
+
+    Leviathan et al. 2023, Algorithm 1; seed 000 Step 3. Vectorised over
+    arrays (returns a float for scalars). The limits are defined, never NaN:
+    - p(x) = 0 gives 0: the target forbids x, so it is always rejected
+      (seed 003, cell D), also when q(x) = 0;
+    - q(x) -> 0 with p(x) > 0 gives 1: the cap min(1, .) holds the ratio
+      (seed 003, cell E), and q(x) = 0 exactly also gives 1.
+    Inputs must be probabilities in [0, 1].
+    """
+    p_arr = np.asarray(p_x, dtype=np.float64)
+    q_arr = np.asarray(q_x, dtype=np.float64)
+    for name, arr in (("p(x)", p_arr), ("q(x)", q_arr)):
+        if not np.all(np.isfinite(arr) & (arr >= 0) & (arr <= 1)):
+            raise InvalidParameterError(f"{name} must be a probability in [0, 1], got {arr}.")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(q_arr > 0, p_arr / np.where(q_arr > 0, q_arr, 1.0), np.inf)
+    a = np.where(p_arr > 0, np.minimum(1.0, ratio), 0.0)
+    return float(a) if a.ndim == 0 else a
+
+
+def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
+    p_target = validate_distribution(p, "p")
+    q_draft = validate_distribution(q, "q")
+    if p_target.shape != q_draft.shape:
+        raise InvalidDistributionError(
+            f"p has {p_target.size} entries but q has {q_draft.size}; they must match."
+        )
+    return p_target, q_draft
+
+
+def acceptance_rate(p, q) -> float:
+    """alpha = sum_x min(p(x), q(x)) = 1 - TV(p, q).
+
+    The probability that one drafted token x ~ q is kept (Leviathan et al.
+    2023, Thm 3.5 and Cor 3.6): sum_x q(x) min(1, p(x)/q(x)). It is the
+    overlap area of the two bar charts; 1 when p = q, 0 for disjoint supports.
+    """
+    p_target, q_draft = _pair(p, q)
+    return float(np.minimum(p_target, q_draft).sum())
+
+
+def residual_mass(p, q) -> float:
+    """Z = sum_x max(0, p(x) - q(x)) = 1 - alpha: the chance a draft token is rejected."""
+    p_target, q_draft = _pair(p, q)
+    return float(np.maximum(0.0, p_target - q_draft).sum())
+
+
+def residual_distribution(p, q) -> np.ndarray:
+    """p_adj(x) = max(0, p(x) - q(x)) / Z, Z = sum_x max(0, p(x) - q(x)).
+
+    The distribution a rejected draft token is replaced with (Leviathan et
+    al. 2023, Algorithm 1; seed 003 Ex 6). Never NaN: when Z <= 1e-12, which
+    means p == q up to rounding and a rejection cannot happen (alpha = 1),
+    the documented fallback is p itself, the distribution the output must
+    follow. Returns a new float64 vector (V,).
+    """
+    p_target, q_draft = _pair(p, q)
+    leftover = np.maximum(0.0, p_target - q_draft)  # (V,)
+    z = leftover.sum()
+    if z <= RESIDUAL_TOLERANCE:
+        return p_target.copy()
+    return leftover / z
+
+
+def sample_index(distribution: np.ndarray, u):
+    """Inverse-CDF sampling: the token whose CDF interval holds u (u in [0, 1)).
+
+    Vectorised over ``u``. A token of probability 0 is never returned, also
+    when rounding leaves the last CDF value a hair below 1.
+    """
+    cdf = np.cumsum(distribution)  # (V,)
+    last = int(np.flatnonzero(distribution > 0)[-1])
+    idx = np.searchsorted(cdf, np.asarray(u) * cdf[-1], side="right")
+    return np.minimum(idx, last)
+
+
+@dataclass(frozen=True)
+class RoundStep:
+    """The decision at one draft position (0-based ``position``)."""
+
+    position: int
+    token: int
+    p_x: float  # target probability of the drafted token
+    q_x: float  # draft probability of the drafted token
+    ratio: float  # p_x / q_x
+    acceptance_probability: float  # min(1, ratio)
+    coin: float  # u ~ U[0, 1)
+    accepted: bool  # coin < acceptance_probability
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """Everything one round decided, for display and for tests."""
+
+    k_drafts: int
+    draft_tokens: tuple[int, ...]
+    steps: tuple[RoundStep, ...]  # positions that were checked, up to the first rejection
+    n_accepted: int  # drafts kept, 0..K
+    final_kind: Literal["bonus", "resample"]
+    final_position: int  # n_accepted: the position the last token is emitted at
+    final_token: int
+    final_coin: float | None  # uniform that drew the final token (None if it was given)
+    final_distribution: np.ndarray  # (V,): residual at the rejection, or p_{K+1}
+    residual_unnormalised: np.ndarray | None  # (V,) max(0, p - q) at the rejection
+    emitted_tokens: tuple[int, ...]  # accepted drafts + the final token
+
+    @property
+    def discarded_positions(self) -> tuple[int, ...]:
+        """Draft positions after the first rejection: never checked (seed 003 Ex 2)."""
+        return tuple(range(self.n_accepted + 1, self.k_drafts)) if self.final_kind == "resample" else ()
+
+    @property
+    def n_emitted(self) -> int:
+        """Tokens this round adds: n_accepted + 1 (the resample or the bonus)."""
+        return len(self.emitted_tokens)
+
+
+def _coin(uniforms: Sequence[float], i: int, rng: np.random.Generator | None, what: str) -> float:
+    if i < len(uniforms):
+        return float(uniforms[i])
+    if rng is None:
+        raise InvalidParameterError(f"{what} is needed but was not given, and no rng was passed.")
+    return float(rng.random())
+
+
+def _check_round_inputs(p_rows, q_rows, draft_tokens, uniforms):
+    q_arr = np.asarray(q_rows, dtype=np.float64) if not isinstance(q_rows, np.ndarray) else q_rows
+    if q_arr.ndim != 2:
+        raise InvalidDistributionError(f"q_rows must have shape (K, V), got {q_arr.shape}.")
+    k = check_k(q_arr.shape[0])
+    q_draft = validate_rows(q_arr, "q", k)  # (K, V)
+    v = q_draft.shape[1]
+    p_target = validate_rows(p_rows, "p", k + 1, v)  # (K+1, V)
+    tokens = tuple(int(t) for t in np.asarray(draft_tokens).reshape(-1))
+    if len(tokens) != k:
+        raise InvalidParameterError(f"draft_tokens: got {len(tokens)} tokens for K = {k}.")
+    for i, x in enumerate(tokens):
+        if not 0 <= x < v:
+            raise InvalidParameterError(
+                f"draft token at position {i + 1} is {x}; token ids run from 0 to {v - 1}."
+            )
+        if q_draft[i, x] <= 0:
+            raise InvalidParameterError(
+                f"draft token at position {i + 1} (id {x}) has q = 0: the draft cannot have "
+                "sampled it. Pick a token with q > 0."
+            )
+    coins = tuple(float(u) for u in (uniforms or ()))
+    if len(coins) > k:
+        raise InvalidParameterError(f"uniforms: got {len(coins)} coins for K = {k}.")
+    for i, u in enumerate(coins, start=1):
+        if not 0.0 <= u < 1.0:
+            raise InvalidParameterError(f"uniforms: coin {i} is {u!r}; coins lie in [0, 1).")
+    return p_target, q_draft, tokens, coins
+
+
+def verify_round(
+    p_rows,
+    q_rows,
+    draft_tokens,
+    *,
+    uniforms: Sequence[float] | None = None,
+    final_token: int | None = None,
+    rng: np.random.Generator | None = None,
+) -> RoundResult:
+    """Verify K drafted tokens against the target: Leviathan et al. 2023, Alg. 1.
+
+    p_rows: (K+1, V) target distributions at positions 1..K+1 (the last row
+    is the bonus position); q_rows: (K, V) draft distributions the drafts
+    were sampled from; draft_tokens: (K,) ids with q > 0. Position i keeps
+    x_i iff u_i < min(1, p_i(x_i)/q_i(x_i)). The first rejection at i emits
+    a sample of norm(max(0, p_i - q_i)); if all K are kept the bonus comes
+    from p_{K+1}. ``uniforms`` (up to K coins) and ``final_token`` replay a
+    given round (seed 000's "suppose it comes up 0.72"); what is not given is
+    drawn from ``rng``.
+    """
+    p_target, q_draft, tokens, coins = _check_round_inputs(p_rows, q_rows, draft_tokens, uniforms)
+    k = len(tokens)
+    steps: list[RoundStep] = []
+    for i, x in enumerate(tokens):
+        p_x, q_x = float(p_target[i, x]), float(q_draft[i, x])
+        a = acceptance_probability(p_x, q_x)
+        u = _coin(coins, i, rng, f"the coin for position {i + 1}")
+        steps.append(RoundStep(i, x, p_x, q_x, p_x / q_x, a, u, u < a))
+        if not steps[-1].accepted:
+            break
+    n_accepted = sum(s.accepted for s in steps)
+    if n_accepted < k:
+        kind = "resample"
+        leftover = np.maximum(0.0, p_target[n_accepted] - q_draft[n_accepted])  # (V,)
+        dist = residual_distribution(p_target[n_accepted], q_draft[n_accepted])
+    else:
+        kind, leftover, dist = "bonus", None, p_target[k].copy()
+    if final_token is None:
+        u_final = _coin((), 0, rng, f"the {kind} token")
+        token = int(sample_index(dist, u_final))
+    else:
+        u_final, token = None, int(final_token)
+        if not 0 <= token < dist.size or dist[token] <= 0:
+            raise InvalidParameterError(
+                f"final token {token} has probability 0 under the {kind} distribution; "
+                "choose a token with positive probability there."
+            )
+    return RoundResult(
+        k_drafts=k,
+        draft_tokens=tokens,
+        steps=tuple(steps),
+        n_accepted=n_accepted,
+        final_kind=kind,
+        final_position=n_accepted,
+        final_token=token,
+        final_coin=u_final,
+        final_distribution=dist,
+        residual_unnormalised=leftover,
+        emitted_tokens=tokens[:n_accepted] + (token,),
+    )
+
+
+def draft_from(q_rows, rng: np.random.Generator) -> tuple[int, ...]:
+    """Sample the K draft tokens x_i ~ q_i, one per row of q_rows (K, V)."""
+    q_arr = np.asarray(q_rows, dtype=np.float64)
+    if q_arr.ndim != 2:
+        raise InvalidDistributionError(f"q_rows must have shape (K, V), got {q_arr.shape}.")
+    q_draft = validate_rows(q_arr, "q", check_k(q_arr.shape[0]))
+    return tuple(int(sample_index(row, rng.random())) for row in q_draft)

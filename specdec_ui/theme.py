@@ -1,0 +1,56 @@
+"""One colour per concept on every chart, safe for colour-blind viewers.
+
+The palette is Okabe & Ito's (2008), readable in light and dark themes and
+on a projector. Colour never carries meaning alone: every status also has a
+symbol and a word (``STATUS_SYMBOL``, ``STATUS_WORD``).
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+COLORS = {
+    "p": "#E69F00",  # target (orange; the seed's "yellow bars")
+    "q": "#0072B2",  # draft (blue)
+    "residual": "#009E73",  # max(0, p - q) (bluish green; the seed's "green bars")
+    "accepted": "#56B4E9",  # sky blue
+    "rejected": "#D55E00",  # vermillion
+    "resampled": "#CC79A7",  # reddish purple
+    "bonus": "#F0E442",  # yellow
+    "discarded": "#999999",  # grey
+    "coin": "#000000",
+    "theory": "#CC79A7",
+}
+STATUS_SYMBOL = {
+    "accepted": "✓",
+    "rejected": "✗",
+    "resampled": "↻",
+    "bonus": "★",
+    "discarded": "–",
+    "pending": "…",
+}
+STATUS_WORD = {
+    "accepted": "kept",
+    "rejected": "rejected",
+    "resampled": "resampled",
+    "bonus": "bonus",
+    "discarded": "discarded",
+    "pending": "not checked yet",
+}
+FONT_SIZE = 16  # readable from the back of a classroom
+PATTERN = {"p": "", "q": "/", "residual": "."}  # bar hatching: a second cue besides colour
+
+
+def base_layout(fig: go.Figure, *, title: str = "", height: int = 360) -> go.Figure:
+    """Shared look: large fonts, transparent background (works in both themes)."""
+    fig.update_layout(
+        title=title,
+        height=height,
+        font={"size": FONT_SIZE},
+        margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
+        paper_bgcolor="rgba(0,0,0,0)",
+        plot_bgcolor="rgba(0,0,0,0)",
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        barmode="group",
+    )
+    return fig

@@ -1,0 +1,60 @@
+"""Streamlit pieces every page uses: page set-up, errors, seeds, source, CSV."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+
+import pandas as pd
+import streamlit as st
+
+from .text import md_escape
+
+MAX_SEED = 2**32 - 1
+
+
+def page_setup(title: str, icon: str) -> None:
+    """Wide layout for projectors; ``icon`` must be an emoji (no font CDN fetch)."""
+    st.set_page_config(page_title=f"{title} · Speculative Decoding Lab", page_icon=icon,
+                       layout="wide")
+
+
+def show_error(err: Exception | str) -> None:
+    """Show a core error message as plain text (never as markdown or HTML)."""
+    st.error(md_escape(err), icon="⚠️")
+
+
+def show_source(*functions: Callable, label: str = "Show the code that runs") -> None:
+    """An expander with the real source of core functions (``inspect.getsource``).
+
+    The code on screen is the code that ran: it cannot drift from it.
+    """
+    with st.expander(label):
+        for fn in functions:
+            st.caption(f"`{fn.__module__}.{fn.__qualname__}`")
+            st.code(inspect.getsource(fn), language="python")
+
+
+def seed_control(prefix: str, *, default: int = 0) -> int:
+    """An integer seed kept in ``st.session_state[f"{prefix}_seed"]``.
+
+    Same seed, same round: a teacher can replay it. "New seed" picks the next
+    one. Returns the current seed.
+    """
+    key = f"{prefix}_seed"
+    if key not in st.session_state:
+        st.session_state[key] = default
+
+    def _next() -> None:
+        st.session_state[key] = (int(st.session_state[key]) + 1) % (MAX_SEED + 1)
+
+    st.number_input("Random seed", min_value=0, max_value=MAX_SEED, step=1, key=key,
+                    help="The same seed replays the same random draws.")
+    st.button("🎲 New seed", key=f"{prefix}_new_seed", on_click=_next)
+    return int(st.session_state[key])
+
+
+def download_csv(frame: pd.DataFrame, filename: str, *, key: str, label: str = "Download CSV") -> None:
+    """A download button for a table (UTF-8 CSV, no index)."""
+    st.download_button(label, frame.to_csv(index=False).encode("utf-8"), file_name=filename,
+                       mime="text/csv", key=key)
