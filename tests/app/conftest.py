@@ -1,0 +1,31 @@
+"""AppTest helpers: open a page by path, with query parameters, and read its charts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def open_page(path: str, query: dict[str, str] | None = None, *, run: bool = True) -> AppTest:
+    """AppTest of ``path`` (relative to the repo root), run once unless ``run=False``."""
+    at = AppTest.from_file(str(ROOT / path), default_timeout=30)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    if run:
+        at.run()
+    return at
+
+
+def figures(at: AppTest) -> list[dict]:
+    """The plotly figures a run drew, as figure JSON dicts (data + layout)."""
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+@pytest.fixture
+def page():
+    return open_page
