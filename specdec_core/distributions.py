@@ -28,7 +28,7 @@ from .errors import (
 _SEPARATORS = re.compile(r"[,;\s]+")
 # ASCII only: Python's float() also takes "1_000", "٣" and "infinity", which a
 # probability field should not.
-_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d{1,4})?"
+_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?"
 _PLAIN = re.compile(rf"^{_NUMBER}$")
 _PERCENT = re.compile(rf"^({_NUMBER})%$")
 _FRACTION = re.compile(rf"^({_NUMBER})/({_NUMBER})$")

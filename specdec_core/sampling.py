@@ -45,7 +45,7 @@ def acceptance_probability(p_x, q_x):
     for name, arr in (("p(x)", p_arr), ("q(x)", q_arr)):
         if not np.all(np.isfinite(arr) & (arr >= 0) & (arr <= 1)):
             raise InvalidParameterError(f"{name} must be a probability in [0, 1], got {arr}.")
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ratio = np.where(q_arr > 0, p_arr / np.where(q_arr > 0, q_arr, 1.0), np.inf)
     a = np.where(p_arr > 0, np.minimum(1.0, ratio), 0.0)
     return float(a) if a.ndim == 0 else a
@@ -67,9 +67,10 @@ def acceptance_rate(p, q) -> float:
     The probability that one drafted token x ~ q is kept (Leviathan et al.
     2023, Thm 3.5 and Cor 3.6): sum_x q(x) min(1, p(x)/q(x)). It is the
     overlap area of the two bar charts; 1 when p = q, 0 for disjoint supports.
+    The sum is clipped to [0, 1] against floating-point rounding (1 + 2e-16).
     """
     p_target, q_draft = _pair(p, q)
-    return float(np.minimum(p_target, q_draft).sum())
+    return float(np.clip(np.minimum(p_target, q_draft).sum(), 0.0, 1.0))
 
 
 def residual_mass(p, q) -> float:
@@ -121,9 +122,9 @@ class RoundStep:
     accepted: bool  # coin < acceptance_probability
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RoundResult:
-    """Everything one round decided, for display and for tests."""
+    """Everything one round decided, for display and for tests (compare fields, not results)."""
 
     k_drafts: int
     draft_tokens: tuple[int, ...]
@@ -140,7 +141,11 @@ class RoundResult:
     @property
     def discarded_positions(self) -> tuple[int, ...]:
         """Draft positions after the first rejection: never checked (seed 003 Ex 2)."""
-        return tuple(range(self.n_accepted + 1, self.k_drafts)) if self.final_kind == "resample" else ()
+        return (
+            tuple(range(self.n_accepted + 1, self.k_drafts))
+            if self.final_kind == "resample"
+            else ()
+        )
 
     @property
     def n_emitted(self) -> int:

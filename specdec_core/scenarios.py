@@ -258,8 +258,12 @@ SCENARIOS: dict[str, RoundScenario | TheoryScenario] = {
             draft_tokens=(0,),
             coins=(0.999,),
             final_token=1,
-            expected={"ratios": (80.0,), "acceptance_probabilities": (1.0,), "n_accepted": 1,
-                      "final_kind": "bonus"},
+            expected={
+                "ratios": (80.0,),
+                "acceptance_probabilities": (1.0,),
+                "n_accepted": 1,
+                "final_kind": "bonus",
+            },
             note="The seed gives p = 0.8, q = 0.01 for the drafted token; the rest is our choice.",
         ),
         RoundScenario(
@@ -291,13 +295,17 @@ SCENARIOS: dict[str, RoundScenario | TheoryScenario] = {
             title="Cell G: the two limits of speedup (K = 4)",
             source="003, Ex 7",
             cell="G",
-            lesson="Speedup runs from 1 (alpha -> 0) up to K + 1 = 5 (alpha -> 1 with a free draft).",
+            lesson="Speedup runs from 1 (alpha -> 0) up to K + 1 = 5 (alpha -> 1, free draft).",
             alpha=1.0,
             k_values=(4,),
             c_q=0.0,
             c_p=10.0,
-            expected={"speedup_alpha_1": 5.0, "speedup_alpha_0": 1.0, "expected_tokens_alpha_1": 5.0,
-                      "expected_tokens_alpha_0": 1.0},
+            expected={
+                "speedup_alpha_1": 5.0,
+                "speedup_alpha_0": 1.0,
+                "expected_tokens_alpha_1": 5.0,
+                "expected_tokens_alpha_0": 1.0,
+            },
         ),
         TheoryScenario(
             key="003-H",
@@ -343,9 +351,10 @@ SCENARIOS: dict[str, RoundScenario | TheoryScenario] = {
     )
 }
 
+_TABLE4_COLUMNS = ("task", "draft", "temperature", "k", "alpha", "c", "expected", "measured")
 # Leviathan et al. 2023, Table 4: T5-XXL target; expected = Thm 3.8 on unrounded inputs.
 PUBLISHED_SPEEDUPS: tuple[dict, ...] = tuple(
-    dict(zip(("task", "draft", "temperature", "k", "alpha", "c", "expected", "measured"), row))
+    dict(zip(_TABLE4_COLUMNS, row, strict=True))
     for row in (
         ("EnDe", "T5-small", 0, 7, 0.75, 0.02, 3.2, 3.4),
         ("EnDe", "T5-base", 0, 7, 0.80, 0.04, 3.3, 2.8),
@@ -364,12 +373,14 @@ PUBLISHED_SPEEDUPS: tuple[dict, ...] = tuple(
 
 # Seed 003, "Recall Quick self-test": question, answer.
 SELF_TEST: tuple[tuple[str, str], ...] = (
-    ("What is the acceptance probability a when p = 0.3 and q = 0.2?",
-     "min(1, 0.3/0.2) = min(1, 1.5) = 1: always accept."),
-    ("The draft's K tokens are all accepted. How many tokens come out of the round?",
-     "K + 1: the K drafts plus the bonus token from the target."),
-    ("How much resample mass does a token with p < q get?",
-     "0, because max(0, p - q) = 0."),
-    ("As alpha -> 0, what is the speedup?",
-     "c_p / (K c_q + c_p) <= 1: no gain."),
+    (
+        "What is the acceptance probability a when p = 0.3 and q = 0.2?",
+        "min(1, 0.3/0.2) = min(1, 1.5) = 1: always accept.",
+    ),
+    (
+        "The draft's K tokens are all accepted. How many tokens come out of the round?",
+        "K + 1: the K drafts plus the bonus token from the target.",
+    ),
+    ("How much resample mass does a token with p < q get?", "0, because max(0, p - q) = 0."),
+    ("As alpha -> 0, what is the speedup?", "c_p / (K c_q + c_p) <= 1: no gain."),
 )

@@ -62,7 +62,7 @@ class SimulationResult:
     @property
     def alphas(self) -> np.ndarray:
         """(K,) alpha_i = sum_x min(p_i, q_i) of the correct algorithm at each position."""
-        return np.minimum(self.p_rows[:-1], self.q_rows).sum(axis=1)
+        return np.clip(np.minimum(self.p_rows[:-1], self.q_rows).sum(axis=1), 0.0, 1.0)
 
     @property
     def drafted_accepted_fraction(self) -> float:
@@ -97,7 +97,7 @@ def _sample_rows(dist_rows: np.ndarray, row_of: np.ndarray | None, u: np.ndarray
     lasts = [int(np.flatnonzero(row > 0)[-1]) for row in dist_rows]
     out = np.empty(u.shape, dtype=np.intp)
     small = dist_rows.shape[1] <= 32
-    for j, (c, last) in enumerate(zip(cdf, lasts)):
+    for j, (c, last) in enumerate(zip(cdf, lasts, strict=True)):
         sel = (slice(None), j) if row_of is None else (row_of == j)
         uj = u[sel]
         out[sel] = (
@@ -124,7 +124,9 @@ def _check_simulation(p, q, k, n_rounds, variant):
     v = q_rows.shape[1]
     p_rows = _rows(p, "p", k + 1, v) if np.ndim(p) == 2 or np.size(p) == v else None
     if p_rows is None:
-        raise InvalidDistributionError(f"p has {np.size(p)} entries but q has {v}; they must match.")
+        raise InvalidDistributionError(
+            f"p has {np.size(p)} entries but q has {v}; they must match."
+        )
     if n_rounds * v > MAX_SIM_CELLS:
         raise InvalidParameterError(
             f"n_rounds x V = {n_rounds * v:,} is too large; at most {MAX_SIM_CELLS:,}."
@@ -142,7 +144,8 @@ def _round_tables(p_rows, q_rows, variant):
     if variant == "resample_from_p":
         final = p_rows.copy()
     else:
-        final = np.vstack([[residual_distribution(p, q) for p, q in zip(p_rows, q_rows)], p_rows[k]])
+        residuals = [residual_distribution(p, q) for p, q in zip(p_rows, q_rows, strict=False)]
+        final = np.vstack([residuals, p_rows[k]])  # (K+1, V): zip stops at the K draft rows
     return accept, final
 
 
@@ -269,7 +272,9 @@ class LosslessnessReport:
         return min(self.tokens.p_value, self.tokens_per_round.p_value) >= self.significance
 
 
-def losslessness_test(result: SimulationResult, *, significance: float = 1e-3) -> LosslessnessReport:
+def losslessness_test(
+    result: SimulationResult, *, significance: float = 1e-3
+) -> LosslessnessReport:
     """Check a simulation against the theory with two chi-square tests.
 
     1. Tokens: at each position j of a round, the emitted tokens follow p_j

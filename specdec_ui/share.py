@@ -33,7 +33,9 @@ class LinkReader:
         if raw is None:
             return default
         if len(raw) > MAX_PARAM_LENGTH:
-            self.problems.append(f"link parameter '{name}' is longer than {MAX_PARAM_LENGTH} characters")
+            self.problems.append(
+                f"link parameter '{name}' is longer than {MAX_PARAM_LENGTH} characters"
+            )
             return default
         try:
             return parse(raw)

@@ -15,8 +15,9 @@ MAX_SEED = 2**32 - 1
 
 def page_setup(title: str, icon: str) -> None:
     """Wide layout for projectors; ``icon`` must be an emoji (no font CDN fetch)."""
-    st.set_page_config(page_title=f"{title} · Speculative Decoding Lab", page_icon=icon,
-                       layout="wide")
+    st.set_page_config(
+        page_title=f"{title} · Speculative Decoding Lab", page_icon=icon, layout="wide"
+    )
 
 
 def show_error(err: Exception | str) -> None:
@@ -48,13 +49,26 @@ def seed_control(prefix: str, *, default: int = 0) -> int:
     def _next() -> None:
         st.session_state[key] = (int(st.session_state[key]) + 1) % (MAX_SEED + 1)
 
-    st.number_input("Random seed", min_value=0, max_value=MAX_SEED, step=1, key=key,
-                    help="The same seed replays the same random draws.")
+    st.number_input(
+        "Random seed",
+        min_value=0,
+        max_value=MAX_SEED,
+        step=1,
+        key=key,
+        help="The same seed replays the same random draws.",
+    )
     st.button("🎲 New seed", key=f"{prefix}_new_seed", on_click=_next)
     return int(st.session_state[key])
 
 
-def download_csv(frame: pd.DataFrame, filename: str, *, key: str, label: str = "Download CSV") -> None:
+def download_csv(
+    frame: pd.DataFrame, filename: str, *, key: str, label: str = "Download CSV"
+) -> None:
     """A download button for a table (UTF-8 CSV, no index)."""
-    st.download_button(label, frame.to_csv(index=False).encode("utf-8"), file_name=filename,
-                       mime="text/csv", key=key)
+    st.download_button(
+        label,
+        frame.to_csv(index=False).encode("utf-8"),
+        file_name=filename,
+        mime="text/csv",
+        key=key,
+    )

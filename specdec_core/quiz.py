@@ -1,0 +1,324 @@
+"""Fresh numeric self-test questions with worked answers, from a seeded rng.
+
+Each question draws a small target p and draft q in whole hundredths (so a
+student can do the arithmetic by hand) and asks one of:
+
+- ``acceptance``: a(x) = min(1, p(x) / q(x)) for one drafted token x
+  (Leviathan et al. 2023, Algorithm 1; seed 000 Step 3);
+- ``alpha``: alpha = sum_x min(p(x), q(x)) = 1 - TV(p, q)
+  (Leviathan et al. 2023, Thm 3.5 / Cor 3.6);
+- ``residual``: p_adj(x) = max(0, p(x) - q(x)) / sum_y max(0, p(y) - q(y))
+  for one token x (seed 003 Ex 6);
+- ``tokens_out``: K drafts, their acceptance probabilities and coins; how
+  many tokens does the round emit? (n kept before the first rejection + 1;
+  K + 1 with the bonus; seed 003 Ex 1 and Ex 2);
+- ``expected_tokens``: E[tokens per round] = (1 - alpha^(K+1)) / (1 - alpha)
+  (Leviathan et al. 2023, Eq. 1; seed 003 Ex 8).
+
+The answers come from the engine's own functions, so a question can never
+disagree with the rest of the app. Pure numpy; nothing here draws from a
+global random state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .distributions import default_labels, parse_number
+from .errors import InvalidParameterError, SpecDecError
+from .sampling import acceptance_probability, acceptance_rate, residual_distribution, verify_round
+from .theory import expected_tokens
+
+QUESTION_KINDS: dict[str, str] = {
+    "acceptance": "Acceptance probability of one drafted token",
+    "alpha": "Acceptance rate alpha of a draft/target pair",
+    "residual": "Residual (resample) probability of one token",
+    "tokens_out": "Tokens out of one round",
+    "expected_tokens": "Expected tokens per round",
+}
+# Multiple-choice options for seed 003's "Quick self-test" (SELF_TEST, same order):
+# (options, index of the correct one). The seed's own answer is the worked answer.
+SEED_CHOICES: tuple[tuple[tuple[str, ...], int], ...] = (
+    (("0.67", "1", "1.5", "0.1"), 1),
+    (("K - 1", "K", "K + 1", "2K"), 2),
+    (("0", "q - p", "p", "p / q"), 0),
+    (
+        (
+            "It tends to K + 1",
+            "It tends to 0",
+            "It tends to c_p / (K c_q + c_p), at most 1: no gain",
+            "It grows without limit",
+        ),
+        2,
+    ),
+)
+MIN_VOCAB, MAX_VOCAB_QUIZ = 2, 8
+ANSWER_TOLERANCE = 0.006  # |typed - exact| allowed: a two-decimal answer passes
+MAX_ANSWER_LENGTH = 40
+
+
+@dataclass(frozen=True)
+class QuizQuestion:
+    """One generated question: the prompt, the exact answer and the worked steps."""
+
+    kind: str
+    prompt: str  # plain text (numbers and labels A, B, ... only)
+    answer: float
+    worked: tuple[str, ...]  # the solution, one plain-text line per step
+    labels: tuple[str, ...]
+    p_target: tuple[float, ...]  # (V,)
+    q_draft: tuple[float, ...]  # (V,)
+    token: int | None = None  # the token the question is about, if any
+    integer: bool = False  # True when the answer is a whole number of tokens
+
+    @property
+    def answer_text(self) -> str:
+        """The answer as shown to a student: a whole number or 3 decimals."""
+        return f"{self.answer:.0f}" if self.integer else f"{self.answer:.3f}"
+
+
+def _check_rng(rng: object) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidParameterError(
+            f"rng must be a numpy.random.Generator, got {type(rng).__name__}."
+        )
+    return rng
+
+
+def _check_vocab(v: object) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise InvalidParameterError(f"vocabulary size must be a whole number, got {v!r}.")
+    if not MIN_VOCAB <= v <= MAX_VOCAB_QUIZ:
+        raise InvalidParameterError(
+            f"vocabulary size = {v} is out of range; allowed: {MIN_VOCAB} to {MAX_VOCAB_QUIZ}."
+        )
+    return int(v)
+
+
+def random_hundredths(rng: np.random.Generator, v: int) -> np.ndarray:
+    """A random distribution over ``v`` tokens in whole hundredths, each >= 0.01.
+
+    Cuts 0..100 at ``v - 1`` distinct points: the gaps are the entries, so
+    they sum to exactly 100 hundredths. Returns float64 (V,).
+    """
+    rng = _check_rng(rng)
+    v = _check_vocab(v)
+    cuts = np.sort(rng.choice(np.arange(1, 100), size=v - 1, replace=False))  # (V-1,)
+    hundredths = np.diff(np.concatenate([[0], cuts, [100]]))  # (V,)
+    return hundredths / 100.0
+
+
+def random_pair(rng: np.random.Generator, v: int) -> tuple[np.ndarray, np.ndarray]:
+    """A target p and a draft q in whole hundredths (each >= 0.01) that differ.
+
+    p comes from :func:`random_hundredths`; q moves 10 to 40 hundredths of p
+    from some tokens (the draft under-rates them) to the others (it
+    over-rates them), so alpha = sum_x min(p, q) = 1 - (moved mass) usually
+    lies between 0.60 and 0.90, like a draft that mostly agrees.
+    """
+    rng = _check_rng(rng)
+    v = _check_vocab(v)
+    p_target = random_hundredths(rng, v)
+    q_units = np.rint(p_target * 100).astype(np.int64)  # (V,) hundredths
+    order = rng.permutation(v)
+    n_donors = int(rng.integers(1, v))  # 1..V-1 tokens the draft under-rates
+    donors, receivers = order[:n_donors], order[n_donors:]
+    for _ in range(int(rng.integers(10, 41))):
+        can_give = donors[q_units[donors] > 1]
+        if can_give.size == 0:
+            break
+        q_units[int(rng.choice(can_give))] -= 1
+        q_units[int(rng.choice(receivers))] += 1
+    if np.array_equal(q_units, np.rint(p_target * 100)):  # no donor could give: force one move
+        src = int(np.argmax(q_units))
+        q_units[src] -= 1
+        q_units[(src + 1) % v] += 1
+    q_draft = q_units / 100.0
+    return p_target, q_draft
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.2f}" if abs(x * 100 - round(x * 100)) < 1e-9 else f"{x:.3f}"
+
+
+def _vec(x: np.ndarray) -> str:
+    return "[" + ", ".join(_fmt(float(v)) for v in x) + "]"
+
+
+def _question(kind, prompt, answer, worked, labels, p, q, token=None, integer=False):
+    return QuizQuestion(
+        kind,
+        prompt,
+        float(answer),
+        tuple(worked),
+        tuple(labels),
+        tuple(float(x) for x in p),
+        tuple(float(x) for x in q),
+        token,
+        integer,
+    )
+
+
+def _acceptance(rng, labels, p, q):
+    x = int(rng.integers(len(labels)))
+    a = acceptance_probability(p[x], q[x])
+    ratio = p[x] / q[x]
+    prompt = (
+        f"The draft proposed token {labels[x]}. With p = {_vec(p)} (target) and "
+        f"q = {_vec(q)} (draft), what is the probability that {labels[x]} is kept?"
+    )
+    worked = (
+        f"a({labels[x]}) = min(1, p({labels[x]}) / q({labels[x]})) "
+        f"= min(1, {_fmt(p[x])} / {_fmt(q[x])}) = min(1, {ratio:.3f}) = {a:.3f}.",
+        "The target likes it at least as much as the draft did: it is always kept."
+        if a >= 1
+        else f"The target likes it less than the draft did: keep it {a:.1%} of the time.",
+    )
+    return _question("acceptance", prompt, a, worked, labels, p, q, token=x)
+
+
+def _alpha(rng, labels, p, q):
+    overlap = np.minimum(p, q)
+    alpha = acceptance_rate(p, q)
+    prompt = (
+        f"Target p = {_vec(p)}, draft q = {_vec(q)} over tokens {', '.join(labels)}. "
+        "What is the acceptance rate alpha?"
+    )
+    worked = (
+        f"alpha = sum over x of min(p(x), q(x)) = {' + '.join(_fmt(v) for v in overlap)} "
+        f"= {alpha:.3f}.",
+        f"Equivalently alpha = 1 - TV(p, q) = 1 - {1 - alpha:.3f}: the overlap of the two bar "
+        "charts, and the chance that one drafted token is kept.",
+    )
+    return _question("alpha", prompt, alpha, worked, labels, p, q)
+
+
+def _residual(rng, labels, p, q):
+    leftover = np.maximum(0.0, p - q)  # (V,)
+    z = float(leftover.sum())
+    x = int(rng.choice(np.arange(len(labels))))
+    adj = residual_distribution(p, q)
+    prompt = (
+        f"Target p = {_vec(p)}, draft q = {_vec(q)} over tokens {', '.join(labels)}. "
+        f"A drafted token was rejected. With what probability is the replacement "
+        f"token {labels[x]}?"
+    )
+    worked = (
+        f"Leftover max(0, p - q) = {_vec(leftover)}.",
+        f"Its mass Z = {z:.2f} (= 1 - alpha).",
+        f"p_adj({labels[x]}) = {_fmt(leftover[x])} / {z:.2f} = {adj[x]:.3f}."
+        + (" Tokens with p <= q get no resample mass." if leftover[x] == 0 else ""),
+    )
+    return _question("residual", prompt, adj[x], worked, labels, p, q, token=x)
+
+
+def _tokens_out(rng, labels, p, q):
+    k = int(rng.integers(2, 5))
+    drafts = tuple(int(t) for t in rng.choice(len(labels), size=k, p=q))  # x_i ~ q
+    coins = tuple(float(c) for c in np.round(rng.uniform(0.01, 0.99, size=k), 2))
+    p_rows, q_rows = np.tile(p, (k + 1, 1)), np.tile(q, (k, 1))
+    result = verify_round(p_rows, q_rows, drafts, uniforms=coins, rng=rng)
+    lines = []
+    for i, (x, u) in enumerate(zip(drafts, coins, strict=True)):
+        a = acceptance_probability(p[x], q[x])
+        prefix = f"Position {i + 1}: {labels[x]}, a = min(1, {_fmt(p[x])}/{_fmt(q[x])}) = {a:.3f}"
+        if i < len(result.steps):
+            verdict = "kept" if result.steps[i].accepted else "rejected: stop here"
+            lines.append(f"{prefix}, coin {u:.2f} {'<' if u < a else '>='} {a:.3f}: {verdict}.")
+        else:
+            lines.append(f"{prefix}: never checked (discarded after the rejection).")
+    if result.final_kind == "bonus":
+        lines.append(f"All {k} kept, plus the free bonus token from p: {k} + 1 = {k + 1}.")
+    else:
+        lines.append(
+            f"{result.n_accepted} kept + 1 resampled from max(0, p - q) = {result.n_emitted}."
+        )
+    prompt = (
+        f"Target p = {_vec(p)}, draft q = {_vec(q)} over tokens {', '.join(labels)}. "
+        f"The draft proposes K = {k} tokens {', '.join(labels[x] for x in drafts)}, "
+        f"and the coins come up {', '.join(f'{c:.2f}' for c in coins)} (a token is kept "
+        "when its coin is below its acceptance probability). How many tokens does this "
+        "round emit?"
+    )
+    return _question("tokens_out", prompt, result.n_emitted, lines, labels, p, q, integer=True)
+
+
+def _expected_tokens(rng, labels, p, q):
+    k = int(rng.integers(1, 9))
+    alpha = float(rng.integers(1, 20)) / 20.0  # 0.05 .. 0.95
+    e = expected_tokens(alpha, k)
+    prompt = (
+        f"Each draft token is kept independently with probability alpha = {alpha:.2f}, "
+        f"and the draft proposes K = {k} tokens per round. How many tokens does a round "
+        "emit on average?"
+    )
+    worked = (
+        f"E[tokens] = (1 - alpha^(K+1)) / (1 - alpha) = (1 - {alpha:.2f}^{k + 1}) / "
+        f"(1 - {alpha:.2f}) = {1 - alpha ** (k + 1):.4f} / {1 - alpha:.2f} = {e:.3f}.",
+        f"It lies between 1 (nothing kept) and K + 1 = {k + 1} (everything kept, plus the bonus).",
+    )
+    return _question("expected_tokens", prompt, e, worked, labels, p, q)
+
+
+_BUILDERS = {
+    "acceptance": _acceptance,
+    "alpha": _alpha,
+    "residual": _residual,
+    "tokens_out": _tokens_out,
+    "expected_tokens": _expected_tokens,
+}
+
+
+def make_question(kind: str, rng: np.random.Generator, *, v: int = 4) -> QuizQuestion:
+    """A fresh question of ``kind`` (one of ``QUESTION_KINDS``) over ``v`` tokens.
+
+    The same seed gives the same question. p and q are drawn by
+    :func:`random_pair`; the answer is computed by the engine's functions.
+    """
+    if kind not in QUESTION_KINDS:
+        raise InvalidParameterError(
+            f"question kind {kind!r} is unknown; choose one of {', '.join(QUESTION_KINDS)}."
+        )
+    rng = _check_rng(rng)
+    v = _check_vocab(v)
+    p_target, q_draft = random_pair(rng, v)
+    return _BUILDERS[kind](rng, default_labels(v), p_target, q_draft)
+
+
+def check_answer(question: QuizQuestion, text: str) -> bool:
+    """True when the typed answer matches: |typed - answer| <= ``ANSWER_TOLERANCE``.
+
+    Accepts a decimal, a fraction or a percentage (``0.83``, ``5/6``, ``83%``);
+    a whole-number question needs the exact count. Raises
+    ``InvalidParameterError`` naming the problem when the text is not a number.
+    """
+    if not isinstance(text, str):
+        raise InvalidParameterError(f"answer must be text, got {type(text).__name__}.")
+    body = text.strip()
+    if not body:
+        raise InvalidParameterError("answer: is empty; type a number such as 0.75, 3/4 or 75%.")
+    if len(body) > MAX_ANSWER_LENGTH:
+        raise InvalidParameterError(
+            f"answer: is {len(body)} characters long; at most {MAX_ANSWER_LENGTH} are allowed."
+        )
+    try:
+        value = parse_number(body, entry=1, name="answer")
+    except SpecDecError as err:
+        raise InvalidParameterError(str(err)) from None
+    if question.integer:
+        return value == question.answer
+    return abs(value - question.answer) <= ANSWER_TOLERANCE
+
+
+__all__ = [
+    "ANSWER_TOLERANCE",
+    "QUESTION_KINDS",
+    "QuizQuestion",
+    "check_answer",
+    "make_question",
+    "random_hundredths",
+    "random_pair",
+    "SEED_CHOICES",
+]

@@ -1,0 +1,196 @@
+"""Plotly figures of the "Step through a round" page (pure builders, no widgets).
+
+Colours, symbols and words come from :mod:`specdec_ui.theme`: q is blue and
+hatched, p orange, the residual max(0, p - q) green (seed 003 Ex 6: "the blue
+bars are q, the yellow bars are p, the green bars are the leftover").
+Vocabulary labels are user text: every label goes through ``plotly_escape``
+before it reaches a figure, so ``<img src=x onerror=...>`` shows as text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .text import plotly_escape
+from .theme import COLORS, PATTERN, STATUS_SYMBOL, STATUS_WORD, base_layout
+
+DIM = 0.35  # opacity of the bars that are not the token in focus
+PENDING_FILL = "#DDDDDD"  # a draft that has not been checked yet
+CHIP_STATUSES = ("accepted", "rejected", "discarded", "resampled", "bonus", "pending")
+CHIP_LABEL_MAX = 7  # characters of a label shown inside a chip (the hover shows all)
+ROW_DRAFT = "drafts"
+ROW_OUTPUT = "output"
+
+
+def _values(v: Sequence[float]) -> list[float]:
+    return [float(x) for x in np.asarray(v, dtype=np.float64)]
+
+
+def _bar_text(v: Sequence[float]) -> list[str]:
+    return ["0" if x == 0 else f"{x:.2f}" if x >= 0.005 else f"{x:.2g}" for x in _values(v)]
+
+
+def _ticks(labels: Sequence[str], highlight: int | None) -> list[str]:
+    safe = [plotly_escape(lab) for lab in labels]
+    if highlight is not None:
+        safe[highlight] = f"<b>{safe[highlight]}</b>"
+    return safe
+
+
+def _bar(name: str, labels: list[str], v, color: str, pattern: str, highlight: int | None,
+         hover: str) -> go.Bar:
+    n = len(labels)
+    focus = [1.0 if highlight is None or i == highlight else DIM for i in range(n)]
+    width = [3 if i == highlight else 0 for i in range(n)]
+    return go.Bar(
+        name=name, x=labels, y=_values(v), text=_bar_text(v), textposition="outside",
+        marker={"color": color, "opacity": focus, "line": {"width": width, "color": COLORS["coin"]},
+                "pattern": {"shape": pattern}},
+        hovertemplate=f"%{{x}}<br>{hover} = %{{y:.4g}}<extra></extra>", cliponaxis=False,
+    )
+
+
+def _category_axes(fig: go.Figure, labels: Sequence[str], highlight: int | None,
+                   y_max: float) -> None:
+    safe = [plotly_escape(lab) for lab in labels]
+    fig.update_xaxes(type="category", tickmode="array", tickvals=safe,
+                     ticktext=_ticks(labels, highlight), title_text="token")
+    fig.update_yaxes(title_text="probability", range=[0, max(0.05, y_max) * 1.2], rangemode="tozero")
+
+
+def _mark(fig: go.Figure, labels: Sequence[str], highlight: int | None, y: float, text: str) -> None:
+    if highlight is None:
+        return
+    fig.add_annotation(x=plotly_escape(labels[highlight]), y=y, text=text, showarrow=True,
+                       arrowhead=2, ay=-30, font={"size": 15})
+
+
+def pq_figure(labels: Sequence[str], p_row, q_row=None, *, highlight: int | None = None,
+              title: str = "", mark_text: str = "drafted") -> go.Figure:
+    """q (blue, hatched) and p (orange) side by side; the token ``highlight`` stands out.
+
+    ``q_row`` None draws p alone (the bonus position K + 1 has no draft).
+    The highlighted token keeps full opacity and an outline, its tick label
+    is bold and an arrow names it (``mark_text``): three cues besides colour.
+    """
+    safe = [plotly_escape(lab) for lab in labels]
+    fig = go.Figure()
+    y_max = float(np.max(p_row))
+    if q_row is not None:
+        fig.add_trace(_bar("q (draft)", safe, q_row, COLORS["q"], PATTERN["q"], highlight, "q"))
+        y_max = max(y_max, float(np.max(q_row)))
+    fig.add_trace(_bar("p (target)", safe, p_row, COLORS["p"], PATTERN["p"], highlight, "p"))
+    _category_axes(fig, labels, highlight, y_max)
+    if highlight is not None:
+        top = max(float(p_row[highlight]), float(q_row[highlight]) if q_row is not None else 0.0)
+        _mark(fig, labels, highlight, top, mark_text)
+    return base_layout(fig, title=title)
+
+
+def residual_figure(labels: Sequence[str], p_row, q_row, *, normalised: bool = False,
+                    highlight: int | None = None, title: str = "",
+                    mark_text: str = "") -> go.Figure:
+    """Seed 003 Ex 6: q (blue), p (orange) and the green leftover max(0, p - q).
+
+    With ``normalised`` a fourth trace shows p_adj = max(0, p - q) / Z (when
+    Z = 0 the core falls back to p, and so does this trace).
+    """
+    safe = [plotly_escape(lab) for lab in labels]
+    p = np.asarray(p_row, dtype=np.float64)
+    q = np.asarray(q_row, dtype=np.float64)
+    leftover = np.maximum(0.0, p - q)  # (V,)
+    fig = go.Figure()
+    fig.add_trace(_bar("q (draft)", safe, q, COLORS["q"], PATTERN["q"], highlight, "q"))
+    fig.add_trace(_bar("p (target)", safe, p, COLORS["p"], PATTERN["p"], highlight, "p"))
+    fig.add_trace(_bar("max(0, p − q)", safe, leftover, COLORS["residual"], PATTERN["residual"],
+                       highlight, "max(0, p − q)"))
+    y_max = float(max(p.max(), q.max()))
+    if normalised:
+        z = leftover.sum()
+        adj = leftover / z if z > 1e-12 else p
+        fig.add_trace(_bar("p_adj = max(0, p − q) / Z", safe, adj, COLORS["residual"], "x",
+                           highlight, "p_adj"))
+        y_max = max(y_max, float(adj.max()))
+    _category_axes(fig, labels, highlight, y_max)
+    if highlight is not None and mark_text:
+        _mark(fig, labels, highlight, y_max, mark_text)
+    return base_layout(fig, title=title)
+
+
+def coin_figure(a: float, u: float | None = None, *, title: str = "") -> go.Figure:
+    """The acceptance probability a as a [0, 1] bar: keep zone [0, a), reject zone [a, 1).
+
+    The coin u (a diamond with its value written beside it) lands in one of
+    the zones; the zones carry words and hatching, not colour alone.
+    """
+    a = float(a)
+    fig = go.Figure()
+    fig.add_trace(go.Bar(
+        name=f"{STATUS_SYMBOL['accepted']} keep if u < a", y=["coin"], x=[a], orientation="h",
+        marker={"color": COLORS["accepted"]}, text=[f"keep ✓ (a = {a:.3g})" if a > 0.2 else ""],
+        textposition="inside", insidetextanchor="middle",
+        hovertemplate="keep zone: u < %{x:.3g}<extra></extra>"))
+    fig.add_trace(go.Bar(
+        name=f"{STATUS_SYMBOL['rejected']} reject if u ≥ a", y=["coin"], x=[1.0 - a],
+        orientation="h", marker={"color": COLORS["rejected"], "pattern": {"shape": "x"}},
+        text=["reject ✗" if a < 0.8 else ""], textposition="inside", insidetextanchor="middle",
+        hovertemplate="reject zone: width %{x:.3g}<extra></extra>"))
+    if u is not None:
+        fig.add_trace(go.Scatter(
+            name=f"coin u = {u:.3g}", x=[float(u)], y=["coin"], mode="markers+text",
+            text=[f"u = {u:.3g}"], textposition="top center",
+            marker={"symbol": "diamond", "size": 26, "color": COLORS["coin"],
+                    "line": {"color": "#FFFFFF", "width": 2}},
+            hovertemplate="coin u = %{x:.4g}<extra></extra>", cliponaxis=False))
+    base_layout(fig, title=title, height=230)
+    fig.update_layout(barmode="stack", showlegend=True)
+    fig.update_xaxes(range=[0, 1], title_text="u ~ Uniform[0, 1)", dtick=0.1)
+    fig.update_yaxes(showticklabels=False)
+    return fig
+
+
+def chips_figure(labels: Sequence[str], draft_tokens: Sequence[int],
+                 draft_status: Sequence[str], emitted: Sequence[tuple[int, int, str]],
+                 *, title: str = "") -> go.Figure:
+    """The drafts and the output as coloured chips, one trace per status.
+
+    Row "drafts": each drafted token, kept / rejected / discarded / pending.
+    Row "output": the emitted tokens at their positions (kept drafts, then
+    the resampled or bonus token). Every chip shows its status symbol as
+    well as its colour, and the legend names each status with symbol and word.
+    """
+    k = len(draft_tokens)
+    points: dict[str, list[tuple[int, str, str]]] = {s: [] for s in CHIP_STATUSES}
+    for i, (tok, status) in enumerate(zip(draft_tokens, draft_status, strict=True)):
+        points[status].append((i + 1, ROW_DRAFT, labels[tok]))
+    for pos, tok, status in emitted:
+        points[status].append((pos + 1, ROW_OUTPUT, labels[tok]))
+    fig = go.Figure()
+    for status in CHIP_STATUSES:
+        pts = points[status]
+        color = PENDING_FILL if status == "pending" else COLORS[status]
+        short = [lab if len(lab) <= CHIP_LABEL_MAX else lab[: CHIP_LABEL_MAX - 1] + "…"
+                 for _, _, lab in pts]
+        fig.add_trace(go.Scatter(
+            name=f"{STATUS_SYMBOL[status]} {STATUS_WORD[status]}",
+            x=[x for x, _, _ in pts], y=[row for _, row, _ in pts], mode="markers+text",
+            text=[f"{STATUS_SYMBOL[status]}<br>{plotly_escape(s)}" for s in short],
+            customdata=[plotly_escape(lab) for _, _, lab in pts],
+            textfont={"color": "#000000", "size": 14}, textposition="middle center",
+            marker={"symbol": "square", "size": 58, "color": color,
+                    "line": {"color": "#555555", "width": 1}},
+            hovertemplate=f"position %{{x}}: %{{customdata}} ({STATUS_WORD[status]})<extra></extra>",
+            cliponaxis=False,
+        ))
+    base_layout(fig, title=title, height=260)
+    fig.update_layout(legend={"itemsizing": "constant", "orientation": "h", "y": -0.25,
+                              "yanchor": "top"}, margin={"b": 60})
+    fig.update_xaxes(range=[0.4, k + 1.6], tickmode="array", tickvals=list(range(1, k + 2)),
+                     ticktext=[f"pos {i}" for i in range(1, k + 2)], showgrid=False,
+                     zeroline=False)
+    fig.update_yaxes(type="category", categoryorder="array",
+                     categoryarray=[ROW_OUTPUT, ROW_DRAFT], range=[-0.6, 1.6], showgrid=False)
+    return fig
