@@ -70,6 +70,7 @@ class QuizQuestion:
     labels: tuple[str, ...]
     p_target: tuple[float, ...]  # (V,)
     q_draft: tuple[float, ...]  # (V,)
+    formula: str = ""  # LaTeX of the key step with the numbers filled in (no user text)
     token: int | None = None  # the token the question is about, if any
     integer: bool = False  # True when the answer is a whole number of tokens
 
@@ -147,7 +148,7 @@ def _vec(x: np.ndarray) -> str:
     return "[" + ", ".join(_fmt(float(v)) for v in x) + "]"
 
 
-def _question(kind, prompt, answer, worked, labels, p, q, token=None, integer=False):
+def _question(kind, prompt, answer, worked, labels, p, q, formula, token=None, integer=False):
     return QuizQuestion(
         kind,
         prompt,
@@ -156,6 +157,7 @@ def _question(kind, prompt, answer, worked, labels, p, q, token=None, integer=Fa
         tuple(labels),
         tuple(float(x) for x in p),
         tuple(float(x) for x in q),
+        formula,
         token,
         integer,
     )
@@ -176,7 +178,11 @@ def _acceptance(rng, labels, p, q):
         if a >= 1
         else f"The target likes it less than the draft did: keep it {a:.1%} of the time.",
     )
-    return _question("acceptance", prompt, a, worked, labels, p, q, token=x)
+    formula = (
+        rf"a({labels[x]}) = \min\left(1, \frac{{{_fmt(p[x])}}}{{{_fmt(q[x])}}}\right)"
+        rf" = {a:.3f}"
+    )
+    return _question("acceptance", prompt, a, worked, labels, p, q, formula, token=x)
 
 
 def _alpha(rng, labels, p, q):
@@ -192,7 +198,11 @@ def _alpha(rng, labels, p, q):
         f"Equivalently alpha = 1 - TV(p, q) = 1 - {1 - alpha:.3f}: the overlap of the two bar "
         "charts, and the chance that one drafted token is kept.",
     )
-    return _question("alpha", prompt, alpha, worked, labels, p, q)
+    formula = (
+        rf"\alpha = \sum_x \min(p(x), q(x)) = {' + '.join(_fmt(v) for v in overlap)}"
+        rf" = {alpha:.3f}"
+    )
+    return _question("alpha", prompt, alpha, worked, labels, p, q, formula)
 
 
 def _residual(rng, labels, p, q):
@@ -211,7 +221,11 @@ def _residual(rng, labels, p, q):
         f"p_adj({labels[x]}) = {_fmt(leftover[x])} / {z:.2f} = {adj[x]:.3f}."
         + (" Tokens with p <= q get no resample mass." if leftover[x] == 0 else ""),
     )
-    return _question("residual", prompt, adj[x], worked, labels, p, q, token=x)
+    formula = (
+        rf"p_{{adj}}({labels[x]}) = \frac{{\max(0, {_fmt(p[x])} - {_fmt(q[x])})}}"
+        rf"{{{z:.2f}}} = {adj[x]:.3f}"
+    )
+    return _question("residual", prompt, adj[x], worked, labels, p, q, formula, token=x)
 
 
 def _tokens_out(rng, labels, p, q):
@@ -242,7 +256,13 @@ def _tokens_out(rng, labels, p, q):
         "when its coin is below its acceptance probability). How many tokens does this "
         "round emit?"
     )
-    return _question("tokens_out", prompt, result.n_emitted, lines, labels, p, q, integer=True)
+    formula = (
+        rf"\text{{tokens}} = {result.n_accepted}\ \text{{kept}} + 1\ "
+        rf"\text{{({result.final_kind})}} = {result.n_emitted}"
+    )
+    return _question(
+        "tokens_out", prompt, result.n_emitted, lines, labels, p, q, formula, integer=True
+    )
 
 
 def _expected_tokens(rng, labels, p, q):
@@ -259,7 +279,11 @@ def _expected_tokens(rng, labels, p, q):
         f"(1 - {alpha:.2f}) = {1 - alpha ** (k + 1):.4f} / {1 - alpha:.2f} = {e:.3f}.",
         f"It lies between 1 (nothing kept) and K + 1 = {k + 1} (everything kept, plus the bonus).",
     )
-    return _question("expected_tokens", prompt, e, worked, labels, p, q)
+    formula = (
+        rf"\mathbb{{E}}[\text{{tokens}}] = \frac{{1 - {alpha:.2f}^{{{k + 1}}}}}"
+        rf"{{1 - {alpha:.2f}}} = {e:.3f}"
+    )
+    return _question("expected_tokens", prompt, e, worked, labels, p, q, formula)
 
 
 _BUILDERS = {

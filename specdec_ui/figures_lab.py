@@ -16,8 +16,9 @@ import plotly.graph_objects as go
 
 import specdec_core as sc
 
+from .figures_speedup import make_figure
 from .text import plotly_escape
-from .theme import COLORS, PATTERN, base_layout
+from .theme import COLORS, PATTERN
 
 SIMULATED = "#7F7F7F"  # neutral grey for simulated counts (the theme's colours are concepts)
 MIN_ROUNDS, MAX_ROUNDS_PAGE, DEFAULT_ROUNDS = 1_000, 500_000, 100_000
@@ -40,28 +41,55 @@ class LabPreset:
 LAB_PRESETS: dict[str, LabPreset] = {
     p.key: p
     for p in (
-        LabPreset("000", "Seed 000: p = [0.40, 0.25, 0.20, 0.10, 0.05]",
-                  "0.40, 0.25, 0.20, 0.10, 0.05", "0.30, 0.30, 0.15, 0.15, 0.10",
-                  ("A", "B", "C", "D", "E"),
-                  "The seed's worked example: alpha = 0.85, a good draft."),
-        LabPreset("003-I", "Seed 003 Ex 9: over-confident draft (Paris 0.9)",
-                  "0.40, 0.35, 0.25", "0.90, 0.05, 0.05", ("Paris", "London", "Rome"),
-                  "The draft puts 0.9 on the top token; alpha is only 0.5."),
-        LabPreset("003-D", "Seed 003 Ex 4: the target forbids a token",
-                  "0.50, 0.30, 0.20, 0", "0.20, 0.20, 0.20, 0.40", ("yes", "no", "maybe", "never"),
-                  "'never' has p = 0: it must never come out, however often the draft "
-                  "proposes it."),
-        LabPreset("close", "Teaching pair: a close draft (alpha = 0.95)",
-                  "0.35, 0.30, 0.20, 0.10, 0.05", "0.30, 0.30, 0.20, 0.10, 0.10",
-                  ("A", "B", "C", "D", "E"),
-                  "A draft that almost agrees: most rounds keep all K drafts."),
-        LabPreset("far", "Teaching pair: a poor draft (alpha = 0.20)",
-                  "0.05, 0.05, 0.10, 0.80", "0.80, 0.10, 0.05, 0.05", ("A", "B", "C", "D"),
-                  "A draft that mostly disagrees: most rounds emit one token, still from p."),
-        LabPreset("equal", "Teaching pair: a perfect draft (p = q, alpha = 1)",
-                  "0.40, 0.30, 0.20, 0.10", "0.40, 0.30, 0.20, 0.10", ("A", "B", "C", "D"),
-                  "Nothing is ever rejected: every round emits K + 1 tokens. Bugs in the "
-                  "rejection path cannot show here."),
+        LabPreset(
+            "000",
+            "Seed 000: p = [0.40, 0.25, 0.20, 0.10, 0.05]",
+            "0.40, 0.25, 0.20, 0.10, 0.05",
+            "0.30, 0.30, 0.15, 0.15, 0.10",
+            ("A", "B", "C", "D", "E"),
+            "The seed's worked example: alpha = 0.85, a good draft.",
+        ),
+        LabPreset(
+            "003-I",
+            "Seed 003 Ex 9: over-confident draft (Paris 0.9)",
+            "0.40, 0.35, 0.25",
+            "0.90, 0.05, 0.05",
+            ("Paris", "London", "Rome"),
+            "The draft puts 0.9 on the top token; alpha is only 0.5.",
+        ),
+        LabPreset(
+            "003-D",
+            "Seed 003 Ex 4: the target forbids a token",
+            "0.50, 0.30, 0.20, 0",
+            "0.20, 0.20, 0.20, 0.40",
+            ("yes", "no", "maybe", "never"),
+            "'never' has p = 0: it must never come out, however often the draft proposes it.",
+        ),
+        LabPreset(
+            "close",
+            "Teaching pair: a close draft (alpha = 0.95)",
+            "0.35, 0.30, 0.20, 0.10, 0.05",
+            "0.30, 0.30, 0.20, 0.10, 0.10",
+            ("A", "B", "C", "D", "E"),
+            "A draft that almost agrees: most rounds keep all K drafts.",
+        ),
+        LabPreset(
+            "far",
+            "Teaching pair: a poor draft (alpha = 0.20)",
+            "0.05, 0.05, 0.10, 0.80",
+            "0.80, 0.10, 0.05, 0.05",
+            ("A", "B", "C", "D"),
+            "A draft that mostly disagrees: most rounds emit one token, still from p.",
+        ),
+        LabPreset(
+            "equal",
+            "Teaching pair: a perfect draft (p = q, alpha = 1)",
+            "0.40, 0.30, 0.20, 0.10",
+            "0.40, 0.30, 0.20, 0.10",
+            ("A", "B", "C", "D"),
+            "Nothing is ever rejected: every round emits K + 1 tokens. Bugs in the "
+            "rejection path cannot show here.",
+        ),
     )
 }
 DEFAULT_LAB_PRESET = "000"
@@ -78,52 +106,102 @@ def overlap_figure(p_target, q_draft, labels) -> go.Figure:
     x = [plotly_escape(lab) for lab in labels]
     overlap = np.minimum(p_arr, q_arr)  # (V,)
     alpha = float(overlap.sum())
-    fig = go.Figure()
-    fig.add_trace(go.Bar(x=x, y=p_arr, name="target p", marker={"color": COLORS["p"]},
-                         opacity=0.55, width=0.8))
-    fig.add_trace(go.Bar(x=x, y=q_arr, name="draft q", opacity=0.55, width=0.8,
-                         marker={"color": COLORS["q"], "pattern": {"shape": PATTERN["q"]}}))
-    fig.add_trace(go.Bar(x=x, y=overlap, name=f"overlap min(p, q): total alpha = {alpha:.3f}",
-                         width=0.8,
-                         marker={"color": "rgba(0,0,0,0)",
-                                 "line": {"color": COLORS["accepted"], "width": 4},
-                                 "pattern": {"shape": "x", "fgcolor": COLORS["accepted"]}},
-                         hovertemplate="%{x}: min(p, q) = %{y:.3f}<extra></extra>"))
-    base_layout(fig, title=f"alpha = sum min(p, q) = 1 - TV(p, q) = {alpha:.3f}: the overlap")
-    fig.update_layout(barmode="overlay")
-    fig.update_yaxes(title="probability", rangemode="tozero")
-    return fig
+    traces = [
+        {
+            "type": "bar",
+            "x": x,
+            "y": p_arr,
+            "name": "target p",
+            "opacity": 0.55,
+            "width": 0.8,
+            "marker": {"color": COLORS["p"]},
+        },
+        {
+            "type": "bar",
+            "x": x,
+            "y": q_arr,
+            "name": "draft q",
+            "opacity": 0.55,
+            "width": 0.8,
+            "marker": {"color": COLORS["q"], "pattern": {"shape": PATTERN["q"]}},
+        },
+        {
+            "type": "bar",
+            "x": x,
+            "y": overlap,
+            "width": 0.8,
+            "name": f"overlap min(p, q): total alpha = {alpha:.3f}",
+            "marker": {
+                "color": "rgba(0,0,0,0)",
+                "line": {"color": COLORS["accepted"], "width": 4},
+                "pattern": {"shape": "x", "fgcolor": COLORS["accepted"]},
+            },
+            "hovertemplate": "%{x}: min(p, q) = %{y:.3f}<extra></extra>",
+        },
+    ]
+    return make_figure(
+        traces,
+        title=f"alpha = sum min(p, q) = 1 - TV(p, q) = {alpha:.3f}: the overlap",
+        barmode="overlay",
+        yaxis={"title": {"text": "probability"}, "rangemode": "tozero"},
+    )
 
 
 def token_histogram_figure(result: sc.SimulationResult, labels) -> go.Figure:
     """Share of each emitted token in the simulation against p and q.
 
-    Traces: "simulated" (bars, share of all emitted tokens, with +-3
-    standard-error whiskers around the lossless expectation), "target p
-    (lossless)" (diamonds: expected_counts / total), "draft q" (open circles,
-    what a sampler that kept every draft would give).
+    Traces: "simulated" (bars, share of all emitted tokens), "target p
+    (lossless)" (diamonds: expected_counts / total, with +-3 standard-error
+    whiskers), "draft q" (open circles, the draft's own distribution).
     """
     x = [plotly_escape(lab) for lab in labels]
     observed = result.emitted_counts.astype(float)  # (V,)
     total = observed.sum()
     expected = result.expected_counts / total  # (V,)
     se = np.sqrt(expected * (1 - expected) / total)
-    q_share = result.q_rows.mean(axis=0)
-    fig = go.Figure()
-    fig.add_trace(go.Bar(x=x, y=observed / total, name="simulated", marker={"color": SIMULATED},
-                         customdata=observed,
-                         hovertemplate="%{x}: %{y:.4f} (%{customdata:,.0f} tokens)<extra></extra>"))
-    fig.add_trace(go.Scatter(x=x, y=expected, mode="markers", name="target p (lossless)",
-                             marker={"symbol": "diamond", "size": 16, "color": COLORS["p"],
-                                     "line": {"width": 1, "color": "#333333"}},
-                             error_y={"type": "data", "array": 3 * se, "visible": True,
-                                      "color": COLORS["p"]}))
-    fig.add_trace(go.Scatter(x=x, y=q_share, mode="markers", name="draft q",
-                             marker={"symbol": "circle-open", "size": 14, "color": COLORS["q"],
-                                     "line": {"width": 3}}))
-    base_layout(fig, title=f"Emitted tokens ({int(total):,}) against the target p")
-    fig.update_yaxes(title="share of emitted tokens", rangemode="tozero")
-    return fig
+    traces = [
+        {
+            "type": "bar",
+            "x": x,
+            "y": observed / total,
+            "name": "simulated",
+            "marker": {"color": SIMULATED},
+            "customdata": observed,
+            "hovertemplate": "%{x}: %{y:.4f} (%{customdata:,.0f} tokens)<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": x,
+            "y": expected,
+            "mode": "markers",
+            "name": "target p (lossless)",
+            "marker": {
+                "symbol": "diamond",
+                "size": 16,
+                "color": COLORS["p"],
+                "line": {"width": 1, "color": "#333333"},
+            },
+            "error_y": {"type": "data", "array": 3 * se, "visible": True, "color": COLORS["p"]},
+        },
+        {
+            "type": "scatter",
+            "x": x,
+            "y": result.q_rows.mean(axis=0),
+            "mode": "markers",
+            "name": "draft q",
+            "marker": {
+                "symbol": "circle-open",
+                "size": 14,
+                "color": COLORS["q"],
+                "line": {"width": 3},
+            },
+        },
+    ]
+    return make_figure(
+        traces,
+        title=f"Emitted tokens ({int(total):,}) against the target p",
+        yaxis={"title": {"text": "share of emitted tokens"}, "rangemode": "tozero"},
+    )
 
 
 def tokens_per_round_figure(result: sc.SimulationResult) -> go.Figure:
@@ -136,33 +214,48 @@ def tokens_per_round_figure(result: sc.SimulationResult) -> go.Figure:
     n = np.arange(1, k + 2)
     counts = np.bincount(result.tokens_per_round, minlength=k + 2)[1:]  # (K+1,)
     law = sc.tokens_per_round_distribution(result.alphas)  # (K+1,)
-    fig = go.Figure()
-    fig.add_trace(go.Bar(x=n, y=counts / result.n_rounds, name="simulated",
-                         marker={"color": SIMULATED}, customdata=counts,
-                         hovertemplate="%{x} tokens: %{y:.4f} (%{customdata:,} rounds)"
-                         "<extra></extra>"))
-    fig.add_trace(go.Scatter(x=n, y=law, mode="markers+lines", name="theory",
-                             marker={"symbol": "diamond", "size": 14, "color": COLORS["theory"]},
-                             line={"dash": "dot", "color": COLORS["theory"]}))
-    base_layout(fig, title=f"Tokens per round over {result.n_rounds:,} rounds (K = {k})")
-    fig.update_xaxes(title="tokens emitted in the round", dtick=1)
-    fig.update_yaxes(title="share of rounds", rangemode="tozero")
-    return fig
+    traces = [
+        {
+            "type": "bar",
+            "x": n,
+            "y": counts / result.n_rounds,
+            "name": "simulated",
+            "marker": {"color": SIMULATED},
+            "customdata": counts,
+            "hovertemplate": "%{x} tokens: %{y:.4f} (%{customdata:,} rounds)<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": n,
+            "y": law,
+            "mode": "markers+lines",
+            "name": "theory",
+            "marker": {"symbol": "diamond", "size": 14, "color": COLORS["theory"]},
+            "line": {"dash": "dot", "color": COLORS["theory"]},
+        },
+    ]
+    return make_figure(
+        traces,
+        title=f"Tokens per round over {result.n_rounds:,} rounds (K = {k})",
+        xaxis={"title": {"text": "tokens emitted in the round"}, "dtick": 1},
+        yaxis={"title": {"text": "share of rounds"}, "rangemode": "tozero"},
+    )
 
 
-def token_table(result: sc.SimulationResult, report: sc.LosslessnessReport, labels
-                ) -> pd.DataFrame:
+def token_table(result: sc.SimulationResult, report: sc.LosslessnessReport, labels) -> pd.DataFrame:
     """One row per token: p, q, observed and expected counts, shares."""
     observed = result.emitted_counts
     total = int(observed.sum())
-    return pd.DataFrame({
-        "token": list(labels),
-        "target p": result.p_rows[0],
-        "draft q": result.q_rows[0],
-        "emitted": observed,
-        "expected (lossless)": report.tokens.expected,
-        "emitted share": observed / total,
-    })
+    return pd.DataFrame(
+        {
+            "token": list(labels),
+            "target p": result.p_rows[0],
+            "draft q": result.q_rows[0],
+            "emitted": observed,
+            "expected (lossless)": report.tokens.expected,
+            "emitted share": observed / total,
+        }
+    )
 
 
 def rounds_table(result: sc.SimulationResult) -> pd.DataFrame:
@@ -170,17 +263,20 @@ def rounds_table(result: sc.SimulationResult) -> pd.DataFrame:
     k = result.k_drafts
     counts = np.bincount(result.tokens_per_round, minlength=k + 2)[1:]
     law = sc.tokens_per_round_distribution(result.alphas)
-    return pd.DataFrame({
-        "tokens in round": np.arange(1, k + 2),
-        "rounds": counts,
-        "expected rounds": law * result.n_rounds,
-        "share": counts / result.n_rounds,
-        "theory": law,
-    })
+    return pd.DataFrame(
+        {
+            "tokens in round": np.arange(1, k + 2),
+            "rounds": counts,
+            "expected rounds": law * result.n_rounds,
+            "share": counts / result.n_rounds,
+            "theory": law,
+        }
+    )
 
 
-def results_csv_table(result: sc.SimulationResult, report: sc.LosslessnessReport, labels,
-                      *, seed: int) -> pd.DataFrame:
+def results_csv_table(
+    result: sc.SimulationResult, report: sc.LosslessnessReport, labels, *, seed: int
+) -> pd.DataFrame:
     """Everything a student needs to redo the test elsewhere, as one long table.
 
     Columns: table ("tokens" or "rounds"), item, observed, expected, plus the
@@ -188,12 +284,27 @@ def results_csv_table(result: sc.SimulationResult, report: sc.LosslessnessReport
     """
     tokens = token_table(result, report, labels)
     rounds = rounds_table(result)
-    frame = pd.concat([
-        pd.DataFrame({"table": "tokens", "item": tokens["token"].astype(str),
-                      "observed": tokens["emitted"], "expected": tokens["expected (lossless)"]}),
-        pd.DataFrame({"table": "tokens per round", "item": rounds["tokens in round"].astype(str),
-                      "observed": rounds["rounds"], "expected": rounds["expected rounds"]}),
-    ], ignore_index=True)
+    frame = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "table": "tokens",
+                    "item": tokens["token"].astype(str),
+                    "observed": tokens["emitted"],
+                    "expected": tokens["expected (lossless)"],
+                }
+            ),
+            pd.DataFrame(
+                {
+                    "table": "tokens per round",
+                    "item": rounds["tokens in round"].astype(str),
+                    "observed": rounds["rounds"],
+                    "expected": rounds["expected rounds"],
+                }
+            ),
+        ],
+        ignore_index=True,
+    )
     frame["variant"] = result.variant
     frame["K"] = result.k_drafts
     frame["rounds simulated"] = result.n_rounds

@@ -9,7 +9,9 @@ before it reaches a figure, so ``<img src=x onerror=...>`` shows as text.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 import plotly.graph_objects as go
@@ -33,39 +35,66 @@ def _bar_text(v: Sequence[float]) -> list[str]:
     return ["0" if x == 0 else f"{x:.2f}" if x >= 0.005 else f"{x:.2g}" for x in _values(v)]
 
 
-def _ticks(labels: Sequence[str], highlight: int | None) -> list[str]:
-    safe = [plotly_escape(lab) for lab in labels]
-    if highlight is not None:
-        safe[highlight] = f"<b>{safe[highlight]}</b>"
-    return safe
+@lru_cache(maxsize=16)
+def _base(height: int, titled: bool) -> str:
+    """The shared look of ``theme.base_layout`` as layout JSON (computed once per size).
+
+    ``update_layout`` validates every call (milliseconds each); building the
+    layout as one dict and validating it once keeps a page rerun fast.
+    """
+    layout = base_layout(go.Figure(), title="x" if titled else "", height=height).to_plotly_json()[
+        "layout"]
+    layout.pop("template", None)  # go.Figure adds the default template itself, already checked
+    return json.dumps(layout)
+
+
+def _merge(base: dict, extra: dict) -> dict:
+    out = dict(base)
+    for key, value in extra.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(
+            out.get(key), dict) else value
+    return out
+
+
+def _figure(data: list[dict], layout: dict, *, title: str, height: int) -> go.Figure:
+    base = json.loads(_base(height, bool(title)))
+    base["title"] = {"text": title}
+    return go.Figure(data=data, layout=_merge(base, layout))
 
 
 def _bar(name: str, labels: list[str], v, color: str, pattern: str, highlight: int | None,
-         hover: str) -> go.Bar:
+         hover: str) -> dict:
     n = len(labels)
     focus = [1.0 if highlight is None or i == highlight else DIM for i in range(n)]
     width = [3 if i == highlight else 0 for i in range(n)]
-    return go.Bar(
-        name=name, x=labels, y=_values(v), text=_bar_text(v), textposition="outside",
-        marker={"color": color, "opacity": focus, "line": {"width": width, "color": COLORS["coin"]},
-                "pattern": {"shape": pattern}},
-        hovertemplate=f"%{{x}}<br>{hover} = %{{y:.4g}}<extra></extra>", cliponaxis=False,
-    )
+    return {
+        "type": "bar", "name": name, "x": labels, "y": _values(v), "text": _bar_text(v),
+        "textposition": "outside", "cliponaxis": False,
+        "marker": {"color": color, "opacity": focus,
+                   "line": {"width": width, "color": COLORS["coin"]},
+                   "pattern": {"shape": pattern}},
+        "hovertemplate": f"%{{x}}<br>{hover} = %{{y:.4g}}<extra></extra>",
+    }
 
 
-def _category_axes(fig: go.Figure, labels: Sequence[str], highlight: int | None,
-                   y_max: float) -> None:
+def _category_layout(labels: Sequence[str], highlight: int | None, y_max: float) -> dict:
     safe = [plotly_escape(lab) for lab in labels]
-    fig.update_xaxes(type="category", tickmode="array", tickvals=safe,
-                     ticktext=_ticks(labels, highlight), title_text="token")
-    fig.update_yaxes(title_text="probability", range=[0, max(0.05, y_max) * 1.2], rangemode="tozero")
+    ticks = list(safe)
+    if highlight is not None:
+        ticks[highlight] = f"<b>{ticks[highlight]}</b>"
+    return {"margin": {"t": 90}, "legend": {"y": 1.0, "yanchor": "bottom", "x": 0},
+            "xaxis": {"type": "category", "tickmode": "array", "tickvals": safe, "ticktext": ticks,
+                      "title": {"text": "token"}},
+            "yaxis": {"title": {"text": "probability"}, "range": [0, max(0.05, y_max) * 1.3]}}
 
 
-def _mark(fig: go.Figure, labels: Sequence[str], highlight: int | None, y: float, text: str) -> None:
-    if highlight is None:
-        return
-    fig.add_annotation(x=plotly_escape(labels[highlight]), y=y, text=text, showarrow=True,
-                       arrowhead=2, ay=-30, font={"size": 15})
+def _mark(layout: dict, labels: Sequence[str], highlight: int | None, y: float,
+          text: str) -> dict:
+    if highlight is not None and text:
+        layout["annotations"] = [{"x": plotly_escape(labels[highlight]), "y": y, "text": text,
+                                  "showarrow": True, "arrowhead": 2, "ay": -28, "yshift": 24,
+                                  "font": {"size": 15}}]
+    return layout
 
 
 def pq_figure(labels: Sequence[str], p_row, q_row=None, *, highlight: int | None = None,
@@ -77,17 +106,17 @@ def pq_figure(labels: Sequence[str], p_row, q_row=None, *, highlight: int | None
     is bold and an arrow names it (``mark_text``): three cues besides colour.
     """
     safe = [plotly_escape(lab) for lab in labels]
-    fig = go.Figure()
+    data = []
     y_max = float(np.max(p_row))
     if q_row is not None:
-        fig.add_trace(_bar("q (draft)", safe, q_row, COLORS["q"], PATTERN["q"], highlight, "q"))
+        data.append(_bar("q (draft)", safe, q_row, COLORS["q"], PATTERN["q"], highlight, "q"))
         y_max = max(y_max, float(np.max(q_row)))
-    fig.add_trace(_bar("p (target)", safe, p_row, COLORS["p"], PATTERN["p"], highlight, "p"))
-    _category_axes(fig, labels, highlight, y_max)
+    data.append(_bar("p (target)", safe, p_row, COLORS["p"], PATTERN["p"], highlight, "p"))
+    layout = _category_layout(labels, highlight, y_max)
     if highlight is not None:
         top = max(float(p_row[highlight]), float(q_row[highlight]) if q_row is not None else 0.0)
-        _mark(fig, labels, highlight, top, mark_text)
-    return base_layout(fig, title=title)
+        _mark(layout, labels, highlight, top, mark_text)
+    return _figure(data, layout, title=title, height=360)
 
 
 def residual_figure(labels: Sequence[str], p_row, q_row, *, normalised: bool = False,
@@ -102,22 +131,20 @@ def residual_figure(labels: Sequence[str], p_row, q_row, *, normalised: bool = F
     p = np.asarray(p_row, dtype=np.float64)
     q = np.asarray(q_row, dtype=np.float64)
     leftover = np.maximum(0.0, p - q)  # (V,)
-    fig = go.Figure()
-    fig.add_trace(_bar("q (draft)", safe, q, COLORS["q"], PATTERN["q"], highlight, "q"))
-    fig.add_trace(_bar("p (target)", safe, p, COLORS["p"], PATTERN["p"], highlight, "p"))
-    fig.add_trace(_bar("max(0, p − q)", safe, leftover, COLORS["residual"], PATTERN["residual"],
-                       highlight, "max(0, p − q)"))
+    data = [_bar("q (draft)", safe, q, COLORS["q"], PATTERN["q"], highlight, "q"),
+            _bar("p (target)", safe, p, COLORS["p"], PATTERN["p"], highlight, "p"),
+            _bar("max(0, p − q)", safe, leftover, COLORS["residual"], PATTERN["residual"],
+                 highlight, "max(0, p − q)")]
     y_max = float(max(p.max(), q.max()))
     if normalised:
         z = leftover.sum()
         adj = leftover / z if z > 1e-12 else p
-        fig.add_trace(_bar("p_adj = max(0, p − q) / Z", safe, adj, COLORS["residual"], "x",
-                           highlight, "p_adj"))
+        data.append(_bar("p_adj = max(0, p − q) / Z", safe, adj, COLORS["residual"], "x",
+                         highlight, "p_adj"))
         y_max = max(y_max, float(adj.max()))
-    _category_axes(fig, labels, highlight, y_max)
-    if highlight is not None and mark_text:
-        _mark(fig, labels, highlight, y_max, mark_text)
-    return base_layout(fig, title=title)
+    layout = _mark(_category_layout(labels, highlight, y_max), labels, highlight, y_max,
+                   mark_text)
+    return _figure(data, layout, title=title, height=360)
 
 
 def coin_figure(a: float, u: float | None = None, *, title: str = "") -> go.Figure:
@@ -127,29 +154,33 @@ def coin_figure(a: float, u: float | None = None, *, title: str = "") -> go.Figu
     the zones; the zones carry words and hatching, not colour alone.
     """
     a = float(a)
-    fig = go.Figure()
-    fig.add_trace(go.Bar(
-        name=f"{STATUS_SYMBOL['accepted']} keep if u < a", y=["coin"], x=[a], orientation="h",
-        marker={"color": COLORS["accepted"]}, text=[f"keep ✓ (a = {a:.3g})" if a > 0.2 else ""],
-        textposition="inside", insidetextanchor="middle",
-        hovertemplate="keep zone: u < %{x:.3g}<extra></extra>"))
-    fig.add_trace(go.Bar(
-        name=f"{STATUS_SYMBOL['rejected']} reject if u ≥ a", y=["coin"], x=[1.0 - a],
-        orientation="h", marker={"color": COLORS["rejected"], "pattern": {"shape": "x"}},
-        text=["reject ✗" if a < 0.8 else ""], textposition="inside", insidetextanchor="middle",
-        hovertemplate="reject zone: width %{x:.3g}<extra></extra>"))
+    data = [
+        {"type": "bar", "name": f"{STATUS_SYMBOL['accepted']} keep if u < a", "y": ["coin"],
+         "x": [a], "orientation": "h", "marker": {"color": COLORS["accepted"]},
+         "text": [f"keep ✓ (a = {a:.3g})" if a > 0.2 else ""], "textposition": "inside",
+         "insidetextanchor": "middle", "textfont": {"color": "#000000"},
+         "hovertemplate": "keep zone: u < %{x:.3g}<extra></extra>"},
+        {"type": "bar", "name": f"{STATUS_SYMBOL['rejected']} reject if u ≥ a", "y": ["coin"],
+         "x": [1.0 - a], "orientation": "h",
+         "marker": {"color": COLORS["rejected"], "pattern": {"shape": "x"}},
+         "text": ["reject ✗" if a < 0.8 else ""], "textposition": "inside",
+         "insidetextanchor": "middle", "textfont": {"color": "#000000"},
+         "hovertemplate": "reject zone: width %{x:.3g}<extra></extra>"},
+    ]
     if u is not None:
-        fig.add_trace(go.Scatter(
-            name=f"coin u = {u:.3g}", x=[float(u)], y=["coin"], mode="markers+text",
-            text=[f"u = {u:.3g}"], textposition="top center",
-            marker={"symbol": "diamond", "size": 26, "color": COLORS["coin"],
-                    "line": {"color": "#FFFFFF", "width": 2}},
-            hovertemplate="coin u = %{x:.4g}<extra></extra>", cliponaxis=False))
-    base_layout(fig, title=title, height=230)
-    fig.update_layout(barmode="stack", showlegend=True)
-    fig.update_xaxes(range=[0, 1], title_text="u ~ Uniform[0, 1)", dtick=0.1)
-    fig.update_yaxes(showticklabels=False)
-    return fig
+        data.append({
+            "type": "scatter", "name": f"coin u = {u:.3g}", "x": [float(u)], "y": ["coin"],
+            "mode": "markers+text", "text": [f"u = {u:.3g}"], "textposition": "top center",
+            "textfont": {"color": "#000000", "size": 16},
+            "marker": {"symbol": "diamond", "size": 26, "color": COLORS["coin"],
+                       "line": {"color": "#FFFFFF", "width": 2}},
+            "hovertemplate": "coin u = %{x:.4g}<extra></extra>", "cliponaxis": False})
+    layout = {"barmode": "stack", "showlegend": True, "margin": {"b": 80},
+              "legend": {"orientation": "h", "y": -0.45, "yanchor": "top", "x": 0,
+                         "traceorder": "normal"},
+              "xaxis": {"range": [0, 1], "title": {"text": "u ~ Uniform[0, 1)"}, "dtick": 0.1},
+              "yaxis": {"showticklabels": False}}
+    return _figure(data, layout, title=title, height=280)
 
 
 def chips_figure(labels: Sequence[str], draft_tokens: Sequence[int],
@@ -168,29 +199,71 @@ def chips_figure(labels: Sequence[str], draft_tokens: Sequence[int],
         points[status].append((i + 1, ROW_DRAFT, labels[tok]))
     for pos, tok, status in emitted:
         points[status].append((pos + 1, ROW_OUTPUT, labels[tok]))
-    fig = go.Figure()
+    data = []
     for status in CHIP_STATUSES:
         pts = points[status]
         color = PENDING_FILL if status == "pending" else COLORS[status]
         short = [lab if len(lab) <= CHIP_LABEL_MAX else lab[: CHIP_LABEL_MAX - 1] + "…"
                  for _, _, lab in pts]
-        fig.add_trace(go.Scatter(
-            name=f"{STATUS_SYMBOL[status]} {STATUS_WORD[status]}",
-            x=[x for x, _, _ in pts], y=[row for _, row, _ in pts], mode="markers+text",
-            text=[f"{STATUS_SYMBOL[status]}<br>{plotly_escape(s)}" for s in short],
-            customdata=[plotly_escape(lab) for _, _, lab in pts],
-            textfont={"color": "#000000", "size": 14}, textposition="middle center",
-            marker={"symbol": "square", "size": 58, "color": color,
-                    "line": {"color": "#555555", "width": 1}},
-            hovertemplate=f"position %{{x}}: %{{customdata}} ({STATUS_WORD[status]})<extra></extra>",
-            cliponaxis=False,
-        ))
-    base_layout(fig, title=title, height=260)
-    fig.update_layout(legend={"itemsizing": "constant", "orientation": "h", "y": -0.25,
-                              "yanchor": "top"}, margin={"b": 60})
-    fig.update_xaxes(range=[0.4, k + 1.6], tickmode="array", tickvals=list(range(1, k + 2)),
-                     ticktext=[f"pos {i}" for i in range(1, k + 2)], showgrid=False,
-                     zeroline=False)
-    fig.update_yaxes(type="category", categoryorder="array",
-                     categoryarray=[ROW_OUTPUT, ROW_DRAFT], range=[-0.6, 1.6], showgrid=False)
-    return fig
+        data.append({
+            "type": "scatter", "name": f"{STATUS_SYMBOL[status]} {STATUS_WORD[status]}",
+            "x": [x for x, _, _ in pts], "y": [row for _, row, _ in pts],
+            "mode": "markers+text",
+            "text": [f"{STATUS_SYMBOL[status]}<br>{plotly_escape(s)}" for s in short],
+            "customdata": [plotly_escape(lab) for _, _, lab in pts],
+            "textfont": {"color": "#000000", "size": 14}, "textposition": "middle center",
+            "marker": {"symbol": "square", "size": 58, "color": color,
+                       "line": {"color": "#555555", "width": 1}},
+            "hovertemplate": (f"position %{{x}}: %{{customdata}} ({STATUS_WORD[status]})"
+                              "<extra></extra>"),
+            "cliponaxis": False,
+        })
+    layout = {
+        "legend": {"itemsizing": "constant", "orientation": "h", "y": -0.25, "yanchor": "top"},
+        "margin": {"b": 60},
+        "xaxis": {"range": [0.4, k + 1.6], "tickmode": "array", "tickvals": list(range(1, k + 2)),
+                  "ticktext": [f"pos {i}" for i in range(1, k + 2)], "showgrid": False,
+                  "zeroline": False},
+        "yaxis": {"type": "category", "categoryorder": "array",
+                  "categoryarray": [ROW_OUTPUT, ROW_DRAFT], "range": [-0.6, 1.6],
+                  "showgrid": False},
+    }
+    return _figure(data, layout, title=title, height=260)
+
+
+def step_figures(story, index: int) -> tuple[go.Figure, go.Figure | None]:
+    """The charts of step ``index`` of a ``round_story.RoundStory``: (main chart, coin or None).
+
+    draft / ratio / coin: p and q at the position, drafted token marked (the
+    coin bar from the ratio step on); discard: the first discarded position;
+    residual / normalise / resample: the residual chart; bonus: p at K + 1;
+    result: p and q where the last token was emitted, with that token marked.
+    """
+    step = story.step(index)
+    res, labels, p, q = story.result, story.labels, story.p_rows, story.q_rows
+    k, j = res.k_drafts, res.final_position
+    checked = {s.position: s for s in res.steps}
+    if step.kind in ("draft", "ratio", "coin", "discard"):
+        i = step.position
+        where = "discarded, never checked" if step.kind == "discard" else "drafted"
+        main = pq_figure(labels, p[i], q[i], highlight=res.draft_tokens[i], mark_text=where,
+                         title=f"Position {i + 1}: draft q and target p")
+        coin = None
+        if step.kind in ("ratio", "coin"):
+            s = checked[i]
+            coin = coin_figure(s.acceptance_probability, s.coin if step.kind == "coin" else None,
+                               title=f"Position {i + 1}: coin against a")
+        return main, coin
+    if step.kind in ("residual", "normalise", "resample"):
+        focus = res.draft_tokens[j] if step.kind == "residual" else (
+            res.final_token if step.kind == "resample" else None)
+        mark = {"residual": "rejected", "resample": "resampled"}.get(step.kind, "")
+        return residual_figure(labels, p[j], q[j], normalised=step.kind != "residual",
+                               highlight=focus, mark_text=mark,
+                               title=f"Position {j + 1}: the leftover max(0, p − q)"), None
+    if step.kind == "bonus" or res.final_kind == "bonus":
+        return pq_figure(labels, p[k], None, highlight=res.final_token, mark_text="bonus",
+                         title=f"Position {k + 1} (bonus): target p only"), None
+    return residual_figure(labels, p[j], q[j], normalised=True, highlight=res.final_token,
+                           mark_text="resampled",
+                           title=f"Position {j + 1}: the leftover max(0, p − q)"), None

@@ -68,11 +68,16 @@ def fmt_entry(x: float) -> str:
     return f"{x:.2f}"
 
 
+def show(label: str) -> str:
+    """A label inside a sentence: words as they are, punctuation quoted (“,” not ,)."""
+    return label if label.replace("_", "").isalnum() else f"“{label}”"
+
+
 def fmt_vector(v: np.ndarray, labels: tuple[str, ...]) -> str:
     """[0.10, 0, 0.05, 0, 0]; long vectors as their nonzero entries 'A: 0.10, C: 0.05'."""
     if len(v) <= MAX_LISTED:
         return "[" + ", ".join(fmt_entry(x) for x in v) + "]"
-    nonzero = [f"{labels[i]}: {fmt_entry(v[i])}" for i in np.flatnonzero(v)]
+    nonzero = [f"{show(labels[i])}: {fmt_entry(v[i])}" for i in np.flatnonzero(v)]
     return "{" + ", ".join(nonzero) + "} (all other entries 0)"
 
 
@@ -183,7 +188,7 @@ class RoundStory:
         if not emitted:
             return "(no token emitted yet)"
         return " · ".join(
-            f"{self.labels[tok]} {STATUS_SYMBOL[status]} {STATUS_WORD[status]}"
+            f"{show(self.labels[tok])} {STATUS_SYMBOL[status]} {STATUS_WORD[status]}"
             for _, tok, status in emitted
         )
 
@@ -191,7 +196,7 @@ class RoundStory:
         """Plain text of the drafts' status at step ``index``: 'A ✓ kept · B ✗ rejected'."""
         st = self.step(index)
         return " · ".join(
-            f"{self.labels[tok]} {STATUS_SYMBOL[status]} {STATUS_WORD[status]}"
+            f"{show(self.labels[tok])} {STATUS_SYMBOL[status]} {STATUS_WORD[status]}"
             for tok, status in zip(self.result.draft_tokens, st.draft_status, strict=True)
         )
 
@@ -300,7 +305,7 @@ def build_story(spec: RoundSpec, result: sc.RoundResult | None = None) -> RoundS
         steps.append(Step(len(steps), kind, position, title, why, latex, tuple(status),
                           tuple(emitted)))
 
-    drafted = ", ".join(f"{labels[t]} (q = {fmt_prob(q_rows[i, t])})"
+    drafted = ", ".join(f"{show(labels[t])} (q = {fmt_prob(q_rows[i, t])})"
                         for i, t in enumerate(res.draft_tokens))
     how = ("chosen by hand" if spec.draft_tokens is not None and spec.origin == "custom"
            else "set by the preset" if spec.origin == "preset"
@@ -312,7 +317,7 @@ def build_story(spec: RoundSpec, result: sc.RoundResult | None = None) -> RoundS
         r"x_i \sim q_i,\quad i = 1, \dots, K = " + str(k))
 
     for s in res.steps:
-        i, label = s.position, labels[s.token]
+        i, label = s.position, show(labels[s.token])
         p_s, q_s = fmt_prob(s.p_x), fmt_prob(s.q_x)
         add("ratio", i,
             f"Position {i + 1}: {label} has p = {p_s}, q = {q_s}, ratio {fmt_ratio(s.ratio)}, "
@@ -340,13 +345,13 @@ def build_story(spec: RoundSpec, result: sc.RoundResult | None = None) -> RoundS
     else:
         drawn = (f"inverse-CDF draw with u = {fmt_prob(res.final_coin)}, seed {spec.seed}")
     if res.final_kind == "resample":
-        rejected = labels[res.draft_tokens[j]]
+        rejected = show(labels[res.draft_tokens[j]])
         later = res.discarded_positions
         if later:
             for i in later:
                 status[i] = "discarded"
             listed = ", ".join(
-                f"{labels[res.draft_tokens[i]]} at position {i + 1} (its p = "
+                f"{show(labels[res.draft_tokens[i]])} at position {i + 1} (its p = "
                 f"{fmt_prob(p_rows[i, res.draft_tokens[i]])})" for i in later)
             add("discard", later[0],
                 f"Stop: discard the later draft{'s' if len(later) > 1 else ''}: {listed}",
@@ -383,17 +388,17 @@ def build_story(spec: RoundSpec, result: sc.RoundResult | None = None) -> RoundS
         tok = res.final_token
         emitted.append((j, tok, "resampled"))
         add("resample", j,
-            f"Resample position {j + 1} from p_adj: {labels[tok]} "
+            f"Resample position {j + 1} from p_adj: {show(labels[tok])} "
             f"(p_adj = {fmt_prob(dist[tok])})",
-            f"{labels[tok]} replaces {rejected} ({drawn}). The replacement follows exactly the "
-            "mass the draft under-supplied, so every emitted token is distributed as p: the round "
-            "is lossless.",
+            f"{show(labels[tok])} replaces {rejected} ({drawn}). The replacement follows exactly "
+            "the mass the draft under-supplied, so every emitted token is distributed as p: the "
+            "round is lossless.",
             r"x \sim p_{\text{adj}},\quad p_{\text{adj}}(x) = " + fmt_prob(dist[tok]))
     else:
         tok = res.final_token
         emitted.append((k, tok, "bonus"))
         add("bonus", k,
-            f"All {k} drafts kept: bonus token {labels[tok]} from p at position {k + 1} "
+            f"All {k} drafts kept: bonus token {show(labels[tok])} from p at position {k + 1} "
             f"(p = {fmt_prob(p_rows[k, tok])})",
             f"The target's single pass already produced a distribution one step past the last "
             f"draft, so this token is free ({drawn}).",
@@ -401,7 +406,7 @@ def build_story(spec: RoundSpec, result: sc.RoundResult | None = None) -> RoundS
             + fmt_prob(p_rows[k, tok]))
 
     n_out, n_kept = len(emitted), res.n_accepted
-    out = " ".join(labels[t] for _, t, _ in emitted)
+    out = " ".join(show(labels[t]) for _, t, _ in emitted)
     extra = "bonus" if res.final_kind == "bonus" else "resampled"
     if res.final_kind == "bonus":
         why = (f"All drafts survived, the maximum K + 1 = {k + 1}. Plain decoding would need "

@@ -1,0 +1,318 @@
+"""Speedup explorer: how alpha, K and the two step costs set the wall-clock speedup."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import specdec_core as sc
+from specdec_ui import figures_speedup as fs
+from specdec_ui.share import LinkReader, share_query
+from specdec_ui.text import md_escape
+from specdec_ui.widgets import download_csv, page_setup, show_error, show_source
+
+page_setup("Speedup explorer", "⚡")
+
+PRESETS = fs.SPEED_PRESETS
+CUSTOM = "custom"
+OPTIONS = [CUSTOM, *PRESETS]
+MAX_COST = 1_000_000.0
+STATE = "speed__state"  # survives page switches (widget keys do not)
+
+
+def _probability(raw: str) -> float:
+    value = sc.parse_number(raw.strip(), name="alpha")
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{value:g} is out of range; alpha lies in [0, 1]")
+    return value
+
+
+def _cost(name: str, positive: bool):
+    def parse(raw: str) -> float:
+        value = sc.parse_number(raw.strip(), name=name)
+        if not (value > 0 if positive else value >= 0) or value > MAX_COST:
+            rule = "> 0" if positive else ">= 0"
+            raise ValueError(f"{value:g} is out of range; allowed: {rule} and at most {MAX_COST:g}")
+        return value
+
+    return parse
+
+
+# Figures are cached objects shared read-only by all sessions (st.plotly_chart copies them):
+# building a plotly figure costs 10-20 ms, more than the rest of a rerun.
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _fig_vs_k(alpha: float, c_q: float, c_p: float, k: int):
+    return fs.speedup_vs_k_figure(alpha, c_q, c_p, k_current=k)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _fig_heatmap(alpha: float, c_q: float, c_p: float, k: int):
+    return fs.speedup_heatmap_figure(c_q, c_p, current=(alpha, k))
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _fig_expected(curve_k: tuple[int, ...], alpha: float):
+    return fs.expected_tokens_figure(curve_k, alpha_current=alpha)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _fig_vs_alpha(c_q: float, c_p: float, curve_k: tuple[int, ...], alpha: float):
+    return fs.speedup_vs_alpha_figure(c_q, c_p, curve_k, alpha_current=alpha)
+
+
+def _state_from_link() -> dict:
+    reader = LinkReader(st.query_params)
+    preset = reader.choice("preset", OPTIONS, fs.DEFAULT_SPEED_PRESET)
+    base = PRESETS.get(preset, PRESETS[fs.DEFAULT_SPEED_PRESET])
+    state = {
+        "preset": preset,
+        "alpha": reader.get("alpha", _probability, base.alpha),
+        "k": reader.int_in("k", 1, fs.K_MAX_PAGE, base.k),
+        "c_q": reader.get("c_q", _cost("c_q", positive=False), base.c_q),
+        "c_p": reader.get("c_p", _cost("c_p", positive=True), base.c_p),
+    }
+    if preset != CUSTOM and (state["alpha"], state["k"], state["c_q"], state["c_p"]) != (
+        base.alpha,
+        base.k,
+        base.c_q,
+        base.c_p,
+    ):
+        state["preset"] = CUSTOM  # the link changed the preset's numbers
+    st.session_state["speed__link_message"] = reader.message()
+    return state
+
+
+if STATE not in st.session_state:
+    st.session_state[STATE] = _state_from_link()
+for _name, _value in st.session_state[STATE].items():
+    st.session_state.setdefault(f"speed_{_name}", _value)
+
+
+def _apply_preset() -> None:
+    preset = PRESETS.get(st.session_state["speed_preset"])
+    if preset is not None:
+        st.session_state["speed_alpha"] = preset.alpha
+        st.session_state["speed_k"] = preset.k
+        st.session_state["speed_c_q"] = preset.c_q
+        st.session_state["speed_c_p"] = preset.c_p
+
+
+def _to_custom() -> None:
+    st.session_state["speed_preset"] = CUSTOM
+
+
+st.title("⚡ Speedup explorer")
+st.write(
+    "A round costs K cheap draft steps plus **one** target pass, and emits between 1 and K + 1 "
+    "tokens. Is that faster than one target pass per token? It depends on how often the "
+    "target agrees with the draft (alpha), on K, and on how cheap the draft is."
+)
+if message := st.session_state.pop("speed__link_message", ""):
+    st.warning(message, icon="🔗")
+
+with st.sidebar:
+    st.header("Inputs")
+    st.selectbox(
+        "Preset",
+        OPTIONS,
+        key="speed_preset",
+        on_change=_apply_preset,
+        format_func=lambda k: "Custom (your own numbers)" if k == CUSTOM else PRESETS[k].label,
+    )
+    st.slider(
+        "alpha: acceptance rate",
+        0.0,
+        1.0,
+        step=0.01,
+        key="speed_alpha",
+        on_change=_to_custom,
+        help="alpha = sum_x min(p(x), q(x)): the chance that one drafted token is kept.",
+    )
+    st.slider("K: draft tokens per round", 1, fs.K_MAX_PAGE, key="speed_k", on_change=_to_custom)
+    st.number_input(
+        "c_q: time of one draft step (ms)",
+        0.0,
+        MAX_COST,
+        step=1.0,
+        key="speed_c_q",
+        on_change=_to_custom,
+    )
+    st.number_input(
+        "c_p: time of one target pass (ms)",
+        0.001,
+        MAX_COST,
+        step=1.0,
+        key="speed_c_p",
+        on_change=_to_custom,
+    )
+
+alpha = float(st.session_state["speed_alpha"])
+k = int(st.session_state["speed_k"])
+c_q = float(st.session_state["speed_c_q"])
+c_p = float(st.session_state["speed_c_p"])
+preset_key = st.session_state["speed_preset"]
+st.session_state[STATE] = {"preset": preset_key, "alpha": alpha, "k": k, "c_q": c_q, "c_p": c_p}
+preset = PRESETS.get(preset_key)
+
+try:
+    e_tokens = sc.expected_tokens(alpha, k)
+    s_now = sc.speedup(alpha, k, c_q, c_p)
+    t_now = sc.time_per_token(alpha, k, c_q, c_p)
+    best_k = sc.optimal_k(alpha, c_q, c_p, k_max=fs.K_MAX_PAGE)
+    s_best = sc.speedup(alpha, best_k, c_q, c_p)
+except sc.SpecDecError as err:
+    show_error(err)
+    st.stop()
+
+if preset is not None:
+    st.info(
+        f"**{md_escape(preset.label)}** ({md_escape(preset.source)}). {md_escape(preset.lesson)}",
+        icon="📌",
+    )
+
+cols = st.columns(5)
+cols[0].metric("c = c_q / c_p", f"{c_q / c_p:.3g}")
+cols[1].metric("E[tokens per round]", f"{e_tokens:.3f}")
+cols[2].metric(
+    "time per token (ms)",
+    f"{t_now:.2f}",
+    f"{t_now - c_p:+.2f} vs target alone",
+    delta_color="inverse",
+)
+cols[3].metric(f"speedup at K = {k}", f"{s_now:.2f}x")
+cols[4].metric("best K", f"{best_k}")
+
+with st.container(key="speed_optimum", border=True):
+    st.markdown(f"Best K = {best_k} (speedup {s_best:.2f}x)")
+if best_k == fs.K_MAX_PAGE:
+    st.caption(
+        f"The best K is the largest offered ({fs.K_MAX_PAGE}): with these numbers a longer "
+        "draft keeps paying off (with alpha = 1 and a free draft, the speedup K + 1 grows "
+        "without limit)."
+    )
+
+left, right = st.columns(2)
+with left:
+    st.subheader("The formula, with your numbers")
+    if alpha < 1:
+        st.latex(
+            rf"\mathbb{{E}}[\text{{tokens}}] = \frac{{1-\alpha^{{K+1}}}}{{1-\alpha}}"
+            rf" = \frac{{1-{alpha:.2f}^{{{k + 1}}}}}{{1-{alpha:.2f}}} = {e_tokens:.3f}"
+        )
+    else:
+        st.latex(rf"\alpha = 1:\ \mathbb{{E}}[\text{{tokens}}] = K + 1 = {e_tokens:.0f}")
+    st.latex(
+        rf"\text{{speedup}} = \frac{{c_p\,\mathbb{{E}}}}{{K c_q + c_p}}"
+        rf" = \frac{{{c_p:g} \times {e_tokens:.3f}}}{{{k} \times {c_q:g} + {c_p:g}}}"
+        rf" = {s_now:.3f}\times"
+    )
+    st.latex(
+        rf"\text{{time per token}} = \frac{{K c_q + c_p}}{{\mathbb{{E}}}}"
+        rf" = \frac{{{k * c_q + c_p:g}}}{{{e_tokens:.3f}}} = {t_now:.2f}\ \text{{ms}}"
+    )
+with right:
+    st.subheader("In plain words")
+    st.write(
+        f"Each round the draft writes K = {k} tokens ({k} × {c_q:g} ms) and the target checks "
+        f"them all in one pass ({c_p:g} ms): {k * c_q + c_p:g} ms per round. A drafted token is "
+        f"kept with probability alpha = {alpha:.2f}, and the round stops at the first rejection, "
+        f"so on average a round emits {e_tokens:.2f} tokens (at least 1: the resampled or bonus "
+        f"token; at most K + 1 = {k + 1}). That is {t_now:.2f} ms per token against {c_p:g} ms "
+        f"for the target alone: **{s_now:.2f}x**."
+    )
+    st.write(
+        "Bigger K is not always better: each extra draft token costs c_q every round, but it is "
+        "only used if every token before it was kept (probability alpha to the power of its "
+        "position), so the gain shrinks geometrically while the cost grows linearly."
+    )
+
+if preset is not None and preset.paper is not None:
+    row = preset.paper
+    formula = sc.speedup(row["alpha"], row["k"], row["c"], 1.0)
+    st.success(
+        f"Leviathan et al. 2023, Table 4 ({md_escape(row['task'])}, {md_escape(row['draft'])} "
+        f"draft, temperature {row['temperature']}): alpha = {row['alpha']}, K = {row['k']}, "
+        f"c = {row['c']}. The formula gives **{formula:.2f}x** (rounded {formula:.1f}x); the "
+        f"paper's expected speedup is {row['expected']}x and its measured one "
+        f"{row['measured']}x. The paper computed from unrounded alpha and c, so a few rows "
+        "differ from the formula by 0.1.",
+        icon="📄",
+    )
+
+a, b = st.columns(2)
+with a:
+    st.plotly_chart(_fig_vs_k(alpha, c_q, c_p, k), key="speed_fig_k")
+with b:
+    st.plotly_chart(_fig_heatmap(alpha, c_q, c_p, k), key="speed_fig_heatmap")
+st.caption(
+    "Left: speedup for every K at your alpha; the star is the best K. Right: the same "
+    "for every alpha (200 values) and K from 1 to 64; the yellow line follows the best K."
+)
+curve_k = tuple(sorted(set(fs.CURVE_K) | {k}))
+a, b = st.columns(2)
+with a:
+    st.plotly_chart(_fig_expected(curve_k, alpha), key="speed_fig_e")
+with b:
+    st.plotly_chart(_fig_vs_alpha(c_q, c_p, curve_k, alpha), key="speed_fig_alpha")
+st.caption(
+    f"As alpha → 1 a round always emits K + 1 tokens (the ceiling); as alpha → 0 it emits one, "
+    f"and the speedup falls to the floor c_p / (K c_q + c_p) = {c_p / (k * c_q + c_p):.3f} at "
+    f"K = {k}: below 1, a slowdown, whenever the draft costs anything."
+)
+
+st.subheader("Milliseconds per token for several K")
+table_k = set(fs.TABLE_K) | {k, best_k} | set(preset.table_k if preset else ())
+table = fs.time_table(alpha, table_k, c_q, c_p)
+st.dataframe(
+    table,
+    hide_index=True,
+    column_config={
+        "cost per round": st.column_config.NumberColumn(format="%.2f ms"),
+        "E[tokens per round]": st.column_config.NumberColumn(format="%.4f"),
+        "time per token": st.column_config.NumberColumn(format="%.2f ms"),
+        "speedup (x)": st.column_config.NumberColumn(format="%.2f"),
+    },
+)
+st.caption(
+    f"Target alone: {c_p:g} ms per token. Best in this table: K = "
+    f"{int(table.loc[table['time per token'].idxmin(), 'K'])}."
+)
+download_csv(table, "ms_per_token.csv", key="speed_csv", label="Download this table (CSV)")
+
+with st.expander("Leviathan et al. 2023, Table 4: the formula against the paper"):
+    st.dataframe(fs.published_table(), hide_index=True)
+    st.caption(
+        "T5-XXL target on translation (EnDe) and summarisation (CNNDM). The formula "
+        "column uses the paper's rounded alpha and c; the paper's expected column used "
+        "unrounded values, so rows 5, 6 and 12 differ by 0.1. Measured speedups are "
+        "sometimes higher than expected (acceptance is not uniform over a text) and "
+        "sometimes lower (the verify pass is not free)."
+    )
+
+with st.expander("When does this formula hold?", expanded=False):
+    st.markdown(
+        """
+- **It assumes every draft token is kept independently with the same probability alpha**
+  (the i.i.d. assumption of Leviathan et al. 2023). Real text is not like that: agreement is
+  high on easy stretches (boilerplate, code syntax, copied names) and low on hard ones, and it
+  changes with the position in the round and the context. Bursts of easy tokens make long
+  accepted runs more likely than the formula says; that is one reason some measured speedups
+  in Table 4 beat the expected ones.
+- **It assumes the target checks K + 1 tokens for the price of one step** (c_p). That holds on
+  a GPU running a large model, where a step is limited by reading the weights from memory, not
+  by arithmetic. On a CPU with a tiny model, verifying K + 1 tokens costs noticeably more than
+  one step, and the speedup shrinks or disappears.
+- **It ignores overheads**: sampling, moving the KV cache back after a rejection, and batching
+  effects. With many users per batch the GPU is busier and the extra verification work is no
+  longer free.
+- Where it holds, alpha measured on your own data and c measured on your own hardware give a
+  good first estimate of the best K.
+"""
+    )
+
+values = {"preset": preset_key, "alpha": f"{alpha:g}", "k": k, "c_q": f"{c_q:g}", "c_p": f"{c_p:g}"}
+query = share_query(values)
+st.query_params.from_dict({name: str(v) for name, v in values.items()})
+st.caption("Share these settings: add this to the page's address (the address bar already has it).")
+st.code(query, language=None)
+
+show_source(sc.expected_tokens, sc.speedup, sc.optimal_k)

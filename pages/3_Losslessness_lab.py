@@ -1,0 +1,364 @@
+"""Losslessness lab: simulate many rounds and test that the output follows p."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+import specdec_core as sc
+from specdec_ui import figures_lab as fl
+from specdec_ui.share import LinkReader, share_query
+from specdec_ui.text import md_escape
+from specdec_ui.widgets import (
+    MAX_SEED,
+    download_csv,
+    page_setup,
+    seed_control,
+    show_error,
+    show_source,
+)
+
+page_setup("Losslessness lab", "🧪")
+
+PRESETS = fl.LAB_PRESETS
+OPTIONS = [*PRESETS, fl.CUSTOM]
+VARIANT_NAMES = {
+    "correct": "Correct algorithm",
+    "resample_from_p": "Bug: resample from p",
+    "accept_if_p_ge_q": "Bug: accept when p >= q",
+    "ratio_with_wrong_q": "Bug: greedy draft, softmax q in the ratio",
+    "no_bonus": "Bug: no bonus token",
+}
+STATE = "lab__state"  # survives page switches (widget keys do not)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _simulate(
+    p_target: tuple[float, ...],
+    q_draft: tuple[float, ...],
+    k: int,
+    rounds: int,
+    seed: int,
+    variant: str,
+):
+    """Run the Monte Carlo and its tests; the progress bar lives inside, so a cache hit
+    replays it (ending empty) instead of pointing at an element of an older run."""
+    slot = st.empty()
+
+    def progress(fraction: float) -> None:
+        slot.progress(fraction, text=f"Simulating {rounds:,} rounds: {fraction:.0%}")
+
+    progress(0.0)
+    result = sc.simulate_rounds(
+        np.array(p_target),
+        np.array(q_draft),
+        k,
+        rounds,
+        rng=np.random.default_rng(seed),
+        variant=variant,
+        progress=progress,
+    )
+    report = sc.losslessness_test(result, significance=fl.SIGNIFICANCE)
+    slot.empty()
+    return result, report
+
+
+# Figures are cached objects shared read-only by all sessions (st.plotly_chart copies them).
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _overlap_fig(p_target: tuple[float, ...], q_draft: tuple[float, ...], labels: tuple[str, ...]):
+    return fl.overlap_figure(p_target, q_draft, labels)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _result_figs(p_target, q_draft, labels, k, rounds, seed, variant, _result):
+    return fl.token_histogram_figure(_result, labels), fl.tokens_per_round_figure(_result)
+
+
+def _distribution_text(name: str):
+    def parse(raw: str) -> str:
+        sc.parse_distribution(raw, name=name)
+        return raw
+
+    return parse
+
+
+def _state_from_link() -> dict:
+    reader = LinkReader(st.query_params)
+    preset = reader.choice("preset", OPTIONS, fl.DEFAULT_LAB_PRESET)
+    base = PRESETS.get(preset, PRESETS[fl.DEFAULT_LAB_PRESET])
+    p_text = reader.get("p", _distribution_text("p"), None)
+    q_text = reader.get("q", _distribution_text("q"), None)
+    if preset == fl.CUSTOM or p_text is not None or q_text is not None:
+        p_text = p_text if p_text is not None else base.p_text
+        q_text = q_text if q_text is not None else base.q_text
+        if len(sc.parse_distribution(p_text)) != len(sc.parse_distribution(q_text, name="q")):
+            reader.problems.append("link parameters 'p' and 'q' have different lengths")
+            preset, p_text, q_text = fl.DEFAULT_LAB_PRESET, None, None
+        else:
+            preset = fl.CUSTOM
+    chosen = PRESETS.get(preset, PRESETS[fl.DEFAULT_LAB_PRESET])
+    state = {
+        "preset": preset,
+        "p_text": p_text if preset == fl.CUSTOM else chosen.p_text,
+        "q_text": q_text if preset == fl.CUSTOM else chosen.q_text,
+        "k": reader.int_in("k", 1, 8, fl.DEFAULT_K),
+        "rounds": reader.int_in("rounds", fl.MIN_ROUNDS, fl.MAX_ROUNDS_PAGE, fl.DEFAULT_ROUNDS),
+        "seed": reader.int_in("seed", 0, MAX_SEED, 0),
+        "variant": reader.choice("variant", list(sc.VARIANTS), "correct"),
+    }
+    st.session_state["lab__link_message"] = reader.message()
+    return state
+
+
+if STATE not in st.session_state:
+    st.session_state[STATE] = _state_from_link()
+for _name, _value in st.session_state[STATE].items():
+    st.session_state.setdefault(f"lab_{_name}", _value)
+st.session_state.setdefault("lab__applied", None)
+
+
+def _apply_preset() -> None:
+    preset = PRESETS.get(st.session_state["lab_preset"])
+    if preset is not None:
+        st.session_state["lab_p_text"] = preset.p_text
+        st.session_state["lab_q_text"] = preset.q_text
+
+
+def _to_custom() -> None:
+    st.session_state["lab_preset"] = fl.CUSTOM
+
+
+st.title("🧪 Losslessness lab")
+st.write(
+    "Speculative sampling claims that every token it emits follows the target p exactly, "
+    "however bad the draft q is. Do not take it on trust: simulate many rounds, count what "
+    "comes out, and test the counts against p. Then switch on a bug and watch the same test "
+    "catch it."
+)
+if message := st.session_state.pop("lab__link_message", ""):
+    st.warning(message, icon="🔗")
+
+with st.sidebar:
+    st.header("Inputs")
+    st.selectbox(
+        "p and q",
+        OPTIONS,
+        key="lab_preset",
+        on_change=_apply_preset,
+        format_func=lambda k: "Custom (type p and q)" if k == fl.CUSTOM else PRESETS[k].label,
+    )
+    st.text_input(
+        "Target p",
+        key="lab_p_text",
+        on_change=_to_custom,
+        max_chars=sc.MAX_TEXT_LENGTH,
+        help="Numbers separated by commas: decimals (0.25), fractions (1/4) or "
+        "percentages (25%). They must sum to 1.",
+    )
+    st.text_input(
+        "Draft q",
+        key="lab_q_text",
+        on_change=_to_custom,
+        max_chars=sc.MAX_TEXT_LENGTH,
+        help="Same number of entries as p.",
+    )
+    st.slider("K: draft tokens per round", 1, 8, key="lab_k")
+    st.number_input(
+        "Rounds to simulate",
+        fl.MIN_ROUNDS,
+        fl.MAX_ROUNDS_PAGE,
+        step=10_000,
+        key="lab_rounds",
+        help=f"{fl.MIN_ROUNDS:,} to {fl.MAX_ROUNDS_PAGE:,}. More rounds find smaller biases.",
+    )
+    seed = seed_control("lab")
+    st.selectbox("Algorithm", list(sc.VARIANTS), key="lab_variant", format_func=VARIANT_NAMES.get)
+    auto = st.checkbox("Run automatically when a setting changes", value=True, key="lab_auto")
+    run_clicked = st.button("▶ Run simulation", key="lab_run", type="primary")
+
+preset_key = st.session_state["lab_preset"]
+p_text, q_text = st.session_state["lab_p_text"], st.session_state["lab_q_text"]
+k = int(st.session_state["lab_k"])
+rounds = int(st.session_state["lab_rounds"])
+variant = st.session_state["lab_variant"]
+current = {
+    "preset": preset_key,
+    "p_text": p_text,
+    "q_text": q_text,
+    "k": k,
+    "rounds": rounds,
+    "seed": seed,
+    "variant": variant,
+}
+st.session_state[STATE] = current
+if auto or run_clicked or st.session_state["lab__applied"] is None:
+    st.session_state["lab__applied"] = dict(current)
+applied = st.session_state["lab__applied"]
+if applied != current:
+    st.info(
+        "Settings changed: press **▶ Run simulation** to simulate them. The results below "
+        "are for the previous settings.",
+        icon="⏸️",
+    )
+
+st.info(
+    f"**{md_escape(VARIANT_NAMES[applied['variant']].removeprefix('Bug: ').capitalize())}."
+    f"** {md_escape(sc.VARIANTS[applied['variant']])}",
+    icon="🧬",
+)
+
+try:
+    p_target = sc.parse_distribution(applied["p_text"], name="p")
+    q_draft = sc.parse_distribution(applied["q_text"], name="q")
+    if p_target.size != q_draft.size:
+        raise sc.InvalidDistributionError(
+            f"p has {p_target.size} entries but q has {q_draft.size}; they must match."
+        )
+    preset = PRESETS.get(applied["preset"])
+    labels = preset.labels if preset is not None else sc.default_labels(p_target.size)
+    result, report = _simulate(
+        tuple(p_target.tolist()),
+        tuple(q_draft.tolist()),
+        applied["k"],
+        applied["rounds"],
+        applied["seed"],
+        applied["variant"],
+    )
+except sc.SpecDecError as err:
+    show_error(err)
+    show_source(sc.simulate_rounds, sc.losslessness_test)
+    st.stop()
+
+if preset is not None:
+    st.caption(f"{md_escape(preset.label)}: {md_escape(preset.lesson)}")
+
+tok, lengths = report.tokens, report.tokens_per_round
+level = report.significance
+
+
+def _p_value(p: float) -> str:
+    """chi2.sf underflows to 0 below about 1e-300: say so instead of printing 0."""
+    return "< 1e-300" if p == 0 else f"{p:.3g}"
+
+
+def _p_latex(p: float) -> str:
+    return r"< 10^{-300}" if p == 0 else f"= {p:.3g}"
+
+
+def _test_words(fit: sc.GoodnessOfFit) -> str:
+    return f"chi-square {fit.statistic:.1f}, dof {fit.dof}, p-value {_p_value(fit.p_value)}"
+
+
+if report.passed:
+    verdict = (
+        f"PASS: the emitted tokens follow p ({_test_words(tok)}) and the round lengths "
+        f"follow the theory ({_test_words(lengths)}); both p-values are at least the "
+        f"significance level {level:g}."
+    )
+else:
+    failed = [
+        name
+        for name, fit in (
+            ("the emitted tokens do not follow p", tok),
+            ("the round lengths do not follow the theory", lengths),
+        )
+        if fit.p_value < level
+    ]
+    verdict = (
+        f"FAIL: {' and '.join(failed)} (tokens: {_test_words(tok)}; round lengths: "
+        f"{_test_words(lengths)}; significance level {level:g})."
+    )
+with st.container(key="lab_verdict", border=True):
+    (st.success if report.passed else st.error)(verdict)
+if applied["variant"] == "no_bonus":
+    st.caption(
+        "This bug is unbiased in tokens: the token test passes, only the tokens-per-round "
+        "law catches it (rounds that kept every draft are one token short)."
+    )
+elif applied["variant"] != "correct" and report.passed:
+    st.caption(
+        "This bug did not show with these settings (e.g. p = q never rejects, so the "
+        "rejection path never runs): try another pair of distributions or more rounds."
+    )
+
+left, right = st.columns(2)
+with left:
+    st.plotly_chart(
+        _overlap_fig(tuple(p_target.tolist()), tuple(q_draft.tolist()), tuple(labels)),
+        key="lab_fig_overlap",
+    )
+with right:
+    alpha = sc.acceptance_rate(p_target, q_draft)
+    st.subheader("alpha: how much p and q overlap")
+    st.latex(rf"\alpha = \sum_x \min(p(x), q(x)) = 1 - \mathrm{{TV}}(p, q) = {alpha:.3f}")
+    st.write(
+        f"Where the two bar charts overlap, the draft proposes what the target would say anyway: "
+        f"that overlap, {alpha:.3f} in total, is the chance that one drafted token is kept. The "
+        f"rest, 1 - alpha = {1 - alpha:.3f}, is exactly the mass of the leftover max(0, p - q) "
+        "that a rejected token is resampled from, which is why the output still follows p."
+    )
+    a, b = st.columns(2)
+    a.metric("alpha (expected)", f"{alpha:.3f}", help="sum over x of min(p(x), q(x))")
+    b.metric(
+        "kept / checked (simulated)",
+        f"{result.drafted_accepted_fraction:.3f}",
+        help="Positions after the first rejection of a round are never checked and do not count.",
+    )
+    st.caption(
+        "Two definitions: alpha is the expected chance that one drafted token is kept; "
+        "the simulated fraction counts kept drafts over checked drafts in the simulation. "
+        "With the correct algorithm they agree up to noise."
+    )
+
+token_fig, rounds_fig = _result_figs(
+    tuple(p_target.tolist()),
+    tuple(q_draft.tolist()),
+    tuple(labels),
+    applied["k"],
+    applied["rounds"],
+    applied["seed"],
+    applied["variant"],
+    result,
+)
+left, right = st.columns(2)
+with left:
+    st.plotly_chart(token_fig, key="lab_fig_tokens")
+    st.latex(rf"X^2 = \sum \frac{{(O - E)^2}}{{E}} = {tok.statistic:.1f}")
+    st.latex(rf"\text{{dof}} = {tok.dof},\quad p\text{{-value}} {_p_latex(tok.p_value)}")
+    st.caption(
+        "O: tokens emitted at each position of a round; E: what p predicts for the rounds "
+        "that reached that position (summed over positions). A small p-value (below "
+        f"{level:g}) means counts this far from p would almost never happen by chance."
+    )
+with right:
+    st.plotly_chart(rounds_fig, key="lab_fig_rounds")
+    st.latex(r"P(n+1\ \text{tokens}) = \alpha^n (1-\alpha),\quad P(K+1) = \alpha^K")
+    st.latex(
+        rf"X^2 = {lengths.statistic:.1f},\quad \text{{dof}} = {lengths.dof},\quad "
+        rf"p\text{{-value}} {_p_latex(lengths.p_value)}"
+    )
+    st.caption(
+        "A round keeps n drafts, then adds one token: the resample after a rejection, or "
+        "the bonus when all K are kept."
+    )
+
+table = fl.results_csv_table(result, report, labels, seed=applied["seed"])
+with st.expander("The counts behind the charts"):
+    st.dataframe(fl.token_table(result, report, labels), hide_index=True)
+    st.dataframe(fl.rounds_table(result), hide_index=True)
+download_csv(table, "losslessness_lab.csv", key="lab_csv", label="Download the results (CSV)")
+
+values = {
+    "preset": applied["preset"],
+    "k": applied["k"],
+    "rounds": applied["rounds"],
+    "seed": applied["seed"],
+    "variant": applied["variant"],
+}
+if applied["preset"] == fl.CUSTOM:
+    values |= {"p": applied["p_text"], "q": applied["q_text"]}
+st.query_params.from_dict({name: str(v) for name, v in values.items()})
+st.caption("Share this run: add this to the page's address (the address bar already has it).")
+st.code(share_query(values), language=None)
+
+show_source(sc.simulate_rounds, sc.losslessness_test)

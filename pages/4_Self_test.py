@@ -1,0 +1,180 @@
+"""Self-test: the seed's quick questions and fresh numeric ones, with worked answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import specdec_core as sc
+from specdec_core import quiz
+from specdec_ui.text import md_escape
+from specdec_ui.widgets import page_setup, show_error, show_source
+
+page_setup("Self-test", "📝")
+
+KINDS = list(quiz.QUESTION_KINDS)
+MIXED = "mixed"
+RESULTS = "quiz__results"  # question id -> right on the first try (kept across page switches)
+NUMBER = "quiz__number"  # number of the current generated question
+
+st.session_state.setdefault(RESULTS, {})
+st.session_state.setdefault(NUMBER, 1)
+st.session_state.setdefault("quiz__kind", MIXED)
+st.session_state.setdefault("quiz__vocab", 4)
+st.session_state.setdefault("quiz_kind", st.session_state["quiz__kind"])
+st.session_state.setdefault("quiz_vocab", st.session_state["quiz__vocab"])
+
+
+def _record(question_id: str, right: bool) -> None:
+    """Only the first answer to a question counts for the score."""
+    st.session_state[RESULTS].setdefault(question_id, right)
+
+
+def _new_question() -> None:
+    st.session_state[NUMBER] += 1
+    _clear_answer()
+
+
+def _clear_answer() -> None:
+    st.session_state["quiz_answer"] = ""
+    st.session_state["quiz__revealed"] = False
+
+
+def _reveal() -> None:
+    st.session_state["quiz__revealed"] = True
+
+
+def _reset_score() -> None:
+    st.session_state[RESULTS] = {}
+    _clear_answer()
+    for i in range(len(sc.SELF_TEST)):
+        st.session_state.pop(f"quiz_seed_{i}", None)
+
+
+st.title("📝 Self-test")
+st.write(
+    "Check yourself: first the quick questions from the worked examples, then as many fresh "
+    "numeric questions as you like. Every answer shows how to get there; only your first "
+    "try at each question counts for the score."
+)
+
+results = st.session_state[RESULTS]
+score_box = st.container(key="quiz_score", border=True)
+
+st.header("Quick self-test (seed 003)")
+for i, ((question, answer), (options, right_index)) in enumerate(
+    zip(sc.SELF_TEST, quiz.SEED_CHOICES, strict=True)
+):
+    st.markdown(f"**{i + 1}. {md_escape(question)}**")
+    choice = st.radio(
+        f"Answer to question {i + 1}",
+        options,
+        index=None,
+        key=f"quiz_seed_{i}",
+        label_visibility="collapsed",
+        horizontal=True,
+    )
+    if choice is not None:
+        right = choice == options[right_index]
+        _record(f"seed-{i}", right)
+        if right:
+            st.success(f"Right. {md_escape(answer)}", icon="✅")
+        else:
+            st.error(
+                f"Not quite (the right choice is “{md_escape(options[right_index])}”). "
+                f"{md_escape(answer)}",
+                icon="❌",
+            )
+
+st.header("Fresh numeric questions")
+a, b, c = st.columns([2, 1, 1])
+a.selectbox(
+    "Kind of question",
+    [MIXED, *KINDS],
+    key="quiz_kind",
+    format_func=lambda k: (
+        "Mixed (a different kind each time)" if k == MIXED else quiz.QUESTION_KINDS[k]
+    ),
+    on_change=_clear_answer,
+)
+b.slider(
+    "Tokens in the vocabulary",
+    quiz.MIN_VOCAB,
+    quiz.MAX_VOCAB_QUIZ,
+    key="quiz_vocab",
+    on_change=_clear_answer,
+)
+c.button("🎲 New question", key="quiz_new", on_click=_new_question)
+st.session_state["quiz__kind"] = st.session_state["quiz_kind"]
+st.session_state["quiz__vocab"] = st.session_state["quiz_vocab"]
+
+number = int(st.session_state[NUMBER])
+chosen = st.session_state["quiz_kind"]
+kind = KINDS[(number - 1) % len(KINDS)] if chosen == MIXED else chosen
+vocab = int(st.session_state["quiz_vocab"])
+question_id = f"gen-{number}-{kind}-{vocab}"
+try:
+    question = quiz.make_question(kind, np.random.default_rng(number), v=vocab)
+except sc.SpecDecError as err:
+    show_error(err)
+    st.stop()
+
+st.subheader(f"Question {number}: {quiz.QUESTION_KINDS[kind].lower()}")
+st.write(md_escape(question.prompt))
+if kind != "expected_tokens":
+    st.dataframe(
+        pd.DataFrame(
+            {"token": question.labels, "target p": question.p_target, "draft q": question.q_draft}
+        )
+        .set_index("token")
+        .T,
+        width="content",
+    )
+st.text_input(
+    "Your answer",
+    key="quiz_answer",
+    max_chars=quiz.MAX_ANSWER_LENGTH,
+    placeholder="a whole number" if question.integer else "e.g. 0.75, 3/4 or 75%",
+    help="Press Enter or Check. Decimals within 0.006 of the exact answer count as right.",
+)
+left, right = st.columns(2)
+left.button("Check", key="quiz_check", type="primary")
+right.button("Show me the answer", key="quiz_reveal", on_click=_reveal)
+
+typed = st.session_state.get("quiz_answer", "").strip()
+revealed = st.session_state.get("quiz__revealed", False)
+show_worked = False
+if typed:
+    try:
+        right_answer = quiz.check_answer(question, typed)
+    except sc.SpecDecError as err:
+        show_error(err)
+    else:
+        _record(question_id, right_answer)
+        show_worked = True
+        if right_answer:
+            st.success(f"Right: {question.answer_text}.", icon="✅")
+        else:
+            st.error(
+                f"Not quite: you typed {md_escape(typed)}, the answer is {question.answer_text}.",
+                icon="❌",
+            )
+elif revealed:
+    _record(question_id, False)
+    show_worked = True
+    st.info(f"The answer is {question.answer_text}.", icon="💡")
+if show_worked:
+    st.latex(question.formula)
+    st.markdown(
+        "**Worked answer**\n\n" + "\n".join(f"1. {md_escape(line)}" for line in question.worked)
+    )
+
+results = st.session_state[RESULTS]
+n_right = sum(results.values())
+with score_box:
+    cols = st.columns([3, 1])
+    cols[0].markdown(f"Score this session: {n_right} / {len(results)} right on the first try")
+    cols[1].button("Reset score", key="quiz_reset", on_click=_reset_score)
+
+show_source(sc.acceptance_probability, sc.residual_distribution, quiz.make_question)

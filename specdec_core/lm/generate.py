@@ -1,0 +1,342 @@
+"""Speculative and plain autoregressive generation with real models.
+
+:func:`speculative_generate` runs Leviathan et al. 2023, Algorithm 1 round by round:
+the draft proposes K tokens x_i ~ q_i (K draft calls), the target scores the last
+accepted token and the K drafts in one call (K+1 rows p_1..p_{K+1}), and
+:func:`specdec_core.verify_round` keeps x_i while u_i < min(1, p_i(x_i)/q_i(x_i)), then
+emits a residual sample at the first rejection or the bonus from p_{K+1}. Both models
+then roll their caches back to the accepted prefix.
+
+Distributions: at temperature T > 0, p and q are softmax(logits / T): exactly the
+distributions the models sample from, so the q in the ratio is the q the draft sampled
+from. At T = 0 both sides are argmax (one-hot p and q): the draft's token is kept iff it
+is the target's argmax, so the output equals the target's greedy output token for token.
+
+Bookkeeping: each model caches every committed token but the last one, which is fed at
+the start of the next call, so a round's single target call feeds K+1 tokens and
+returns K+1 rows. Timing uses ``time.perf_counter`` and is split into draft, verify
+(the target call) and overhead (verification, sampling, bookkeeping); the prompt's
+prefill is timed apart and left out of the decode time, as for the plain baseline.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..distributions import check_k
+from ..errors import InvalidParameterError
+from ..sampling import (
+    RoundResult,
+    RoundStep,
+    acceptance_probability,
+    residual_distribution,
+    sample_index,
+)
+from .errors import MAX_NEW_TOKENS, ContextLengthError, PromptError
+
+MAX_TEMPERATURE = 5.0
+TOP_N = 10  # bars per position in the trace
+
+
+@dataclass(frozen=True)
+class PositionTrace:
+    """One draft position of a round (position 0..K-1; K is the bonus position)."""
+
+    token: int  # the drafted token (-1 at the bonus position)
+    q_x: float
+    p_x: float
+    acceptance_probability: float  # min(1, p_x / q_x)
+    coin: float | None  # None: never checked (after a rejection) or bonus position
+    status: str  # "accepted" | "rejected" | "discarded" | "bonus"
+    overlap: float  # sum_x min(p, q) at this position (expected acceptance rate)
+    top_p: tuple[tuple[int, float], ...]  # top-10 of p (token, prob)
+    top_q: tuple[tuple[int, float], ...]  # top-10 of q (empty at the bonus position)
+    bars: tuple[tuple[int, float, float], ...]  # (token, p, q) for top-10 p and q and x
+
+
+@dataclass(frozen=True)
+class RoundTrace:
+    index: int
+    start: int  # index in the generated tokens where this round's output begins
+    positions: tuple[PositionTrace, ...]  # K draft positions + the bonus position
+    n_accepted: int
+    final_kind: str  # "resample" | "bonus"
+    final_token: int
+    final_top: tuple[tuple[int, float], ...]  # top-10 of the residual (or of p_{K+1})
+    emitted: tuple[int, ...]
+
+
+@dataclass
+class GenerationResult:
+    """Tokens, how each one was produced, counts and time of one generate call."""
+
+    prompt_ids: tuple[int, ...]
+    tokens: list[int]  # the generated tokens (without the prompt)
+    kinds: list[str]  # per token: "accepted" | "resampled" | "bonus" | "target"
+    k: int
+    temperature: float
+    rounds: list[RoundTrace] = field(default_factory=list)
+    n_rounds: int = 0
+    drafted: int = 0  # draft tokens proposed
+    checked: int = 0  # draft tokens compared with a coin (not those after a rejection)
+    accepted: int = 0
+    overlap_sum: float = 0.0  # sum over checked positions of sum_x min(p, q)
+    target_calls: int = 0  # decoding calls of the target (the prefill is not counted)
+    draft_calls: int = 0
+    time_prefill: float = 0.0
+    time_draft: float = 0.0
+    time_verify: float = 0.0
+    time_total: float = 0.0  # decode phase: draft + verify + overhead
+
+    @property
+    def time_overhead(self) -> float:
+        return max(0.0, self.time_total - self.time_draft - self.time_verify)
+
+    @property
+    def acceptance_rate(self) -> float:
+        """Measured: drafted tokens kept / drafted tokens checked (NaN when none checked)."""
+        return self.accepted / self.checked if self.checked else math.nan
+
+    @property
+    def expected_acceptance_rate(self) -> float:
+        """Mean of sum_x min(p, q) over the checked positions (NaN when none checked)."""
+        return self.overlap_sum / self.checked if self.checked else math.nan
+
+    @property
+    def tokens_per_round(self) -> float:
+        """Tokens emitted per round (the last round counted in full, before truncation)."""
+        emitted = sum(len(r.emitted) for r in self.rounds) if self.rounds else self._emitted
+        return emitted / self.n_rounds if self.n_rounds else math.nan
+
+    _emitted: int = 0
+
+    @property
+    def tokens_per_target_call(self) -> float:
+        return len(self.tokens) / self.target_calls if self.target_calls else math.nan
+
+
+def _check_common(models, prompt_ids, k, max_new_tokens, temperature, rng):
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidParameterError("rng must be a numpy.random.Generator (seed it to replay).")
+    ids = [int(t) for t in np.asarray(prompt_ids, dtype=np.int64).reshape(-1)]
+    if not ids:
+        raise PromptError("the prompt is empty; type a few words to continue.")
+    vocab = models[-1].tokenizer.vocab_size
+    for m in models:
+        if m.tokenizer.vocab_size != vocab:
+            raise InvalidParameterError("draft and target must share one tokenizer.")
+    bad = [t for t in ids if not 0 <= t < vocab]
+    if bad:
+        raise PromptError(f"prompt token id {bad[0]} is outside 0..{vocab - 1}.")
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int | np.integer):
+        raise InvalidParameterError("max_new_tokens must be a whole number.")
+    if not 1 <= max_new_tokens <= MAX_NEW_TOKENS:
+        raise InvalidParameterError(
+            f"max_new_tokens is {max_new_tokens}; allowed: 1 to {MAX_NEW_TOKENS}."
+        )
+    t = float(temperature)
+    if not (math.isfinite(t) and 0.0 <= t <= MAX_TEMPERATURE):
+        raise InvalidParameterError(
+            f"temperature is {temperature!r}; allowed: 0 (greedy) to {MAX_TEMPERATURE:g}."
+        )
+    need = len(ids) + max_new_tokens + k + 1
+    for m in models:
+        if need > m.context_length:
+            room = m.context_length - len(ids) - k - 1
+            hint = (f"ask for at most {room} new tokens" if room >= 1
+                    else "shorten the prompt")
+            raise ContextLengthError(
+                f"prompt ({len(ids)} tokens) + {max_new_tokens} new tokens + K + 1 = {need} "
+                f"tokens do not fit the {m.context_length}-token context of {m.name}; {hint}."
+            )
+    return ids, int(max_new_tokens), t
+
+
+def probabilities(logits: np.ndarray, temperature: float) -> np.ndarray:
+    """Rows of the distribution a model samples from: softmax(logits / T), float64.
+
+    T = 0 is greedy: a one-hot row at the argmax (the first one on ties), no division.
+    """
+    z = np.asarray(logits, dtype=np.float64)
+    if temperature == 0.0:
+        out = np.zeros_like(z)
+        out[np.arange(z.shape[0]), z.argmax(axis=1)] = 1.0
+        return out
+    z = z / temperature
+    z -= z.max(axis=1, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(axis=1, keepdims=True)
+    return z
+
+
+def verify_block(p_rows: np.ndarray, q_rows: np.ndarray, drafts: Sequence[int],
+                 rng: np.random.Generator) -> RoundResult:
+    """The decisions of :func:`specdec_core.verify_round`, without re-checking the rows.
+
+    Same rule, same core functions and the same order of random draws (one coin per
+    checked position, then one uniform for the final token), so for the same ``rng`` it
+    returns the same round as ``verify_round`` (a test checks this). The rows come from
+    :func:`probabilities`, valid by construction, so the O(K V) validation that
+    ``verify_round`` runs on typed input is skipped: it cost as much as a quarter of a
+    target step per round. p_rows (K+1, V), q_rows (K, V).
+    """
+    k = len(drafts)
+    idx = np.arange(k)
+    p_x, q_x = p_rows[idx, drafts], q_rows[idx, drafts]  # (K,), (K,)
+    a = acceptance_probability(p_x, q_x)  # (K,) one vectorised call for the round
+    steps = []
+    for i, x in enumerate(drafts):
+        u = float(rng.random())  # drawn only for positions that are checked
+        px, qx, ai = float(p_x[i]), float(q_x[i]), float(a[i])
+        steps.append(RoundStep(i, x, px, qx, px / qx, ai, u, u < ai))
+        if not u < ai:
+            break
+    n = len(steps) - (not steps[-1].accepted) if steps else 0
+    if n < k:
+        kind, leftover = "resample", np.maximum(0.0, p_rows[n] - q_rows[n])  # (V,)
+        dist = residual_distribution(p_rows[n], q_rows[n])
+    else:
+        kind, leftover, dist = "bonus", None, p_rows[k]
+    u_final = float(rng.random())
+    token = int(sample_index(dist, u_final))
+    return RoundResult(k, tuple(drafts), tuple(steps), n, kind, n, token, u_final, dist,
+                       leftover, tuple(drafts[:n]) + (token,))
+
+
+def _top(row: np.ndarray, n: int = TOP_N) -> tuple[tuple[int, float], ...]:
+    idx = np.argpartition(row, -n)[-n:] if row.size > n else np.arange(row.size)
+    idx = idx[np.argsort(-row[idx], kind="stable")]
+    return tuple((int(i), float(row[i])) for i in idx if row[i] > 0)
+
+
+def _sample(row: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
+    if temperature == 0.0:
+        return int(row.argmax())
+    return int(sample_index(row, rng.random()))
+
+
+def autoregressive_generate(target, prompt_ids: Sequence[int], *, max_new_tokens: int,
+                            temperature: float, rng: np.random.Generator,
+                            on_token: Callable[[int], None] | None = None) -> GenerationResult:
+    """Plain decoding: one target call per token, x ~ softmax(logits / T) (argmax at T = 0)."""
+    ids, n_new, t = _check_common([target], prompt_ids, 0, max_new_tokens, temperature, rng)
+    model = target.fresh()
+    res = GenerationResult(tuple(ids), [], [], 0, t)
+    start = time.perf_counter()
+    if len(ids) > 1:
+        model.extend(ids[:-1], last_only=True)
+    res.time_prefill = time.perf_counter() - start
+    last = ids[-1]
+    start = time.perf_counter()
+    for i in range(n_new):
+        logits = model.extend((last,))  # (1, V)
+        last = _sample(probabilities(logits, t)[0], t, rng)
+        res.tokens.append(last)
+        if on_token is not None:
+            on_token(i + 1)
+    res.time_total = res.time_verify = time.perf_counter() - start
+    res.kinds = ["target"] * n_new
+    res.target_calls = n_new
+    return res
+
+
+def speculative_generate(draft, target, prompt_ids: Sequence[int], *, k: int,
+                         max_new_tokens: int, temperature: float, rng: np.random.Generator,
+                         trace: bool = True,
+                         on_round: Callable[[int], None] | None = None) -> GenerationResult:
+    """Speculative decoding (Leviathan et al. 2023, Alg. 1) with K drafts per round.
+
+    Returns a :class:`GenerationResult`: ``tokens`` (exactly ``max_new_tokens``; the last
+    round's surplus is cut), ``kinds``, the per-round trace (``trace=False`` skips it,
+    for benchmarks), counts and wall-clock split. ``on_round(n_tokens_so_far)`` is
+    called after every round (a progress bar).
+    """
+    k = check_k(k)
+    ids, n_new, t = _check_common([draft, target], prompt_ids, k, max_new_tokens,
+                                  temperature, rng)
+    d_model, t_model = draft.fresh(), target.fresh()
+    res = GenerationResult(tuple(ids), [], [], k, t)
+    start = time.perf_counter()
+    if len(ids) > 1:
+        d_model.extend(ids[:-1], last_only=True)
+        t_model.extend(ids[:-1], last_only=True)
+    res.time_prefill = time.perf_counter() - start
+    seq = list(ids)  # committed tokens; both models cache seq[:-1] (draft maybe less)
+    perf = time.perf_counter
+    start = perf()
+    time_draft = time_verify = 0.0
+    while len(seq) - len(ids) < n_new:
+        base = len(seq)
+        # --- draft: K calls; the first feeds every committed token the draft has not read
+        t0 = perf()
+        q_rows = np.empty((k, target.tokenizer.vocab_size))  # (K, V)
+        drafts: list[int] = []
+        feed = seq[d_model.length :]
+        for i in range(k):
+            q_rows[i] = probabilities(d_model.extend(feed, last_only=True), t)[0]
+            x = _sample(q_rows[i], t, rng)
+            drafts.append(x)
+            feed = (x,)
+        t1 = perf()
+        # --- verify: one target call on the last committed token + K drafts -> K+1 rows
+        logits = t_model.extend([seq[-1], *drafts])  # (K+1, V)
+        t2 = perf()
+        time_draft += t1 - t0
+        time_verify += t2 - t1
+        p_rows = probabilities(logits, t)  # (K+1, V)
+        rr = verify_block(p_rows, q_rows, drafts, rng)
+        n = rr.n_accepted
+        seq.extend(rr.emitted_tokens)
+        t_model.rollback(base + n)
+        d_model.rollback(min(d_model.length, base + n))
+        res.n_rounds += 1
+        res.drafted += k
+        res.checked += len(rr.steps)
+        res.accepted += n
+        res._emitted += len(rr.emitted_tokens)
+        res.draft_calls += k
+        res.target_calls += 1 if target.parallel_verify else k + 1
+        for s in rr.steps:
+            res.overlap_sum += float(np.minimum(p_rows[s.position], q_rows[s.position]).sum())
+        kinds = ["accepted"] * n + ["bonus" if rr.final_kind == "bonus" else "resampled"]
+        if trace:
+            res.rounds.append(_round_trace(res.n_rounds - 1, base - len(ids), rr, p_rows, q_rows))
+        res.kinds.extend(kinds)
+        if on_round is not None:
+            on_round(min(n_new, len(seq) - len(ids)))
+    res.time_total = perf() - start
+    res.time_draft, res.time_verify = time_draft, time_verify
+    res.tokens = seq[len(ids) : len(ids) + n_new]
+    res.kinds = res.kinds[:n_new]
+    return res
+
+
+def _round_trace(index, start, rr, p_rows, q_rows) -> RoundTrace:
+    k = rr.k_drafts
+    positions = []
+    for i in range(k):
+        x = rr.draft_tokens[i]
+        p_x, q_x = float(p_rows[i, x]), float(q_rows[i, x])
+        if i < len(rr.steps):
+            s = rr.steps[i]
+            status, coin = ("accepted" if s.accepted else "rejected"), s.coin
+            a = s.acceptance_probability
+        else:  # after the first rejection: never checked (no coin)
+            status, coin, a = "discarded", None, acceptance_probability(p_x, q_x)
+        top_p, top_q = _top(p_rows[i]), _top(q_rows[i])
+        union = list(dict.fromkeys([x] + [t for t, _ in top_p] + [t for t, _ in top_q]))
+        union.sort(key=lambda t: -max(p_rows[i, t], q_rows[i, t]))
+        bars = tuple((t, float(p_rows[i, t]), float(q_rows[i, t])) for t in union)
+        positions.append(PositionTrace(x, q_x, p_x, a, coin, status,
+                                       float(np.minimum(p_rows[i], q_rows[i]).sum()),
+                                       top_p, top_q, bars))
+    top_bonus = _top(p_rows[k])
+    positions.append(PositionTrace(-1, 0.0, 0.0, 0.0, None, "bonus", 0.0, top_bonus, (),
+                                   tuple((t, pr, 0.0) for t, pr in top_bonus)))
+    return RoundTrace(index, start, tuple(positions), rr.n_accepted, rr.final_kind,
+                      rr.final_token, _top(rr.final_distribution), rr.emitted_tokens)

@@ -1,0 +1,182 @@
+"""A tiny decoder-only transformer (GPT) in numpy: float16 storage, float32 compute.
+
+The forward pass mirrors ``tools/train_gpt.py`` (pre-LayerNorm blocks, causal multi-head
+attention, tanh-GELU MLP, tied output embedding; Radford et al. 2019). It keeps a
+key/value cache, so one call :meth:`GPTModel.extend` feeds m new tokens (m = 1 for a
+decoding step, m = K+1 to verify a drafted block, m = prompt length for a prefill) and
+returns the m rows of next-token logits; :meth:`GPTModel.rollback` forgets the cached
+positions of rejected tokens (it only moves the length: the next call overwrites them).
+
+Lean for CPU (the per-call Python overhead is a large part of a step of a model this
+small): each LayerNorm's gain and bias are folded into the matrix that follows it,
+LN(x) @ W + c = ((x - mean) / std) @ (g * W) + (b @ W + c); q, k and v come from one
+fused matrix; the cache is preallocated.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ContextLengthError
+
+LN_EPS = 1e-5  # torch.nn.LayerNorm default
+GELU_C = np.float32(np.sqrt(2.0 / np.pi))
+
+
+@dataclass(frozen=True)
+class GPTConfig:
+    vocab: int
+    ctx: int
+    layers: int
+    dim: int
+    heads: int
+
+
+def _normalise(x: np.ndarray) -> np.ndarray:
+    """(x - mean) / sqrt(var + eps) over the last axis (LayerNorm without gain/bias)."""
+    inv_d = np.float32(1.0 / x.shape[1])
+    xc = x - np.add.reduce(x, axis=1, keepdims=True) * inv_d
+    var = np.add.reduce(xc * xc, axis=1, keepdims=True)
+    var *= inv_d
+    var += np.float32(LN_EPS)
+    xc /= np.sqrt(var, out=var)
+    return xc
+
+
+@functools.lru_cache(maxsize=64)
+def _causal_mask(m: int) -> np.ndarray:
+    """(m, m) additive mask: -inf above the diagonal (a new token never sees later ones)."""
+    mask = np.triu(np.full((m, m), -np.inf, np.float32), 1)
+    mask.flags.writeable = False
+    return mask
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    """tanh approximation of GELU (Hendrycks & Gimpel 2016), as torch approximate='tanh'."""
+    inner = x * x
+    inner *= np.float32(0.044715)
+    inner += np.float32(1.0)
+    inner *= x
+    inner *= GELU_C
+    np.tanh(inner, out=inner)
+    inner += np.float32(1.0)
+    inner *= x
+    inner *= np.float32(0.5)
+    return inner
+
+
+class GPTModel:
+    """Numpy GPT with a KV cache. ``length`` tokens are cached; logits rows are (m, V)."""
+
+    parallel_verify = True  # K+1 positions in one call
+
+    def __init__(self, arrays: dict[str, np.ndarray], name: str = "gpt") -> None:
+        cfg = json.loads(str(arrays["config"]))
+        self.config = GPTConfig(cfg["vocab"], cfg["ctx"], cfg["layers"], cfg["dim"], cfg["heads"])
+        self.meta = cfg
+        self.name = name
+        c = self.config
+        f32 = {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items() if k != "config"}
+        self.wte = f32["wte"]  # (V, d)
+        self.wpe = f32["wpe"]  # (T, d)
+        self.layers = []
+        for i in range(c.layers):
+            g1, b1 = f32[f"h{i}_ln1_g"], f32[f"h{i}_ln1_b"]
+            g2, b2 = f32[f"h{i}_ln2_g"], f32[f"h{i}_ln2_b"]
+            qkv_w, qkv_b = f32[f"h{i}_qkv_w"], f32[f"h{i}_qkv_b"]
+            fc_w, fc_b = f32[f"h{i}_fc_w"], f32[f"h{i}_fc_b"]
+            self.layers.append((
+                np.ascontiguousarray(g1[:, None] * qkv_w), b1 @ qkv_w + qkv_b,  # (d, 3d), (3d,)
+                f32[f"h{i}_proj_w"], f32[f"h{i}_proj_b"],  # (d, d), (d,)
+                np.ascontiguousarray(g2[:, None] * fc_w), b2 @ fc_w + fc_b,  # (d, 4d), (4d,)
+                f32[f"h{i}_out_w"], f32[f"h{i}_out_b"],  # (4d, d), (d,)
+            ))
+        gf, bf = f32["lnf_g"], f32["lnf_b"]
+        self.head_w = np.ascontiguousarray(gf[:, None] * self.wte.T)  # (d, V)
+        self.head_b = bf @ self.wte.T  # (V,)
+        hd = c.dim // c.heads
+        self.scale = np.float32(1.0 / np.sqrt(hd))
+        self.k_cache = np.zeros((c.layers, c.heads, c.ctx, hd), np.float32)
+        self.v_cache = np.zeros((c.layers, c.heads, c.ctx, hd), np.float32)
+        self.length = 0
+        for arr in (self.wte, self.wpe, self.head_w, self.head_b, *sum(self.layers, ())):
+            arr.flags.writeable = False
+
+    @classmethod
+    def load(cls, path: str | Path, name: str | None = None) -> GPTModel:
+        with np.load(path) as data:
+            arrays = {k: data[k] for k in data.files}
+        return cls(arrays, name or Path(path).stem)
+
+    @property
+    def context_length(self) -> int:
+        return self.config.ctx
+
+    @property
+    def n_params(self) -> int:
+        c = self.config
+        return c.vocab * c.dim + c.ctx * c.dim + c.layers * 12 * c.dim * c.dim + 2 * c.dim
+
+    def fresh(self) -> GPTModel:
+        """A new runner that shares the (read-only) weights and has its own empty cache."""
+        other = copy.copy(self)
+        other.k_cache = np.empty_like(self.k_cache)  # only positions < length are read
+        other.v_cache = np.empty_like(self.v_cache)
+        other.length = 0
+        return other
+
+    def reset(self) -> None:
+        self.length = 0
+
+    def rollback(self, length: int) -> None:
+        """Forget cached positions length.. (the rejected tokens)."""
+        if not 0 <= length <= self.length:
+            raise ValueError(f"cannot roll back to {length}: {self.length} tokens are cached")
+        self.length = length
+
+    def extend(self, tokens, *, last_only: bool = False) -> np.ndarray:
+        """Feed m tokens after the cached ones; return next-token logits (m, V) float32.
+
+        Row i is the logits of the token that follows tokens[: i + 1]. ``last_only``
+        computes just the last row (a prefill does not need the others).
+        """
+        ids = np.asarray(tokens, dtype=np.intp).reshape(-1)
+        m, n, c = ids.size, self.length, self.config
+        if n + m > c.ctx:
+            raise ContextLengthError(
+                f"{self.name}: {n + m} tokens do not fit its context of {c.ctx} tokens."
+            )
+        h, hd, d = c.heads, c.dim // c.heads, c.dim
+        x = self.wte[ids] + self.wpe[n : n + m]  # (m, d)
+        mask = _causal_mask(m) if m > 1 else None  # row i sees cached + new[: i + 1]
+        for li, (wqkv, bqkv, wp, bp, wfc, bfc, wo, bo) in enumerate(self.layers):
+            qkv = _normalise(x) @ wqkv  # (m, 3d)
+            qkv += bqkv
+            qkv = qkv.reshape(m, 3, h, hd).transpose(1, 2, 0, 3)  # (3, h, m, hd)
+            kc, vc = self.k_cache[li], self.v_cache[li]
+            kc[:, n : n + m] = qkv[1]
+            vc[:, n : n + m] = qkv[2]
+            att = qkv[0] @ kc[:, : n + m].transpose(0, 2, 1)  # (h, m, n+m)
+            att *= self.scale
+            if mask is not None:
+                att[:, :, n:] += mask
+            att -= att.max(axis=-1, keepdims=True)
+            np.exp(att, out=att)
+            att /= att.sum(axis=-1, keepdims=True)
+            y = (att @ vc[:, : n + m]).transpose(1, 0, 2).reshape(m, d)  # (m, d)
+            x = x + (y @ wp + bp)
+            hid = _normalise(x) @ wfc  # (m, 4d)
+            hid += bfc
+            x = x + (_gelu(hid) @ wo + bo)
+        self.length = n + m
+        if last_only:
+            x = x[-1:]
+        logits = _normalise(x) @ self.head_w  # (m or 1, V)
+        logits += self.head_b
+        return logits

@@ -1,0 +1,46 @@
+"""Home page: renders cold, links only to pages that exist, shows the round picture."""
+
+from tests.app.conftest import ROOT, figures, open_page
+
+PAGE_FILES = sorted(p.name for p in (ROOT / "pages").glob("*.py"))
+
+
+def test_home_renders_without_exception():
+    at = open_page("app.py")
+    assert not at.exception
+    assert not at.error
+    assert at.title[0].value.endswith("Speculative Decoding Lab")
+    text = " ".join(m.value for m in at.markdown)
+    assert "five lines" in " ".join(h.value for h in at.subheader)
+    assert "bonus token" in text and "intern" in " ".join(i.value for i in at.info)
+
+
+def test_home_links_every_existing_page_and_nothing_else():
+    at = open_page("app.py")
+    links = at.get("page_link")
+    targets = [link.proto.page for link in links]
+    assert len(links) == len(PAGE_FILES) >= 3
+    for name in PAGE_FILES:
+        url_name = name.removesuffix(".py").split("_", 1)[1]
+        assert url_name in targets, (url_name, targets)
+    assert all(link.proto.icon for link in links)  # an emoji on every card
+    expected_missing = 5 - len(PAGE_FILES)
+    captions = " ".join(c.value for c in at.caption)
+    assert (f"{expected_missing} more page(s)" in captions) == (expected_missing > 0)
+
+
+def test_home_picture_is_one_target_pass_for_four_tokens():
+    at = open_page("app.py")
+    (timeline,) = figures(at)
+    spec = [t for t in timeline["data"] if t["y"][0] == "speculative round"]
+    plain = [t for t in timeline["data"] if t["y"][0] == "target alone"]
+    assert len(spec) == 4  # three draft steps and one target pass
+    assert len(plain) == 4  # four target passes without speculation
+    assert any("4 tokens" in a["text"] for a in timeline["layout"]["annotations"])
+
+
+def test_home_rerun_is_stable():
+    at = open_page("app.py")
+    at.run()
+    assert not at.exception
+    assert len(figures(at)) == 1

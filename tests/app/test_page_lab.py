@@ -1,0 +1,164 @@
+"""Losslessness lab: the correct sampler passes, every broken variant fails (seeded)."""
+
+import pytest
+
+import specdec_core as sc
+from specdec_ui import figures_lab as fl
+from specdec_ui.text import md_escape
+from tests.app.conftest import figures, open_page
+
+PAGE = "pages/3_Losslessness_lab.py"
+BROKEN = [v for v in sc.VARIANTS if v != "correct"]
+
+
+def _verdict(at) -> str:
+    return at.get_by_key("lab_verdict").children[0].value
+
+
+def test_default_run_passes():
+    at = open_page(PAGE)
+    assert not at.exception and not at.error and not at.warning
+    assert at.selectbox(key="lab_preset").value == fl.DEFAULT_LAB_PRESET
+    assert at.number_input(key="lab_rounds").value == fl.DEFAULT_ROUNDS
+    verdict = _verdict(at)
+    assert verdict.startswith("PASS: ")
+    assert "p-value" in verdict and "0.001" in verdict
+    assert len(at.success) == 1  # the verdict box is green only when it passes
+    titles = [f["layout"]["title"]["text"] for f in figures(at)]
+    assert any(t.startswith("alpha = sum min(p, q) = 1 - TV(p, q) = 0.850") for t in titles)
+    assert any(t.startswith("Emitted tokens") for t in titles)
+    assert any(t.startswith("Tokens per round over 100,000 rounds") for t in titles)
+    assert at.metric[0].value == "0.850"  # alpha (expected)
+    assert abs(float(at.metric[1].value) - 0.85) < 0.01  # kept / checked (simulated)
+
+
+@pytest.mark.parametrize("variant", BROKEN)
+def test_each_broken_variant_fails_with_a_fixed_seed(variant):
+    at = open_page(PAGE, {"seed": "3"})
+    at.selectbox(key="lab_variant").set_value(variant).run()
+    assert not at.exception
+    verdict = _verdict(at)
+    assert verdict.startswith("FAIL: "), verdict
+    assert len(at.error) == 1  # the verdict box is red
+    assert md_escape(sc.VARIANTS[variant]) in " ".join(i.value for i in at.info)
+    if variant == "no_bonus":
+        assert "the round lengths do not follow the theory" in verdict
+        assert "the emitted tokens do not follow p" not in verdict
+        assert any("unbiased in tokens" in c.value for c in at.caption)
+    else:
+        assert "the emitted tokens do not follow p" in verdict
+
+
+def test_switching_back_to_correct_passes_again():
+    at = open_page(PAGE, {"seed": "3", "variant": "resample_from_p"})
+    assert _verdict(at).startswith("FAIL")
+    at.selectbox(key="lab_variant").set_value("correct").run()
+    assert _verdict(at).startswith("PASS")
+
+
+@pytest.mark.parametrize("preset", list(fl.LAB_PRESETS))
+def test_every_preset_renders_and_passes(preset):
+    at = open_page(PAGE)
+    at.selectbox(key="lab_preset").set_value(preset).run()
+    assert not at.exception and not at.error
+    assert at.text_input(key="lab_p_text").value == fl.LAB_PRESETS[preset].p_text
+    assert _verdict(at).startswith("PASS")
+
+
+def test_perfect_draft_hides_the_rejection_bug():
+    at = open_page(PAGE, {"preset": "equal", "variant": "resample_from_p"})
+    assert not at.exception
+    assert _verdict(at).startswith("PASS")  # p = q never rejects: nothing to catch
+    assert any("did not show" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(
+    "p_text, fragment",
+    [
+        ("0.5, abc, 0.2", "entry 2"),
+        ("0.5, 0.6", "sum to 1.1"),
+        ("0.5, -0.1, 0.6", "negative"),
+        ("", "empty"),
+        ("0.5, 0.5", "p has 2 entries but q has 5"),
+    ],
+)
+def test_bad_typed_input_shows_an_error(p_text, fragment):
+    at = open_page(PAGE)
+    at.text_input(key="lab_p_text").input(p_text).run()
+    assert not at.exception
+    assert at.selectbox(key="lab_preset").value == fl.CUSTOM
+    assert len(at.error) == 1
+    assert md_escape(fragment) in at.error[0].value
+
+
+def test_typed_pair_runs_with_default_labels():
+    at = open_page(PAGE)
+    at.text_input(key="lab_p_text").input("1/2, 1/4, 25%").run()
+    at.text_input(key="lab_q_text").input("0.2 0.3 0.5").run()
+    assert not at.exception and not at.error
+    assert _verdict(at).startswith("PASS")
+    overlap = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("alpha"))
+    assert overlap["data"][0]["x"] == ["A", "B", "C"]
+    assert "p=1%2F2%2C+1%2F4%2C+25%25" in at.code[0].value  # the link carries the typed text
+
+
+def test_link_reopens_a_custom_run():
+    query = {
+        "p": "0.7, 0.3",
+        "q": "0.4, 0.6",
+        "k": "2",
+        "rounds": "20000",
+        "seed": "9",
+        "variant": "accept_if_p_ge_q",
+    }
+    at = open_page(PAGE, query)
+    assert not at.exception and not at.warning
+    assert at.selectbox(key="lab_preset").value == fl.CUSTOM
+    assert at.slider(key="lab_k").value == 2
+    assert at.number_input(key="lab_seed").value == 9
+    assert _verdict(at).startswith("FAIL")
+
+
+@pytest.mark.parametrize(
+    "query, bad",
+    [
+        ({"k": "99"}, "k"),
+        ({"rounds": "5"}, "rounds"),
+        ({"rounds": "10000000000"}, "rounds"),
+        ({"seed": "-1"}, "seed"),
+        ({"variant": "evil"}, "variant"),
+        ({"preset": "x" * 3000}, "preset"),
+        ({"p": "0.5, nope"}, "p"),
+        ({"q": "[1](javascript:alert(1))"}, "q"),
+    ],
+)
+def test_bad_links_warn_and_fall_back(query, bad):
+    at = open_page(PAGE, query)
+    assert not at.exception
+    assert len(at.warning) == 1 and f"'{md_escape(bad)}'" in at.warning[0].value
+    assert _verdict(at).startswith("PASS")  # the defaults still run
+
+
+def test_mismatched_link_pair_falls_back():
+    at = open_page(PAGE, {"p": "0.5, 0.5", "q": "0.2, 0.3, 0.5"})
+    assert not at.exception
+    assert "different lengths" in at.warning[0].value
+    assert at.selectbox(key="lab_preset").value == fl.DEFAULT_LAB_PRESET
+
+
+def test_manual_mode_waits_for_the_run_button():
+    at = open_page(PAGE, {"seed": "3"})
+    at.checkbox(key="lab_auto").uncheck().run()
+    at.selectbox(key="lab_variant").set_value("accept_if_p_ge_q").run()
+    assert _verdict(at).startswith("PASS")  # still the previous run
+    assert any("Settings changed" in i.value for i in at.info)
+    at.button(key="lab_run").click().run()
+    assert _verdict(at).startswith("FAIL")
+    assert not any("Settings changed" in i.value for i in at.info)
+
+
+def test_downloads_and_source():
+    at = open_page(PAGE)
+    assert len(at.get("download_button")) == 1
+    sources = " ".join(c.value for c in at.code)
+    assert "def simulate_rounds" in sources and "def losslessness_test" in sources

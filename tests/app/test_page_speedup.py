@@ -1,0 +1,157 @@
+"""Speedup explorer: seed 003 Ex 8 by default, presets, sliders, links."""
+
+import base64
+
+import numpy as np
+import pytest
+
+import specdec_core as sc
+from specdec_ui import figures_speedup as fs
+from specdec_ui.text import md_escape
+from tests.app.conftest import figures, open_page
+
+PAGE = "pages/2_Speedup_explorer.py"
+
+
+def _optimum(at) -> str:
+    return at.get_by_key("speed_optimum").children[0].value
+
+
+def _table(at):
+    return at.dataframe[0].value
+
+
+def _values(v) -> np.ndarray:
+    """Figure JSON arrays are plain lists or plotly typed-array specs (base64 'bdata')."""
+    if isinstance(v, dict) and "bdata" in v:
+        shape = tuple(int(n) for n in str(v.get("shape", "-1")).split(","))
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]).reshape(shape)
+    return np.asarray(v)
+
+
+def _trace(fig, name):
+    return next(t for t in fig["data"] if t.get("name") == name)
+
+
+def test_default_is_seed_003_ex8():
+    at = open_page(PAGE)
+    assert not at.exception and not at.error and not at.warning
+    assert at.selectbox(key="speed_preset").value == "003-H"
+    assert _optimum(at) == "Best K = 4 (speedup 1.85x)"
+    table = _table(at)
+    rows = {
+        int(k): round(float(t), 2) for k, t in zip(table["K"], table["time per token"], strict=True)
+    }
+    assert (rows[2], rows[4], rows[8]) == (22.83, 21.64, 25.01)
+    assert min(rows, key=rows.get) == 4
+    latex = " ".join(el.value for el in at.latex)
+    assert "2.773" in latex and "1.849" in latex and "21.64" in latex
+    assert len(figures(at)) == 4
+
+
+def test_charts_mark_the_optimum_and_the_heatmap_grid():
+    at = open_page(PAGE)
+    by_title = {f["layout"]["title"]["text"]: f for f in figures(at)}
+    vs_k = next(f for t, f in by_title.items() if t.startswith("Speedup versus K"))
+    assert _trace(vs_k, "best K")["x"] == [4]
+    heat = next(f for t, f in by_title.items() if t.startswith("Speedup over alpha and K"))
+    z = _values(_trace(heat, "speedup")["z"])
+    assert z.shape == (fs.HEATMAP_K_MAX, fs.HEATMAP_ALPHAS)
+    best = _values(_trace(heat, "best K")["y"])
+    np.testing.assert_array_equal(best, np.argmax(z, axis=0) + 1)
+    alphas = _values(_trace(heat, "speedup")["x"])
+    j = int(np.argmin(np.abs(alphas - 0.7)))
+    assert best[j] == 4
+    vs_alpha = next(f for t, f in by_title.items() if t.startswith("Speedup (dotted"))
+    assert {"K = 1", "K = 2", "K = 4", "K = 8"} <= {t["name"] for t in vs_alpha["data"]}
+
+
+@pytest.mark.parametrize("preset", list(fs.SPEED_PRESETS))
+def test_every_preset_renders(preset):
+    at = open_page(PAGE)
+    at.selectbox(key="speed_preset").set_value(preset).run()
+    assert not at.exception and not at.error
+    chosen = fs.SPEED_PRESETS[preset]
+    assert at.slider(key="speed_alpha").value == chosen.alpha
+    assert at.slider(key="speed_k").value == chosen.k
+    best = sc.optimal_k(chosen.alpha, chosen.c_q, chosen.c_p, k_max=fs.K_MAX_PAGE)
+    assert _optimum(at).startswith(f"Best K = {best} ")
+    if chosen.paper is not None:
+        text = " ".join(s.value for s in at.success)
+        assert f"expected speedup is {chosen.paper['expected']}x" in text
+        assert f"measured one {chosen.paper['measured']}x" in text
+
+
+def test_table4_first_row_formula_matches_paper():
+    at = open_page(PAGE, {"preset": "table4-1"})
+    assert not at.exception
+    text = " ".join(s.value for s in at.success)
+    assert "rounded 3.2x" in text and "expected speedup is 3.2x" in text
+    assert at.number_input(key="speed_c_q").value == pytest.approx(2.0)
+    assert at.number_input(key="speed_c_p").value == pytest.approx(100.0)
+
+
+def test_ex7_free_draft_reaches_the_ceiling():
+    at = open_page(PAGE, {"preset": "003-G"})
+    assert not at.exception
+    assert at.metric[3].value == "5.00x"  # speedup at K = 4: K + 1
+    assert _optimum(at) == f"Best K = {fs.K_MAX_PAGE} (speedup {fs.K_MAX_PAGE + 1:.2f}x)"
+    assert any("largest offered" in c.value for c in at.caption)
+
+
+def test_moving_a_slider_switches_to_custom_and_updates_everything():
+    at = open_page(PAGE)
+    at.slider(key="speed_alpha").set_value(0.9).run()
+    assert not at.exception
+    assert at.selectbox(key="speed_preset").value == "custom"
+    best = sc.optimal_k(0.9, 5.0, 40.0, k_max=fs.K_MAX_PAGE)
+    assert _optimum(at) == f"Best K = {best} (speedup {sc.speedup(0.9, best, 5.0, 40.0):.2f}x)"
+    assert at.query_params["preset"] == "custom" and at.query_params["alpha"] == "0.9"
+    at.slider(key="speed_k").set_value(best).run()
+    assert int(best) in list(_table(at)["K"])
+
+
+def test_link_reopens_custom_settings():
+    at = open_page(PAGE, {"alpha": "0.6", "k": "3", "c_q": "2", "c_p": "20"})
+    assert not at.exception and not at.warning
+    assert at.selectbox(key="speed_preset").value == "custom"
+    assert at.slider(key="speed_k").value == 3
+    best = sc.optimal_k(0.6, 2.0, 20.0, k_max=fs.K_MAX_PAGE)
+    assert _optimum(at).startswith(f"Best K = {best} ")
+    assert "?preset=custom&alpha=0.6&k=3&c_q=2&c_p=20" in at.code[0].value
+
+
+@pytest.mark.parametrize(
+    "query, bad",
+    [
+        ({"alpha": "1.5"}, "alpha"),
+        ({"alpha": "nan"}, "alpha"),
+        ({"k": "0"}, "k"),
+        ({"k": "abc"}, "k"),
+        ({"c_p": "0"}, "c_p"),
+        ({"c_q": "-1"}, "c_q"),
+        ({"c_q": "1e400"}, "c_q"),
+        ({"preset": "<script>alert(1)</script>"}, "preset"),
+        ({"alpha": "9" * 5000}, "alpha"),
+    ],
+)
+def test_bad_links_warn_and_fall_back(query, bad):
+    at = open_page(PAGE, query)
+    assert not at.exception
+    assert len(at.warning) == 1 and f"'{md_escape(bad)}'" in at.warning[0].value
+    assert "<script>" not in at.warning[0].value
+    assert _optimum(at) == "Best K = 4 (speedup 1.85x)"  # the defaults
+
+
+def test_warning_is_shown_once_and_the_page_keeps_working():
+    at = open_page(PAGE, {"k": "999"})
+    assert len(at.warning) == 1
+    at.run()
+    assert not at.warning and not at.exception
+
+
+def test_csv_download_and_source_expander():
+    at = open_page(PAGE)
+    assert len(at.get("download_button")) == 1
+    sources = " ".join(c.value for c in at.code)
+    assert "def expected_tokens" in sources and "def optimal_k" in sources

@@ -1,0 +1,170 @@
+"""The app is public: static checks of the code and config, and a hostile label in AppTest.
+
+- No code path can render HTML: no ``unsafe_allow_html=True``, no ``st.html``, no
+  custom components (the AST of every app file is inspected, so comments and
+  strings do not count and method calls such as ``model.eval()`` are not confused
+  with the builtin).
+- No ``eval``/``exec``/``compile`` builtins, no pickle-like loaders, no
+  ``allow_pickle=True``.
+- ``.streamlit/config.toml`` keeps XSRF protection on, uploads tiny and error
+  details off.
+- A ``<script>`` / ``<img onerror>`` label typed into the round page's vocabulary
+  field comes out escaped everywhere it is shown (markdown, captions, plotly),
+  and never reaches LaTeX.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.app.conftest import open_page
+
+ROOT = Path(__file__).resolve().parents[1]
+APP_DIRS = ("pages", "specdec_core", "specdec_ui", "tools")
+DANGEROUS_BUILTINS = {"eval", "exec", "compile", "__import__"}
+DANGEROUS_MODULES = {"pickle", "cPickle", "dill", "marshal", "shelve", "joblib", "cloudpickle"}
+HTML_CALLS = {"html"}  # st.html / st.components.v1.html
+
+
+def app_files() -> list[Path]:
+    files = [ROOT / "app.py"]
+    for folder in APP_DIRS:
+        files += sorted((ROOT / folder).rglob("*.py"))
+    return [f for f in files if f.is_file()]
+
+
+def findings(path: Path) -> list[str]:
+    """Dangerous constructs in one file, as 'file:line: what'."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in DANGEROUS_BUILTINS:
+                out.append(f"{where}:{node.lineno}: builtin {func.id}()")
+            if isinstance(func, ast.Attribute) and func.attr in HTML_CALLS:
+                base = ast.unparse(func.value)
+                if base.split(".")[0] in {"st", "streamlit", "components"} or "components" in base:
+                    out.append(f"{where}:{node.lineno}: {base}.html()")
+            if isinstance(func, ast.Attribute) and func.attr in {"load", "loads"}:
+                base = ast.unparse(func.value)
+                if base.split(".")[0] in DANGEROUS_MODULES:
+                    out.append(f"{where}:{node.lineno}: {base}.{func.attr}()")
+            for kw in node.keywords:
+                truthy = not (isinstance(kw.value, ast.Constant) and not kw.value.value)
+                if kw.arg in {"unsafe_allow_html", "allow_pickle"} and truthy:
+                    out.append(f"{where}:{node.lineno}: {kw.arg}={ast.unparse(kw.value)}")
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names]
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names.append(node.module)
+            for name in names:
+                top = name.split(".")[0]
+                if top in DANGEROUS_MODULES or "components" in name.split("."):
+                    out.append(f"{where}:{node.lineno}: import {name}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if ":material/" in node.value:
+                out.append(f"{where}:{node.lineno}: material icon (fetches a font from a CDN)")
+    return out
+
+
+def test_the_checker_finds_what_it_is_looking_for(tmp_path):
+    # Proof that the scan below can fail: a file with every forbidden construct.
+    bad = tmp_path / "probe.py"
+    source = (
+        "import pickle\nimport streamlit as st\nimport streamlit.components.v1 as components\n"
+        "st.markdown(x, unsafe_allow_html=True)\nst.html(x)\ncomponents.html(x)\n"
+        "eval(x)\nexec(x)\npickle.loads(x)\nnp.load(f, allow_pickle=True)\n"
+        "st.set_page_config(page_icon=':material/home:')\n"
+        "model.eval()\nst.markdown(x, unsafe_allow_html=False)\n"
+    )
+    bad.write_text(source, encoding="utf-8")
+    found = findings(bad)
+    text = "\n".join(found)
+    for what in ("import pickle", "unsafe_allow_html=True", "st.html()", "components.html()",
+                 "builtin eval()", "builtin exec()", "pickle.loads()", "allow_pickle=True",
+                 "material icon", "streamlit.components.v1"):
+        assert what in text, what
+    assert len(found) == 10, found  # model.eval() and unsafe_allow_html=False are fine
+
+
+def test_app_code_has_no_html_injection_eval_or_pickle():
+    files = app_files()
+    assert len(files) >= 10, "expected app.py, the pages and the two packages"
+    problems = [f for path in files for f in findings(path)]
+    assert not problems, "\n".join(problems)
+
+
+def test_pages_exist_and_are_scanned():
+    pages = sorted((ROOT / "pages").glob("*.py"))
+    assert len(pages) >= 4
+    assert set(pages) <= set(app_files())
+
+
+@pytest.fixture(scope="module")
+def config() -> dict:
+    with open(ROOT / ".streamlit" / "config.toml", "rb") as fh:
+        return tomllib.load(fh)
+
+
+def test_config_keeps_xsrf_protection_on(config):
+    assert config["server"]["enableXsrfProtection"] is True
+    # XSRF protection is only off when CORS is off too; keep CORS at its default (on).
+    assert config["server"].get("enableCORS", True) is True
+
+
+def test_config_allows_only_tiny_uploads(config):
+    assert 0 < config["server"]["maxUploadSize"] <= 1  # MB; the app takes no uploads
+
+
+def test_config_hides_error_details(config):
+    assert config["client"]["showErrorDetails"] in ("none", False, "false")
+
+
+def test_config_sends_no_usage_statistics(config):
+    assert config["browser"]["gatherUsageStats"] is False
+
+
+# --- a hostile label in the vocabulary field (AppTest) -------------------------------
+
+SCRIPT = "<script>x()</script>"  # labels are at most 24 characters
+IMG = "<img src=x onerror=f()>"
+HOSTILE_LINK = {"mode": "custom", "labels": f"{SCRIPT}, {IMG}, C, D, E", "k": "3", "seed": "0",
+                "p": "0.40, 0.25, 0.20, 0.10, 0.05", "q": "0.30, 0.30, 0.15, 0.15, 0.10"}
+
+
+def _texts(at, kind: str) -> list[str]:
+    return [str(el.value) for el in at.get(kind)]
+
+
+@pytest.mark.parametrize("step", ["0", "3", "8"])
+def test_hostile_labels_render_as_text_on_the_round_page(step):
+    at = open_page("pages/1_Step_through_a_round.py", {**HOSTILE_LINK, "step": step})
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    # The labels were accepted as typed (otherwise this test would prove nothing).
+    assert at.text_input(key="round_labels").value == HOSTILE_LINK["labels"]
+
+    markdown_like = _texts(at, "markdown") + _texts(at, "caption") + _texts(at, "warning")
+    shown = "\n".join(markdown_like)
+    assert "\\<script\\>" in shown, "the label should be on screen, escaped"
+    for raw in ("<script", "<img", "</script"):
+        for body in markdown_like:
+            assert raw not in body.replace("\\<", "&lt;"), body
+
+    for body in _texts(at, "latex"):
+        assert "script" not in body and "img" not in body and "onerror" not in body, body
+
+    specs = [el.proto.spec for el in at.get("plotly_chart")]
+    assert specs, "the round page draws charts"
+    assert any("&lt;script&gt;" in s for s in specs), "the label should appear in a chart"
+    for spec in specs:
+        text = json.dumps(json.loads(spec), ensure_ascii=False)
+        assert "<script" not in text and "<img" not in text
+
