@@ -36,6 +36,7 @@ if error is not None:
             icon="↩️")
 
 story = build_story(spec)
+trace = story.trace_frame()
 n_steps = len(story.steps)
 index, step_problem = ri.current_step(spec.signature(), n_steps)
 problems = (link.problems if link else []) + ([step_problem] if step_problem else [])
@@ -86,7 +87,7 @@ st.plotly_chart(fr.chips_figure(story.labels, story.result.draft_tokens, step.dr
 with st.expander("All decisions so far", expanded=step.kind == "result"):
     st.markdown("\n".join(f"{s.index + 1}. {md_escape(s.title)}" for s in story.steps[: index + 1]))
     if step.kind == "result":
-        st.dataframe(story.trace_frame(), hide_index=True)
+        st.dataframe(trace, hide_index=True)
 
 with st.expander("The two rules in plain words"):
     st.markdown("**Keep or reject.** A drafted token x is kept with probability")
@@ -113,6 +114,6 @@ too_long = [name for name, value in params.items() if len(value) > MAX_PARAM_LEN
 if too_long:
     st.warning(f"This link's {', '.join(too_long)} is longer than {MAX_PARAM_LENGTH:,} characters, "
                "so the link cannot reopen it; use fewer tokens or a shared p and q.", icon="🔗")
-download_csv(story.trace_frame(), "round_trace.csv", key="round_download",
+download_csv(trace, "round_trace.csv", key="round_download",
              label="⬇️ Download the round trace (CSV)")
 show_source(sc.verify_round, sc.acceptance_probability, sc.residual_distribution)

@@ -32,7 +32,7 @@ VARIANT_NAMES = {
 STATE = "lab__state"  # survives page switches (widget keys do not)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=16, show_spinner=False)
 def _simulate(
     p_target: tuple[float, ...],
     q_draft: tuple[float, ...],
@@ -64,12 +64,12 @@ def _simulate(
 
 
 # Figures are cached objects shared read-only by all sessions (st.plotly_chart copies them).
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def _overlap_fig(p_target: tuple[float, ...], q_draft: tuple[float, ...], labels: tuple[str, ...]):
     return fl.overlap_figure(p_target, q_draft, labels)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def _result_figs(p_target, q_draft, labels, k, rounds, seed, variant, _result):
     return fl.token_histogram_figure(_result, labels), fl.tokens_per_round_figure(_result)
 

@@ -12,7 +12,7 @@ from specdec_ui.widgets import page_setup, seed_control, show_error, show_source
 
 page_setup("Model pair lab", "🤖")
 
-DEFAULT_PROMPT = "The for statement is used to"
+DEFAULT_PROMPT = "Return the number of"
 RUN_KEY = "lm__run"  # the last run and the settings it was made with (not a widget key)
 ROUND_KEY = "lm__round"  # the round shown in step mode
 KIND_WORD = {"accepted": "kept drafts", "resampled": "resampled", "bonus": "bonus"}
@@ -121,8 +121,8 @@ if mode == "Step round by round":
     chips = [(vocab[p.token], p.status) for p in rnd.positions[:-1]]
     chips.append((vocab[rnd.final_token],
                   "bonus" if rnd.final_kind == "bonus" else "resampled"))
-    st.plotly_chart(fl.token_text_figure(chips, title="Drafted tokens and the round's last token"),
-                    key="lm_chips")
+    st.caption("Drafted tokens (kept ✓, rejected ✗, discarded –) and the round's last token:")
+    st.plotly_chart(fl.token_text_figure(chips), key="lm_chips")
     st.write(
         f"The draft made {k} calls to propose {k} tokens; the target scored the last accepted "
         f"token and all {k} drafts in one call, which gives {k + 1} distributions p. A drafted "
@@ -145,7 +145,9 @@ c1, c2, c3, c4 = st.columns(4)
 c1.metric("Acceptance rate (measured)", f"{cost.alpha:.0%}",
           help="Drafted tokens kept / drafted tokens checked. A draft after a rejection is "
                "discarded without a check and does not count.")
-c1.caption(f"Expected α = mean Σ min(p, q) = {spec.expected_acceptance_rate:.2f}")
+c1.caption(f"Drafts kept / drafts checked = {spec.accepted} / {spec.checked} (a draft after a "
+           f"rejection is never checked). Expected α = mean of Σ min(p, q) at the checked "
+           f"positions = {spec.expected_acceptance_rate:.2f}")
 c2.metric("Tokens per target call", f"{spec.tokens_per_target_call:.2f}",
           help="Generated tokens / target calls (plain decoding: exactly 1).")
 c2.caption(f"{spec.tokens_per_round:.2f} tokens per round")
@@ -153,7 +155,7 @@ c3.metric("Target calls saved", f"{run.target_calls_saved}",
           f"{run.target_calls_saved_fraction:.0%} fewer",
           help="Plain decoding calls the target once per token.")
 c3.caption(f"{spec.target_calls} calls instead of {plain.target_calls}")
-c4.metric("Wall-clock speedup (measured)", f"{cost.measured_speedup:.2f}x",
+c4.metric("Speedup (measured)", f"{cost.measured_speedup:.2f}x",
           help=f"Plain decode time / speculative decode time (median of {run.repeats} "
                "interleaved repeats; the prompt's prefill is left out of both).")
 c4.caption(f"{spec.time_total * 1000:.1f} ms vs {plain.time_total * 1000:.1f} ms plain")
@@ -176,8 +178,11 @@ with left:
         f"target steps (a plain target step took {cost.target_step * 1e6:.0f} µs)."
     )
     st.latex(rf"E(\alpha, K) = \frac{{1 - \alpha^{{K+1}}}}{{1 - \alpha}} = "
-             rf"\frac{{1 - {cost.alpha:.2f}^{{{k + 1}}}}}{{1 - {cost.alpha:.2f}}}"
+             rf"\frac{{1 - {cost.alpha:.2f}^{{{k + 1}}}}}{{1 - {cost.alpha:.2f}}} = "
+             rf"{cost.expected_tokens:.2f}"
              if cost.alpha < 1 else rf"E(\alpha, K) = K + 1 = {k + 1}")
+    st.caption(f"E is the i.i.d. model's expected tokens per round at the measured α; this run "
+               f"measured {spec.tokens_per_round:.2f}.")
     st.latex(rf"S_{{\text{{seeds}}}} = \frac{{E}}{{K c + 1}} = \frac{{E}}{{{k}\cdot{cost.c:.3f}"
              rf" + 1}} = {cost.seed_prediction:.2f}")
     st.latex(rf"S_{{\text{{corrected}}}} = \frac{{E}}{{K c + v(K)}} = \frac{{E}}{{{k}\cdot"

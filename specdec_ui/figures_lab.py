@@ -182,6 +182,9 @@ def token_histogram_figure(result: sc.SimulationResult, labels) -> go.Figure:
                 "line": {"width": 1, "color": "#333333"},
             },
             "error_y": {"type": "data", "array": 3 * se, "visible": True, "color": COLORS["p"]},
+            "customdata": result.expected_counts,
+            "hovertemplate": "%{x}: p share %{y:.4f}, expected %{customdata:,.0f} tokens"
+            " (whiskers: +-3 standard errors)<extra></extra>",
         },
         {
             "type": "scatter",

@@ -77,7 +77,7 @@ def token_text_figure(pieces: Sequence[tuple[str, str]], *, title: str = "",
         text=[plotly_escape(p[2]) for p in placed], mode="text", showlegend=False,
         hoverinfo="skip", textfont={"family": "monospace", "size": 15, "color": "#111111"},
     ))
-    base_layout(fig, title=title, height=max(140, 60 + 26 * n_rows))
+    base_layout(fig, title=title, height=max(110, 60 + 26 * n_rows))
     fig.update_layout(barmode="overlay", bargap=0.1)
     fig.update_xaxes(visible=False, range=[-0.5, width + 0.5], fixedrange=True)
     fig.update_yaxes(visible=False, range=[n_rows - 0.5, -0.5], fixedrange=True)
@@ -147,7 +147,7 @@ def coin_figure(positions) -> go.Figure:
                          hoverinfo="skip"))
     fig.add_trace(go.Scatter(x=[p.coin for _, p in checked], y=ys, mode="markers+text",
                              name="coin u", text=[f"u = {p.coin:.2f}" for _, p in checked],
-                             textposition="top center",
+                             textposition="middle right",
                              marker={"color": COLORS["coin"], "size": 14, "symbol": "diamond"},
                              hovertemplate="u = %{x:.3f}<extra></extra>"))
     base_layout(fig, title="The coins", height=120 + 50 * max(1, len(checked)))
@@ -179,11 +179,12 @@ def final_figure(top: Sequence[tuple[int, float]], chosen: int, vocab: Sequence[
 
 def speedup_figure(rows: Sequence[tuple[str, float]]) -> go.Figure:
     """Horizontal bars of speedups (measured and predicted) with the break-even line at 1."""
-    colours = [COLORS["accepted"] if "measured" in name else COLORS["theory"] for name, _ in rows]
+    colours = [COLORS["accepted"] if name == "measured" else COLORS["theory"] for name, _ in rows]
     fig = go.Figure(go.Bar(orientation="h", y=[n for n, _ in rows], x=[v for _, v in rows],
                            marker={"color": colours}, text=[f"{v:.2f}x" for _, v in rows],
                            textposition="outside", hovertemplate="%{y}: %{x:.2f}x<extra></extra>"))
-    fig.add_vline(x=1.0, line_dash="dash", annotation_text="no gain (1x)")
+    fig.add_vline(x=1.0, line_dash="dash", annotation_text="no gain (1x)",
+                  annotation_position="bottom right")
     base_layout(fig, title="Speedup over plain decoding", height=110 + 45 * len(rows))
     fig.update_xaxes(range=[0, max(2.0, 1.25 * max(v for _, v in rows))], fixedrange=True)
     fig.update_yaxes(autorange="reversed", fixedrange=True)

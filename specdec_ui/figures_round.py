@@ -12,12 +12,16 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import plotly.graph_objects as go
 
 from .text import plotly_escape
 from .theme import COLORS, PATTERN, STATUS_SYMBOL, STATUS_WORD, base_layout
+
+if TYPE_CHECKING:
+    from .round_story import RoundStory
 
 DIM = 0.35  # opacity of the bars that are not the token in focus
 PENDING_FILL = "#DDDDDD"  # a draft that has not been checked yet
@@ -82,17 +86,18 @@ def _category_layout(labels: Sequence[str], highlight: int | None, y_max: float)
     ticks = list(safe)
     if highlight is not None:
         ticks[highlight] = f"<b>{ticks[highlight]}</b>"
-    return {"margin": {"t": 90}, "legend": {"y": 1.0, "yanchor": "bottom", "x": 0},
+    return {"margin": {"t": 90}, "showlegend": True,
+            "legend": {"y": 1.0, "yanchor": "bottom", "x": 0},
             "xaxis": {"type": "category", "tickmode": "array", "tickvals": safe, "ticktext": ticks,
                       "title": {"text": "token"}},
-            "yaxis": {"title": {"text": "probability"}, "range": [0, max(0.05, y_max) * 1.3]}}
+            "yaxis": {"title": {"text": "probability"}, "range": [0, max(0.05, y_max) * 1.45]}}
 
 
 def _mark(layout: dict, labels: Sequence[str], highlight: int | None, y: float,
           text: str) -> dict:
     if highlight is not None and text:
         layout["annotations"] = [{"x": plotly_escape(labels[highlight]), "y": y, "text": text,
-                                  "showarrow": True, "arrowhead": 2, "ay": -28, "yshift": 24,
+                                  "showarrow": True, "arrowhead": 2, "ay": -22, "yshift": 20,
                                   "font": {"size": 15}}]
     return layout
 
@@ -219,6 +224,7 @@ def chips_figure(labels: Sequence[str], draft_tokens: Sequence[int],
             "cliponaxis": False,
         })
     layout = {
+        "showlegend": True,  # also when one status alone is on screen
         "legend": {"itemsizing": "constant", "orientation": "h", "y": -0.25, "yanchor": "top"},
         "margin": {"b": 60},
         "xaxis": {"range": [0.4, k + 1.6], "tickmode": "array", "tickvals": list(range(1, k + 2)),
@@ -231,7 +237,7 @@ def chips_figure(labels: Sequence[str], draft_tokens: Sequence[int],
     return _figure(data, layout, title=title, height=260)
 
 
-def step_figures(story, index: int) -> tuple[go.Figure, go.Figure | None]:
+def step_figures(story: RoundStory, index: int) -> tuple[go.Figure, go.Figure | None]:
     """The charts of step ``index`` of a ``round_story.RoundStory``: (main chart, coin or None).
 
     draft / ratio / coin: p and q at the position, drafted token marked (the

@@ -50,17 +50,22 @@ DEFAULTS: dict[str, object] = {
     "round_coins_text": "",
     "round_final_text": "",
     "round_seed": 0,
+    "round_normalise": False,
 }
 ROW_SEPARATOR = "|"
 
 
 # ----------------------------------------------------------------------------- pure parsing
-def parse_rows(text: str, name: str) -> np.ndarray:
-    """Rows typed as 'p1 | p2 | ...' (each a vector of the core's syntax) -> (n, V)."""
+def parse_rows(text: str, name: str, normalize: bool = False) -> np.ndarray:
+    """Rows typed as 'p1 | p2 | ...' (each a vector of the core's syntax) -> (n, V).
+
+    ``normalize`` divides each row by its sum (the student's explicit choice).
+    """
     if not isinstance(text, str) or len(text) > MAX_TEXT_LENGTH:
         raise sc.InvalidParameterError(f"{name}: at most {MAX_TEXT_LENGTH} characters.")
     parts = text.split(ROW_SEPARATOR)
-    rows = [sc.parse_distribution(part, name=name if len(parts) == 1 else f"{name} row {i + 1}")
+    rows = [sc.parse_distribution(part, normalize=normalize,
+                                  name=name if len(parts) == 1 else f"{name} row {i + 1}")
             for i, part in enumerate(parts)]
     if len({r.size for r in rows}) != 1:
         raise sc.InvalidDistributionError(
@@ -115,10 +120,19 @@ def parse_final(text: str, labels: tuple[str, ...]) -> int | None:
     return _token_id(body, labels, "final token")
 
 
+def _table_rows(table, name: str, n: int, normalize: bool) -> np.ndarray:
+    if normalize:
+        arr = np.asarray(table, dtype=np.float64)
+        if arr.ndim == 2:
+            table = [sc.validate_distribution(row, f"{name} at position {i + 1}", normalize=True)
+                     for i, row in enumerate(arr)]
+    return sc.validate_rows(table, name, n)
+
+
 def custom_spec(labels_text: str, p_text: str, q_text: str, k: int, drafts_text: str = "",
                 coins_text: str = "", final_text: str = "", seed: int = 0,
-                p_table: np.ndarray | None = None, q_table: np.ndarray | None = None
-                ) -> RoundSpec:
+                p_table: np.ndarray | None = None, q_table: np.ndarray | None = None,
+                normalize: bool = False) -> RoundSpec:
     """A custom round from typed text (or per-position tables), checked by playing it.
 
     p and q are typed vectors shared by all positions (the seeds'
@@ -127,13 +141,13 @@ def custom_spec(labels_text: str, p_text: str, q_text: str, k: int, drafts_text:
     """
     k = sc.check_k(k, k_max=K_MAX_PAGE)
     if p_table is None:
-        p_rows = _fit_rows(parse_rows(p_text, "p"), "p", k + 1, "positions 1 to K+1")
+        p_rows = _fit_rows(parse_rows(p_text, "p", normalize), "p", k + 1, "positions 1 to K+1")
     else:
-        p_rows = sc.validate_rows(p_table, "p", k + 1)
+        p_rows = _table_rows(p_table, "p", k + 1, normalize)
     if q_table is None:
-        q_rows = _fit_rows(parse_rows(q_text, "q"), "q", k, "positions 1 to K")
+        q_rows = _fit_rows(parse_rows(q_text, "q", normalize), "q", k, "positions 1 to K")
     else:
-        q_rows = sc.validate_rows(q_table, "q", k)
+        q_rows = _table_rows(q_table, "q", k, normalize)
     if p_rows.shape[1] != q_rows.shape[1]:
         raise sc.InvalidDistributionError(
             f"p has {p_rows.shape[1]} entries but q has {q_rows.shape[1]}; they must match.")
@@ -198,10 +212,12 @@ def read_link(params: Mapping[str, str]) -> LinkState:
                 "round_seed": link.int_in("seed", 0, MAX_SEED, DEFAULTS["round_seed"]),
                 "round_coins_text": link.get("coins", _checked_text, ""),
                 "round_drafts_text": link.get("drafts", _checked_text, ""),
-                "round_final_text": link.get("final", _checked_text, "")}
+                "round_final_text": link.get("final", _checked_text, ""),
+                "round_normalise": link.choice("norm", ("0", "1"), "0") == "1"}
         try:
-            p_rows = parse_rows(str(text["round_p_text"]), "p")
-            q_rows = parse_rows(str(text["round_q_text"]), "q")
+            norm = bool(text["round_normalise"])
+            p_rows = parse_rows(str(text["round_p_text"]), "p", norm)
+            q_rows = parse_rows(str(text["round_q_text"]), "q", norm)
             is_table = p_rows.shape[0] > 1 or q_rows.shape[0] > 1
             k = int(text["round_k"])
             if is_table:
@@ -211,7 +227,7 @@ def read_link(params: Mapping[str, str]) -> LinkState:
             custom_spec(str(text["round_labels"]), str(text["round_p_text"]),
                         str(text["round_q_text"]), k, str(text["round_drafts_text"]),
                         str(text["round_coins_text"]), str(text["round_final_text"]),
-                        int(text["round_seed"]), *(table or (None, None)))
+                        int(text["round_seed"]), *(table or (None, None)), normalize=norm)
         except sc.SpecDecError as err:
             link.problems.append(f"the custom round in this link is not valid ({err}); "
                                  "the default custom round is used")
@@ -234,7 +250,9 @@ def _checked_text(raw: str) -> str:
 
 def _checked_rows(name: str):
     def parse(raw: str) -> str:
-        parse_rows(_checked_text(raw), name)
+        _checked_text(raw)
+        for part in raw.split(ROW_SEPARATOR):  # sums are checked with the norm setting later
+            sc.parse_distribution(part, name=name, normalize=True)
         return raw
 
     return parse
@@ -254,6 +272,8 @@ def share_params(values: Mapping[str, object], step: int,
                       ("round_final_text", "final")):
         if str(values.get(key, "")).strip():
             out[name] = str(values[key]).strip()
+    if values.get("round_normalise"):
+        out["norm"] = "1"
     out["step"] = str(step)
     return out
 
@@ -389,9 +409,13 @@ def custom_controls() -> tuple[RoundSpec | None, sc.SpecDecError | None, tuple |
                   key="round_labels", max_chars=MAX_TEXT_LENGTH)
     c2.number_input("K: draft tokens per round", min_value=1, max_value=K_MAX_PAGE, step=1,
                     key="round_k")
-    rows_mode = st.radio("Distributions", ROW_MODES, key="round_rows", horizontal=True,
+    c1, c2 = st.columns([3, 1])
+    rows_mode = c1.radio("Distributions", ROW_MODES, key="round_rows", horizontal=True,
                          help="The seeds use one p and q for every position; a table lets "
                               "each position have its own.")
+    c2.checkbox("Normalise", key="round_normalise",
+                help="Divide each row of p and q by its sum. Off: p and q must sum to 1 (a "
+                     "typo is reported, never fixed). On: 4, 3, 2, 1 means 0.4, 0.3, 0.2, 0.1.")
     table_mode = rows_mode == ROWS_TABLE
     c1, c2 = st.columns(2)
     c1.text_input("p: the target's distribution" + (" (fills the table)" if table_mode else ""),
@@ -422,37 +446,85 @@ def custom_controls() -> tuple[RoundSpec | None, sc.SpecDecError | None, tuple |
             table = _tables(k)
         return custom_spec(ss["round_labels"], ss["round_p_text"], ss["round_q_text"], k,
                            ss["round_drafts_text"], ss["round_coins_text"],
-                           ss["round_final_text"], seed, *(table or (None, None))), None, table
+                           ss["round_final_text"], seed, *(table or (None, None)),
+                           normalize=bool(ss["round_normalise"])), None, table
     except sc.SpecDecError as err:
         return None, err, table
 
 
-def _tables(k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The per-position tables, (re)filled from the typed p and q when K or the labels change."""
+def _table_base(k: int, base: dict | None, refill: bool):
+    """The new table contents (p, q, labels, note), or None when the tables stay as they are.
+
+    Labels renamed or K changed: the numbers on screen are kept (new positions
+    copy the last row). First fill, the Refill button, or a new vocabulary
+    size: the rows are filled from the typed p and q.
+    """
     ss = st.session_state
-    p_one = parse_rows(ss["round_p_text"], "p")[0]
-    q_one = parse_rows(ss["round_q_text"], "q")[0]
+    if base is not None and not refill:
+        try:
+            labels = sc.parse_labels(ss["round_labels"], base["p"].shape[1])
+        except sc.SpecDecError:
+            labels = None  # a different number of tokens: fill from the typed p and q
+        if labels is not None:
+            if base["k"] == k and base["labels"] == labels:
+                return None
+            shown = ss.get("round_table_shown")
+            p_cur, q_cur = (shown[0], shown[1]) if shown and shown[2] == base["version"] else (
+                base["p"], base["q"])
+            p_new = np.vstack([p_cur[: k + 1]] + [p_cur[-1:]] * max(0, k + 1 - len(p_cur)))
+            q_new = np.vstack([q_cur[:k]] + [q_cur[-1:]] * max(0, k - len(q_cur)))
+            note = ("K changed: the tables keep the rows of the positions that remain; new "
+                    "positions copy the last row." if base["k"] != k
+                    else "The columns took the new labels; the numbers are kept.")
+            return p_new, q_new, labels, note
+    norm = bool(ss["round_normalise"])
+    p_one = parse_rows(ss["round_p_text"], "p", norm)[0]
+    q_one = parse_rows(ss["round_q_text"], "q", norm)[0]
+    if p_one.size != q_one.size:
+        raise sc.InvalidDistributionError(
+            f"p has {p_one.size} entries but q has {q_one.size}; they must match.")
     labels = sc.parse_labels(ss["round_labels"], p_one.size)
-    base = ss.get("round_table")
+    note = ("The number of tokens changed, so the tables were filled from the typed p and q."
+            if base is not None and not refill else "")
+    return np.tile(p_one, (k + 1, 1)), np.tile(q_one, (k, 1)), labels, note
+
+
+def _tables(k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The per-position tables (st.data_editor), one row per position.
+
+    A bad entry elsewhere never hides the tables: they stay on screen (with
+    their edits) and the error is raised after they are drawn.
+    """
+    ss = st.session_state
     refill = st.button("↺ Refill the tables from the typed p and q", key="round_refill")
-    if refill or base is None or base["k"] != k or base["labels"] != labels:
-        if base is not None and not refill:
-            st.caption("K or the labels changed, so the tables were refilled from the typed "
-                       "p and q.")
-        if p_one.size != q_one.size:
-            raise sc.InvalidDistributionError(
-                f"p has {p_one.size} entries but q has {q_one.size}; they must match.")
-        _set_table(np.tile(p_one, (k + 1, 1)), np.tile(q_one, (k, 1)), labels)
+    base = ss.get("round_table")
+    error = None
+    try:
+        new = _table_base(k, base, refill)
+    except sc.SpecDecError as err:
+        new, error = None, err
+    if new is not None:
+        _set_table(*new[:3])
         base = ss["round_table"]
-    st.caption("Edit any cell; each row must sum to 1. The typed p and q above refill the "
-               "tables (the button, or a change of K or of the labels).")
+        if new[3]:
+            st.caption(new[3])
+    if base is None:
+        raise error
+    st.caption("Edit any cell; each row must sum to 1. The typed p and q above fill the tables "
+               "the first time, with the Refill button, or when the number of tokens changes.")
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**p (target), positions 1 to K + 1**")
-        p_rows = _table_editor("p", base["p"], labels, True, base["version"])
+        p_rows = _table_editor("p", base["p"], base["labels"], True, base["version"])
     with c2:
         st.markdown("**q (draft), positions 1 to K**")
-        q_rows = _table_editor("q", base["q"], labels, False, base["version"])
+        q_rows = _table_editor("q", base["q"], base["labels"], False, base["version"])
+    ss["round_table_shown"] = (p_rows, q_rows, base["version"])
+    if error is not None:
+        raise error
+    norm = bool(ss["round_normalise"])
+    parse_rows(ss["round_p_text"], "p", norm)  # the typed rows fill the table later: check now
+    parse_rows(ss["round_q_text"], "q", norm)
     return p_rows, q_rows
 
 

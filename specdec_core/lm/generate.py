@@ -235,7 +235,10 @@ def autoregressive_generate(target, prompt_ids: Sequence[int], *, max_new_tokens
     start = time.perf_counter()
     for i in range(n_new):
         logits = model.extend((last,))  # (1, V)
-        last = _sample(probabilities(logits, t)[0], t, rng)
+        if t == 0.0:  # greedy: the argmax, the same token _sample picks from one-hot p
+            last = int(logits[0].argmax())
+        else:
+            last = _sample(probabilities(logits, t)[0], t, rng)
         res.tokens.append(last)
         if on_token is not None:
             on_token(i + 1)
@@ -260,6 +263,12 @@ def speculative_generate(draft, target, prompt_ids: Sequence[int], *, k: int,
     ids, n_new, t = _check_common([draft, target], prompt_ids, k, max_new_tokens,
                                   temperature, rng)
     d_model, t_model = draft.fresh(), target.fresh()
+    vocab = target.tokenizer.vocab_size
+    # Greedy without a trace: decide by comparing argmaxes, which is what verify_round
+    # does with one-hot p and q (x kept iff p(x) = 1; the residual max(0, p - q) of two
+    # different one-hot rows is p itself; the bonus is argmax p). Same tokens and counts
+    # as the traced path (a test checks it), without building (K+1, V) rows.
+    fast_greedy = t == 0.0 and not trace
     res = GenerationResult(tuple(ids), [], [], k, t)
     start = time.perf_counter()
     if len(ids) > 1:
@@ -274,36 +283,52 @@ def speculative_generate(draft, target, prompt_ids: Sequence[int], *, k: int,
         base = len(seq)
         # --- draft: K calls; the first feeds every committed token the draft has not read
         t0 = perf()
-        q_rows = np.empty((k, target.tokenizer.vocab_size))  # (K, V)
         drafts: list[int] = []
         feed = seq[d_model.length :]
-        for i in range(k):
-            q_rows[i] = probabilities(d_model.extend(feed, last_only=True), t)[0]
-            x = _sample(q_rows[i], t, rng)
-            drafts.append(x)
-            feed = (x,)
+        if fast_greedy:  # argmax drafts; no distributions needed
+            for _ in range(k):
+                x = int(d_model.extend(feed, last_only=True)[0].argmax())
+                drafts.append(x)
+                feed = (x,)
+        else:
+            q_rows = np.empty((k, vocab))  # (K, V)
+            for i in range(k):
+                q_rows[i] = probabilities(d_model.extend(feed, last_only=True), t)[0]
+                x = _sample(q_rows[i], t, rng)
+                drafts.append(x)
+                feed = (x,)
         t1 = perf()
         # --- verify: one target call on the last committed token + K drafts -> K+1 rows
         logits = t_model.extend([seq[-1], *drafts])  # (K+1, V)
         t2 = perf()
         time_draft += t1 - t0
         time_verify += t2 - t1
-        p_rows = probabilities(logits, t)  # (K+1, V)
-        rr = verify_block(p_rows, q_rows, drafts, rng)
-        n = rr.n_accepted
-        seq.extend(rr.emitted_tokens)
+        if fast_greedy:
+            best = logits.argmax(axis=1)  # (K+1,) the target's greedy choices
+            n = 0
+            while n < k and drafts[n] == best[n]:
+                n += 1
+            emitted = (*drafts[:n], int(best[n]))
+            final_kind, checked = ("bonus", n) if n == k else ("resample", n + 1)
+            overlap = float(n)  # one-hot p and q overlap fully when kept, not at all else
+        else:
+            p_rows = probabilities(logits, t)  # (K+1, V)
+            rr = verify_block(p_rows, q_rows, drafts, rng)
+            n, emitted, final_kind = rr.n_accepted, rr.emitted_tokens, rr.final_kind
+            checked = len(rr.steps)
+            overlap = float(np.minimum(p_rows[:checked], q_rows[:checked]).sum())
+        seq.extend(emitted)
         t_model.rollback(base + n)
         d_model.rollback(min(d_model.length, base + n))
         res.n_rounds += 1
         res.drafted += k
-        res.checked += len(rr.steps)
+        res.checked += checked
         res.accepted += n
-        res._emitted += len(rr.emitted_tokens)
+        res._emitted += len(emitted)
         res.draft_calls += k
         res.target_calls += 1 if target.parallel_verify else k + 1
-        for s in rr.steps:
-            res.overlap_sum += float(np.minimum(p_rows[s.position], q_rows[s.position]).sum())
-        kinds = ["accepted"] * n + ["bonus" if rr.final_kind == "bonus" else "resampled"]
+        res.overlap_sum += overlap
+        kinds = ["accepted"] * n + ["bonus" if final_kind == "bonus" else "resampled"]
         if trace:
             res.rounds.append(_round_trace(res.n_rounds - 1, base - len(ids), rr, p_rows, q_rows))
         res.kinds.extend(kinds)

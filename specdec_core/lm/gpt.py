@@ -27,6 +27,7 @@ from .errors import ContextLengthError
 
 LN_EPS = 1e-5  # torch.nn.LayerNorm default
 GELU_C = np.float32(np.sqrt(2.0 / np.pi))
+SPLIT_ROWS = 6  # matmuls with more rows than this run as two halves (see _mm)
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,23 @@ def _normalise(x: np.ndarray) -> np.ndarray:
     var += np.float32(LN_EPS)
     xc /= np.sqrt(var, out=var)
     return xc
+
+
+def _mm(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """x @ w, with 7 or more rows done as two halves.
+
+    OpenBLAS switches to a slower kernel path at 7 rows for these shapes (measured: 6
+    rows 20 us, 7 rows 50 us for 192 x 768); two calls of <= 6 rows keep a K+1 verify
+    cheap for K = 6..8.
+    """
+    m = x.shape[0]
+    if m <= SPLIT_ROWS:
+        return x @ w
+    out = np.empty((m, w.shape[1]), np.float32)
+    h = (m + 1) // 2
+    np.matmul(x[:h], w, out=out[:h])
+    np.matmul(x[h:], w, out=out[h:])
+    return out
 
 
 @functools.lru_cache(maxsize=64)
@@ -156,7 +174,7 @@ class GPTModel:
         x = self.wte[ids] + self.wpe[n : n + m]  # (m, d)
         mask = _causal_mask(m) if m > 1 else None  # row i sees cached + new[: i + 1]
         for li, (wqkv, bqkv, wp, bp, wfc, bfc, wo, bo) in enumerate(self.layers):
-            qkv = _normalise(x) @ wqkv  # (m, 3d)
+            qkv = _mm(_normalise(x), wqkv)  # (m, 3d)
             qkv += bqkv
             qkv = qkv.reshape(m, 3, h, hd).transpose(1, 2, 0, 3)  # (3, h, m, hd)
             kc, vc = self.k_cache[li], self.v_cache[li]
@@ -170,13 +188,13 @@ class GPTModel:
             np.exp(att, out=att)
             att /= att.sum(axis=-1, keepdims=True)
             y = (att @ vc[:, : n + m]).transpose(1, 0, 2).reshape(m, d)  # (m, d)
-            x = x + (y @ wp + bp)
-            hid = _normalise(x) @ wfc  # (m, 4d)
+            x = x + (_mm(y, wp) + bp)
+            hid = _mm(_normalise(x), wfc)  # (m, 4d)
             hid += bfc
-            x = x + (_gelu(hid) @ wo + bo)
+            x = x + (_mm(_gelu(hid), wo) + bo)
         self.length = n + m
         if last_only:
             x = x[-1:]
-        logits = _normalise(x) @ self.head_w  # (m or 1, V)
+        logits = _mm(_normalise(x), self.head_w)  # (m or 1, V)
         logits += self.head_b
         return logits

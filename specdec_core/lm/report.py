@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..theory import expected_tokens
+from ..theory import expected_tokens, speedup, time_per_token
 from .errors import MAX_PROMPT_CHARS, PromptError
 from .generate import GenerationResult
 
@@ -41,6 +41,7 @@ def encode_prompt(tokenizer, text: str, *, max_chars: int = MAX_PROMPT_CHARS) ->
 class CostModel:
     k: int
     alpha: float  # measured acceptance rate (kept / checked)
+    expected_tokens: float  # E(alpha, K) = (1 - alpha^(K+1)) / (1 - alpha)
     tokens_per_round: float  # measured
     target_step: float  # seconds per plain decoding step
     c: float  # draft step / target step
@@ -57,8 +58,8 @@ class CostModel:
 
 
 def gpu_like_prediction(alpha: float, k: int, c: float) -> float:
-    """The seeds' formula with v = 1: E(alpha, K) / (K c + 1)."""
-    return float(expected_tokens(alpha, k)) / (k * c + 1.0)
+    """The seeds' formula with v = 1: E(alpha, K) / (K c + 1) (core ``speedup``, c_p = 1)."""
+    return float(speedup(alpha, k, c, 1.0))
 
 
 def cost_model(spec: GenerationResult, plain: GenerationResult) -> CostModel:
@@ -75,10 +76,11 @@ def cost_model(spec: GenerationResult, plain: GenerationResult) -> CostModel:
     alpha = spec.acceptance_rate
     alpha = 0.0 if math.isnan(alpha) else alpha
     e = float(expected_tokens(alpha, k))
-    denom = k * c + v
-    return CostModel(k, alpha, spec.tokens_per_round, step, c, v,
+    seed = float(speedup(alpha, k, c, 1.0))  # E / (K c + 1)
+    corrected = 1.0 / float(time_per_token(alpha, k, c, v))  # E / (K c + v)
+    return CostModel(k, alpha, e, spec.tokens_per_round, step, c, v,
                      plain.time_total / spec.time_total * len(spec.tokens) / len(plain.tokens),
-                     e / (k * c + 1.0), e / denom, spec.tokens_per_round / denom)
+                     seed, corrected, spec.tokens_per_round / (k * c + v))
 
 
 @dataclass(frozen=True)

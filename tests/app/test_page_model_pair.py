@@ -24,9 +24,9 @@ def test_default_render_runs_the_default_pair_and_matches_greedy_decoding():
     at = open_page(PAGE)
     assert not at.exception and not at.error
     text = output_text(at)
-    assert text.startswith("The for statement is used to")
-    assert len(text) > len("The for statement is used to") + 20
-    assert metric(at, "Wall-clock speedup").endswith("x")
+    assert text.startswith("Return the number of")
+    assert len(text) > len("Return the number of") + 20
+    assert metric(at, "Speedup (measured)").endswith("x")
     assert any("identical to the target's own greedy output" in m.value for m in at.markdown)
     fig = figures(at)[0]  # the coloured text
     names = {trace.get("name") for trace in fig["data"]}

@@ -372,11 +372,25 @@ def test_table_mode_fills_and_refills_from_the_typed_rows():
     assert not at.exception and not at.error
     assert [d.key for d in at.get("dataframe")] == ["round_p_table_1", "round_q_table_1"]
     at.number_input(key="round_k").set_value(4).run()
-    assert any("were refilled" in c.value for c in at.caption)
+    assert any("K changed" in c.value for c in at.caption)
     assert [d.key for d in at.get("dataframe")] == ["round_p_table_2", "round_q_table_2"]
+    assert at.query_params["p"].count("|") == 4 and at.query_params["q"].count("|") == 3
+    at.text_input(key="round_p_text").input("0.5, abc").run()  # only fills the table
+    assert "entry 2 ('abc')" in plain(at.error[0].value)
+    assert [d.key for d in at.get("dataframe")] == ["round_p_table_2", "round_q_table_2"]
+    at.text_input(key="round_p_text").input("0.2, 0.2, 0.2, 0.2, 0.2").run()
+    assert not at.error
+    at.text_input(key="round_labels").input("a, b, c, d, e").run()
+    assert any("took the new labels" in c.value for c in at.caption)
+    assert at.query_params["p"].startswith("0.4, 0.25")  # the numbers are kept
     click(at, "round_refill")
-    assert [d.key for d in at.get("dataframe")] == ["round_p_table_3", "round_q_table_3"]
-    assert "|" in at.query_params["p"] and at.query_params["k"] == "4"
+    assert [d.key for d in at.get("dataframe")] == ["round_p_table_4", "round_q_table_4"]
+    assert at.query_params["p"].startswith("0.2, 0.2, 0.2") and at.query_params["k"] == "4"
+    at.text_input(key="round_p_text").input("0.5, 0.5").run()
+    at.text_input(key="round_q_text").input("0.5, 0.5").run()
+    at.text_input(key="round_labels").input("x, y").run()  # two tokens now
+    assert any("number of tokens changed" in c.value for c in at.caption)
+    assert not at.error and at.query_params["p"].startswith("0.5, 0.5 |")
 
 
 def test_edit_per_position_preset_opens_the_table():
@@ -409,3 +423,24 @@ def test_link_without_labels_uses_letters_for_its_vocabulary():
     assert not at.exception and not at.warning
     click(at, "round_play")
     assert output_line(at) == "B ↻ resampled"  # a = 0.5/0.9 = 0.556 < 0.7: rejected
+
+
+def test_normalise_is_an_explicit_choice():
+    at = open_page(PAGE)
+    at.radio(key="round_mode").set_value("Custom").run()
+    at.text_input(key="round_p_text").input("40, 25, 20, 10, 5").run()
+    assert "p: entries sum to 100" in plain(at.error[0].value)
+    at.checkbox(key="round_normalise").check().run()
+    assert not at.error and not at.exception
+    at.text_input(key="round_drafts_text").input("A, B, C").run()
+    at.text_input(key="round_coins_text").input("0.5, 0.72, 0.9").run()
+    click(at, "round_next")
+    click(at, "round_next")
+    click(at, "round_next")  # ratio at position 2: p(B) = 25/100 = 0.25
+    assert "B has p = 0.25, q = 0.30" in why_texts(at)[0]
+    link = dict(at.query_params)
+    assert link["norm"] == "1" and link["p"] == "40, 25, 20, 10, 5"
+    again = open_page(PAGE, link)
+    assert not again.warning and not again.error
+    assert again.checkbox(key="round_normalise").value
+    assert why_texts(again) == why_texts(at)

@@ -92,7 +92,7 @@ def test_chips_figure_statuses_positions_and_legend():
     assert list(traces["✗ rejected"].text) == ["✗<br>B"]
     assert traces["✗ rejected"].marker.color == COLORS["rejected"]
     assert traces["★ bonus"].x == ()
-    assert fig.layout.legend.itemsizing == "constant"
+    assert fig.layout.legend.itemsizing == "constant" and fig.layout.showlegend
 
 
 def test_chips_truncate_long_labels_but_hover_shows_all():

@@ -1,0 +1,171 @@
+"""AppTest fuzz: every page, random links and random widget values, never an uncaught exception.
+
+For each page a seeded generator builds links (query parameters the page reads,
+plus unknown ones) from a pool of hostile values, opens the page with each, then
+plays a bounded number of random interactions with whatever widgets are on the
+screen: text fields get hostile text, number inputs and sliders random values in
+their range, select boxes and radios random options, buttons get clicked unless
+disabled. After every run the page must have no uncaught exception (a bad value
+is the page's own ``st.error`` / ``st.warning``, not a traceback).
+
+Counts are bounded so that each page takes well under a minute.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app.conftest import ROOT, open_page
+
+HOSTILE_VALUES = [
+    "", " ", "0", "-0", "1", "3", "8", "9", "-1", "64", "65", "1e3", "1e309", "-1e309", "nan",
+    "inf", "-inf", "0.5", "0.7", "1.5", "99999999999999999999999", "١٢", "１", "²", "0x10",
+    "1_000", "3.0", "1/0", "0/0", "50%", "0.4, 0.6", "0.4,0.25,0.2,0.1,0.05",
+    "0.3, 0.3, 0.15, 0.15, 0.1", "0.5, 0.5 | 0.2, 0.8", "|", "||", "a,b,c,d,e", "A, A, B, C, D",
+    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "**bold** `code` $x$",
+    "\\", "\x00", "\n", "é, ü, ß, 中, 🙂", "custom", "preset", "000-round", "000-rejection",
+    "003-A", "003-I", "correct", "resample_from_p", "no_bonus", "x" * 2_001, "0.01, " * 70,
+]
+# The parameters each page reads (see the pages and specdec_ui/round_inputs.py), plus junk.
+PAGE_PARAMS = {
+    "app.py": ["page", "x"],
+    "pages/1_Step_through_a_round.py": ["mode", "preset", "p", "q", "labels", "k", "seed", "step",
+                                        "coins", "drafts", "final"],
+    "pages/2_Speedup_explorer.py": ["preset", "alpha", "k", "c_q", "c_p"],
+    "pages/3_Losslessness_lab.py": ["preset", "p", "q", "k", "rounds", "seed", "variant"],
+    "pages/4_Self_test.py": ["q", "question", "seed", "answer"],
+    "pages/5_Model_pair_lab.py": ["pair", "prompt", "k", "seed", "temperature"],
+}
+PAGES = sorted(PAGE_PARAMS)
+N_LINKS = 10  # random links per page
+N_ACTIONS = 20  # random widget interactions per page (on one session)
+MAX_NUMBER_SPAN = 2_000  # pick numbers near the bounds or small, never a huge simulation
+LAB_MAX_ROUNDS = 20_000  # keep the losslessness lab fast under fuzz
+
+
+def _seed(page: str) -> int:
+    return sum(map(ord, page))  # stable across runs (hash() of str is salted)
+
+
+def _random_link(rng: random.Random, page: str) -> dict[str, str]:
+    names = PAGE_PARAMS[page] + ["junk", "utm_source", "<b>"]
+    chosen = rng.sample(names, k=rng.randint(1, min(6, len(names))))
+    return {name: rng.choice(HOSTILE_VALUES) for name in chosen}
+
+
+def _assert_clean(at: AppTest, what: str) -> None:
+    assert not at.exception, f"{what}: {[e.value for e in at.exception]}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_random_links_never_raise(page):
+    if not (ROOT / page).exists():
+        pytest.fail(f"{page} is missing")
+    rng = random.Random(_seed(page))
+    for i in range(N_LINKS):
+        link = _random_link(rng, page)
+        if page.startswith("pages/3_") and "rounds" in link:
+            link["rounds"] = str(rng.choice([1, 999, 1_000, 5_000, 20_000]))
+        at = open_page(page, link)
+        _assert_clean(at, f"link {i} {link!r}")
+
+
+def _number_value(rng: random.Random, lo, hi, is_int: bool):
+    lo = -1e6 if lo is None else lo
+    hi = 1e6 if hi is None else hi
+    if is_int:
+        lo, hi = int(lo), int(hi)
+        span_hi = min(hi, lo + MAX_NUMBER_SPAN)
+        return rng.choice([lo, hi, rng.randint(lo, span_hi)])
+    return rng.choice([lo, hi, rng.uniform(lo, min(hi, lo + MAX_NUMBER_SPAN))])
+
+
+def _act(rng: random.Random, at: AppTest, page: str) -> str | None:
+    """One random interaction with a widget on screen; returns what was done."""
+    kinds = ["text_input", "number_input", "slider", "selectbox", "radio", "checkbox", "button",
+             "text_area", "select_slider", "toggle"]
+    candidates = []
+    for kind in kinds:
+        try:
+            widgets = list(getattr(at, kind))
+        except (AttributeError, KeyError):
+            continue
+        candidates += [(kind, w) for w in widgets if not getattr(w, "disabled", False)]
+    if not candidates:
+        return None
+    kind, w = rng.choice(candidates)
+    key = getattr(w, "key", None)
+    if kind in ("text_input", "text_area"):
+        value = rng.choice(HOSTILE_VALUES)
+        max_chars = getattr(w.proto, "max_chars", 0)
+        if max_chars and len(value) > max_chars:
+            value = value[:max_chars]  # the browser refuses longer input
+        w.input(value)
+    elif kind == "number_input":
+        is_int = w.proto.data_type == w.proto.INT
+        lo = w.min if w.proto.has_min else None
+        hi = w.max if w.proto.has_max else None
+        if key == "lab_rounds":
+            hi = min(hi, LAB_MAX_ROUNDS) if hi is not None else LAB_MAX_ROUNDS
+        value = _number_value(rng, lo, hi, is_int)
+        w.set_value(value)
+    elif kind == "slider":
+        lo, hi = w.min, w.max
+        is_int = isinstance(lo, int) and isinstance(hi, int)
+        v = rng.randint(lo, hi) if is_int else rng.uniform(lo, hi)
+        if isinstance(w.value, (tuple, list)):
+            w.set_value((lo, v))
+        else:
+            w.set_value(v)
+    elif kind == "selectbox":
+        if not w.options:
+            return None
+        w.select_index(rng.randrange(len(w.options)))
+    elif kind == "radio":
+        raw = _radio_raw_values(w)
+        if not raw:
+            return None
+        w.set_value(rng.choice(raw))
+    elif kind == "select_slider":
+        return None
+    elif kind in ("checkbox", "toggle"):
+        w.set_value(not w.value)
+    elif kind == "button":
+        w.click()
+    at.run()
+    return f"{kind} {key!r}"
+
+
+def _radio_raw_values(w) -> list:
+    """Values whose formatted text is one of the radio's options (AppTest sets raw values)."""
+    import specdec_core as sc
+
+    pool = [*w.options, *sc.SCENARIOS, *sc.VARIANTS, *range(-1, 40), True, False, None]
+    found = []
+    for value in pool:
+        try:
+            shown = str(w.format_func(value))
+        except Exception:  # noqa: BLE001 - a format function may not take every candidate
+            continue
+        if shown in w.options and value not in found:
+            found.append(value)
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_random_widget_values_never_raise(page):
+    if not (ROOT / page).exists():
+        pytest.fail(f"{page} is missing")
+    rng = random.Random(_seed(page) + 1)
+    at = open_page(page)
+    _assert_clean(at, "first run")
+    done = []
+    for i in range(N_ACTIONS):
+        action = _act(rng, at, page)
+        if action is None:
+            break
+        done.append(action)
+        _assert_clean(at, f"action {i} ({action}); all so far: {done}")
