@@ -16,8 +16,8 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 # The app itself (see .dockerignore for what stays out), run as an unprivileged user.
-COPY . .
-RUN useradd --create-home --uid 10001 lab && chown -R lab /app
+RUN useradd --create-home --uid 10001 lab
+COPY --chown=lab:lab . .
 USER lab
 
 EXPOSE 8501

@@ -23,11 +23,6 @@ def load(name: str):
     return lm.load_pair(name)
 
 
-@st.cache_resource
-def tokenizer():
-    return lm.load_tokenizer()
-
-
 st.title("🤖 Model pair lab")
 st.write(
     "Real language models, trained on Python's own documentation, run speculative decoding "
@@ -60,8 +55,9 @@ with st.container(border=True):
 
 settings = (pair, prompt, float(temperature), int(k), int(n_tokens), int(seed))
 try:
-    prompt_ids = lm.encode_prompt(tokenizer(), prompt)
     draft, target = load(pair)
+    tok = target.tokenizer  # shared by draft and target
+    prompt_ids = lm.encode_prompt(tok, prompt)
     stored = st.session_state.get(RUN_KEY)
     if stored is None or stored[0] != settings:
         bar = st.progress(0.0, text="Running speculative and plain decoding…")
@@ -77,7 +73,6 @@ except SpecDecError as err:
     show_error(err)
     st.stop()
 
-tok = tokenizer()
 vocab = tok.vocab
 spec, plain, cost = run.spec, run.plain, run.cost
 n_rounds = len(spec.rounds)
@@ -111,6 +106,9 @@ st.plotly_chart(fl.token_text_figure(pieces), key="lm_text_chart")
 with st.container(key="lm_output", border=True):
     st.caption("The same text, plain (prompt + generated):")
     st.text(prompt + tok.decode(shown_tokens))
+if temperature == 0:
+    st.caption("Small models often repeat themselves when they always pick their top token "
+               "(T = 0). Raise the temperature for varied text; the mechanics stay the same.")
 counts = {kind: shown_kinds.count(kind) for kind in KIND_WORD}
 st.caption(" · ".join(f"{fl.KIND_STYLE[k_][1]} {n} {KIND_WORD[k_]}" for k_, n in counts.items()))
 
@@ -174,8 +172,9 @@ left, right = st.columns([3, 2])
 with left:
     st.write(
         f"Measured on this server: one draft step costs **c = {cost.c:.3f}** target steps, and "
-        f"one target call that verifies K + 1 = {k + 1} tokens costs **v(K) = {cost.v:.2f}** "
-        f"target steps (a plain target step took {cost.target_step * 1e6:.0f} µs)."
+        f"one verify (the target call on K + 1 = {k + 1} tokens plus the accept / reject "
+        f"decisions) costs **v(K) = {cost.v:.2f}** target steps (a plain target step took "
+        f"{cost.target_step * 1e6:.0f} µs)."
     )
     st.latex(rf"E(\alpha, K) = \frac{{1 - \alpha^{{K+1}}}}{{1 - \alpha}} = "
              rf"\frac{{1 - {cost.alpha:.2f}^{{{k + 1}}}}}{{1 - {cost.alpha:.2f}}} = "
@@ -217,7 +216,8 @@ with right:
 with st.expander("Time split of the speculative run"):
     st.write(
         f"Draft {spec.time_draft * 1000:.1f} ms ({spec.draft_calls} calls) · verify "
-        f"{spec.time_verify * 1000:.1f} ms ({spec.target_calls} target calls) · overhead "
+        f"{spec.time_verify * 1000:.1f} ms ({spec.target_calls} target calls and the "
+        f"accept / reject decisions) · overhead (rollback, counters) "
         f"{spec.time_overhead * 1000:.1f} ms · prompt prefill {spec.time_prefill * 1000:.1f} ms "
         "(left out of both decode times)."
     )

@@ -16,9 +16,8 @@ import plotly.graph_objects as go
 
 import specdec_core as sc
 
-from .figures_speedup import make_figure
 from .text import plotly_escape
-from .theme import COLORS, PATTERN
+from .theme import COLORS, PATTERN, make_figure
 
 SIMULATED = "#7F7F7F"  # neutral grey for simulated counts (the theme's colours are concepts)
 MIN_ROUNDS, MAX_ROUNDS_PAGE, DEFAULT_ROUNDS = 1_000, 500_000, 100_000

@@ -9,16 +9,14 @@ before it reaches a figure, so ``<img src=x onerror=...>`` shows as text.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 import plotly.graph_objects as go
 
 from .text import plotly_escape
-from .theme import COLORS, PATTERN, STATUS_SYMBOL, STATUS_WORD, base_layout
+from .theme import COLORS, PATTERN, STATUS_SYMBOL, STATUS_WORD, make_figure
 
 if TYPE_CHECKING:
     from .round_story import RoundStory
@@ -39,31 +37,8 @@ def _bar_text(v: Sequence[float]) -> list[str]:
     return ["0" if x == 0 else f"{x:.2f}" if x >= 0.005 else f"{x:.2g}" for x in _values(v)]
 
 
-@lru_cache(maxsize=16)
-def _base(height: int, titled: bool) -> str:
-    """The shared look of ``theme.base_layout`` as layout JSON (computed once per size).
-
-    ``update_layout`` validates every call (milliseconds each); building the
-    layout as one dict and validating it once keeps a page rerun fast.
-    """
-    layout = base_layout(go.Figure(), title="x" if titled else "", height=height).to_plotly_json()[
-        "layout"]
-    layout.pop("template", None)  # go.Figure adds the default template itself, already checked
-    return json.dumps(layout)
-
-
-def _merge(base: dict, extra: dict) -> dict:
-    out = dict(base)
-    for key, value in extra.items():
-        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(
-            out.get(key), dict) else value
-    return out
-
-
 def _figure(data: list[dict], layout: dict, *, title: str, height: int) -> go.Figure:
-    base = json.loads(_base(height, bool(title)))
-    base["title"] = {"text": title}
-    return go.Figure(data=data, layout=_merge(base, layout))
+    return make_figure(data, title=title, height=height, **layout)
 
 
 def _bar(name: str, labels: list[str], v, color: str, pattern: str, highlight: int | None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from functools import lru_cache
 
 import pandas as pd
 import streamlit as st
@@ -25,6 +26,12 @@ def show_error(err: Exception | str) -> None:
     st.error(md_escape(err), icon="⚠️")
 
 
+@lru_cache(maxsize=64)
+def _source(fn: Callable) -> str:
+    """``inspect.getsource`` once per function: files do not change while the app runs."""
+    return inspect.getsource(fn)
+
+
 def show_source(*functions: Callable, label: str = "Show the code that runs") -> None:
     """An expander with the real source of core functions (``inspect.getsource``).
 
@@ -33,7 +40,7 @@ def show_source(*functions: Callable, label: str = "Show the code that runs") ->
     with st.expander(label):
         for fn in functions:
             st.caption(f"`{fn.__module__}.{fn.__qualname__}`")
-            st.code(inspect.getsource(fn), language="python")
+            st.code(_source(fn), language="python")
 
 
 def seed_control(prefix: str, *, default: int = 0) -> int:

@@ -168,3 +168,37 @@ def test_hostile_labels_render_as_text_on_the_round_page(step):
         text = json.dumps(json.loads(spec), ensure_ascii=False)
         assert "<script" not in text and "<img" not in text
 
+
+
+# --- hosting: the image and the hosted requirements --------------------------------
+
+
+def test_dockerfile_runs_the_app_as_a_user_with_a_health_check():
+    text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    assert lines[0] == "FROM python:3.11-slim"
+    assert "pip install -r requirements.txt" in text
+    assert "HEALTHCHECK" in text and "/_stcore/health" in text
+    users = [ln for ln in lines if ln.startswith("USER ")]
+    assert users and users[-1] not in ("USER root", "USER 0"), "the app must not run as root"
+    cmd = [ln for ln in lines if ln.startswith("CMD")][-1]  # the last CMD is the one that runs
+    assert '"streamlit", "run", "app.py"' in cmd
+    assert "enableXsrfProtection=false" not in text and "showErrorDetails" not in cmd
+
+
+def test_dockerignore_keeps_secrets_history_and_tests_out_of_the_image():
+    ignored = {ln.strip() for ln in (ROOT / ".dockerignore").read_text().splitlines()
+               if ln.strip() and not ln.startswith("#")}
+    assert {".git", "tests", "test-output", ".venv"} <= ignored
+    assert not ignored & {"specdec_core", "specdec_ui", "pages", "app.py", ".streamlit",
+                          "requirements.txt"}, "the image needs these"
+
+
+def test_hosted_requirements_are_lean():
+    names = {ln.split(">")[0].split("=")[0].split("<")[0].strip().lower()
+             for ln in (ROOT / "requirements.txt").read_text().splitlines()
+             if ln.strip() and not ln.startswith("#")}
+    assert "streamlit" in names and "plotly" in names
+    dev_tools = {"pytest", "hypothesis", "ruff", "playwright", "pytest-playwright", "websockets",
+                 "psutil", "torch", "jupyter", "pytest-timeout"}
+    assert not names & dev_tools, f"test or training tools in the hosted app: {names & dev_tools}"

@@ -14,9 +14,11 @@ is the target's argmax, so the output equals the target's greedy output token fo
 
 Bookkeeping: each model caches every committed token but the last one, which is fed at
 the start of the next call, so a round's single target call feeds K+1 tokens and
-returns K+1 rows. Timing uses ``time.perf_counter`` and is split into draft, verify
-(the target call) and overhead (verification, sampling, bookkeeping); the prompt's
-prefill is timed apart and left out of the decode time, as for the plain baseline.
+returns K+1 rows. Timing uses ``time.perf_counter`` and is split into draft (the K
+draft calls and their sampling), verify (the target call on K+1 tokens and the
+accept / reject / resample decisions: what checking the drafts costs) and overhead
+(rollback, counters, the trace); the prompt's prefill is timed apart and left out of the
+decode time, as for the plain baseline (whose step likewise includes its sampling).
 """
 
 from __future__ import annotations
@@ -300,9 +302,6 @@ def speculative_generate(draft, target, prompt_ids: Sequence[int], *, k: int,
         t1 = perf()
         # --- verify: one target call on the last committed token + K drafts -> K+1 rows
         logits = t_model.extend([seq[-1], *drafts])  # (K+1, V)
-        t2 = perf()
-        time_draft += t1 - t0
-        time_verify += t2 - t1
         if fast_greedy:
             best = logits.argmax(axis=1)  # (K+1,) the target's greedy choices
             n = 0
@@ -317,6 +316,8 @@ def speculative_generate(draft, target, prompt_ids: Sequence[int], *, k: int,
             n, emitted, final_kind = rr.n_accepted, rr.emitted_tokens, rr.final_kind
             checked = len(rr.steps)
             overlap = float(np.minimum(p_rows[:checked], q_rows[:checked]).sum())
+        time_draft += t1 - t0
+        time_verify += perf() - t1  # the target call and the accept / reject decisions
         seq.extend(emitted)
         t_model.rollback(base + n)
         d_model.rollback(min(d_model.length, base + n))

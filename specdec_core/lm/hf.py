@@ -9,7 +9,7 @@ repository ever runs). The app's own pairs never import this module's dependenci
 
 :class:`HFCausalLM` wraps any ``transformers`` causal LM in the pair protocol: ``extend``
 feeds a block of tokens with the model's key/value cache (``past_key_values``) and
-returns float32 logits; ``rollback`` crops the cache (``DynamicCache.crop``), or, for a
+returns float32 logits; ``rollback`` crops the cache (``DynamicCache.crop(-n)``), or, for a
 cache without ``crop``, re-reads the kept tokens.
 """
 
@@ -139,7 +139,8 @@ class HFCausalLM:
             return
         kept = self.tokens[:length]
         if length > 0 and hasattr(self.past, "crop"):
-            self.past.crop(length)
+            # a negative argument removes that many positions (transformers 4.x and 5.x)
+            self.past.crop(length - len(self.tokens))
             self.tokens = kept
         else:  # no croppable cache: read the kept tokens again
             self.past, self.tokens = None, []
@@ -161,7 +162,9 @@ def load_hf_pair(name: str) -> tuple[HFCausalLM, HFCausalLM]:
             models.append(AutoModelForCausalLM.from_pretrained(
                 repo, local_files_only=True, trust_remote_code=False))
     except OSError as err:  # not in the cache: from_pretrained would need the network
-        raise PairUnavailableError(f"{name}: not in the local Hugging Face cache ({err}).") from None
+        raise PairUnavailableError(
+            f"{name}: not in the local Hugging Face cache ({err})."
+        ) from None
     sizes = {m.config.vocab_size for m in models}
     if len(sizes) != 1:
         raise PairUnavailableError(f"{name}: draft and target vocabularies differ ({sizes}).")

@@ -110,7 +110,9 @@ _LOADERS = {
 }
 
 
+@functools.lru_cache(maxsize=1)
 def _hf_pairs() -> dict[str, PairInfo]:
+    """Locally cached Hugging Face pairs (looked up once per process; see :mod:`.hf`)."""
     if importlib.util.find_spec("transformers") is None:
         return {}
     from . import hf

@@ -7,7 +7,8 @@ acceptance rate and c = (time of one draft step) / (time of one target step):
 
 It assumes that verifying K+1 tokens costs one target step, true on a GPU (memory-bound)
 but not for a tiny model on a CPU. With the measured verify cost v(K) = (time of one
-K+1-token target call) / (time of one plain target step), the corrected prediction is
+verify: the K+1-token target call and the accept / reject decisions) / (time of one
+plain target step, its sampling included), the corrected prediction is
 
     S_corrected = E(alpha, K) / (K c + v(K)).
 """

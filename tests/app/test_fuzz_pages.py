@@ -120,12 +120,8 @@ def _act(rng: random.Random, at: AppTest, page: str) -> str | None:
             w.set_value((lo, v))
         else:
             w.set_value(v)
-    elif kind == "selectbox":
-        if not w.options:
-            return None
-        w.select_index(rng.randrange(len(w.options)))
-    elif kind == "radio":
-        raw = _radio_raw_values(w)
+    elif kind in ("selectbox", "radio"):
+        raw = _raw_option_values(w)
         if not raw:
             return None
         w.set_value(rng.choice(raw))
@@ -139,11 +135,30 @@ def _act(rng: random.Random, at: AppTest, page: str) -> str | None:
     return f"{kind} {key!r}"
 
 
-def _radio_raw_values(w) -> list:
-    """Values whose formatted text is one of the radio's options (AppTest sets raw values)."""
+def _candidate_options() -> list:
+    """Raw option values the pages use (keys of the presets, variants, pairs, quiz kinds)."""
     import specdec_core as sc
+    from specdec_ui import figures_lab, figures_speedup
 
-    pool = [*w.options, *sc.SCENARIOS, *sc.VARIANTS, *range(-1, 40), True, False, None]
+    pool: list = [*sc.SCENARIOS, *sc.VARIANTS, *figures_lab.LAB_PRESETS,
+                  *figures_speedup.SPEED_PRESETS, figures_lab.CUSTOM, "custom", "mixed"]
+    extra = (("specdec_core.lm.pairs", "PAIRS"), ("specdec_core.quiz", "QUESTION_KINDS"))
+    for module, name in extra:
+        try:
+            pool += list(getattr(__import__(module, fromlist=[name]), name))
+        except (ImportError, AttributeError):
+            pass
+    return [*pool, *range(-1, 40), True, False]
+
+
+def _raw_option_values(w) -> list:
+    """Values whose formatted text is one of the widget's options.
+
+    AppTest's ``set_value`` takes the raw value and formats it with the page's
+    ``format_func`` (its ``select_index`` breaks with a ``format_func``), so the raw
+    values are found by formatting candidates.
+    """
+    pool = [*w.options, *_candidate_options()]
     found = []
     for value in pool:
         try:
@@ -169,3 +184,6 @@ def test_random_widget_values_never_raise(page):
             break
         done.append(action)
         _assert_clean(at, f"action {i} ({action}); all so far: {done}")
+    if page != "app.py":  # the pages have widgets: the fuzz must really have used them
+        assert len(done) == N_ACTIONS, done
+        assert len(set(done)) >= 4, f"the fuzz touched too few widgets: {done}"

@@ -16,11 +16,12 @@ from specdec_core.lm import (  # noqa: E402
     autoregressive_generate,
     available_pairs,
     encode_prompt,
+    hf,
     load_pair,
     load_tokenizer,
+    pairs,
     speculative_generate,
 )
-from specdec_core.lm import hf  # noqa: E402
 
 TOK = load_tokenizer()  # the project's BPE: the tiny models use its 512 ids
 
@@ -76,8 +77,12 @@ def test_nothing_is_listed_or_downloaded_when_the_cache_is_empty(tmp_path, monke
     import huggingface_hub.constants as constants
 
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
-    assert hf.cached_pairs() == {}
-    assert not any(name.startswith("hf-") for name in available_pairs())
-    with pytest.raises(PairUnavailableError):
-        load_pair("hf-distilgpt2-to-gpt2")
-    assert not any(tmp_path.iterdir())  # nothing was fetched into the cache
+    pairs._hf_pairs.cache_clear()
+    try:
+        assert hf.cached_pairs() == {}
+        assert not any(name.startswith("hf-") for name in available_pairs())
+        with pytest.raises(PairUnavailableError):
+            load_pair("hf-distilgpt2-to-gpt2")
+        assert not any(tmp_path.iterdir())  # nothing was fetched into the cache
+    finally:
+        pairs._hf_pairs.cache_clear()
