@@ -342,7 +342,7 @@ def speedup_vs_alpha_figure(
     shapes, labels = _alpha_marker(alpha_current)
     return make_figure(
         traces,
-        title="Speedup (dotted: floor, alpha = 0; dashed: ceiling, alpha = 1)",
+        title="Speedup vs alpha (dotted: floor; dashed: ceiling)",
         shapes=[shape, *shapes],
         annotations=[label, *labels],
         xaxis={"title": {"text": "alpha (acceptance rate)"}, "range": [0, 1]},
