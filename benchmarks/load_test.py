@@ -310,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time-limit", type=float, default=180.0, help="per level, seconds")
     args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # progress shows when piped to a file
     levels_n = [int(x) for x in args.students.split(",") if x.strip()]
     think = tuple(float(x) for x in args.think.split(","))
     if len(think) != 2 or not 0 <= think[0] <= think[1] <= 60:
@@ -360,12 +361,13 @@ def main(argv: list[str] | None = None) -> int:
             print("| ---: | ---: | ---: |")
             for reruns, sessions, rss in samples:
                 print(f"| {reruns} | {sessions} | {rss:.1f} |")
-            base = next((s for s in samples if s[0] >= 200), samples[0])
-            end = samples[-1]
-            if end[1] > base[1]:
-                per = (end[2] - base[2]) / (end[1] - base[1])
-                print(f"\nFrom {base[0]} to {end[0]} reruns: {end[2] - base[2]:+.1f} MB over "
-                      f"{end[1] - base[1]} new sessions ({per * 1024:+.0f} KB per session).")
+            later = [s for s in samples[1:] if s[2] == s[2]]  # after the first 100 reruns
+            if len(later) >= 3 and len({s[1] for s in later}) >= 2:
+                fit = statistics.linear_regression([s[1] for s in later], [s[2] for s in later])
+                rss = [s[2] for s in later]
+                print(f"\nRSS from {later[0][0]} to {later[-1][0]} reruns: {min(rss):.0f}-"
+                      f"{max(rss):.0f} MB; least-squares slope {fit.slope * 1024:+.0f} KB per "
+                      f"new session over {later[-1][1] - later[0][1]} sessions.")
             print_levels([soak])
         failed = sum(len(lv.failures) for lv in levels)
         return 1 if failed else 0

@@ -92,11 +92,13 @@ def _position_title(pos, i: int, token: str) -> str:
 
 
 def position_bars_figure(positions, vocab: Sequence[str], *, columns: int = 3,
-                         n_bars: int = 8) -> go.Figure:
+                         n_bars: int = 10) -> go.Figure:
     """Top tokens of p (target) and q (draft) at each position of one round.
 
-    ``positions``: the round's PositionTrace list (K drafts + the bonus position). The
-    drafted token's bars get a thick black outline and a '▶' in its label.
+    ``positions``: the round's PositionTrace list (K drafts + the bonus position). Each
+    panel shows the ``n_bars`` tokens with the largest max(p, q) among the top-10 of p
+    and the top-10 of q; the drafted token is always shown, with a thick black outline
+    and a '▶' in its label.
     """
     n = len(positions)
     rows = -(-n // columns)

@@ -69,7 +69,7 @@ class RoundTrace:
     n_accepted: int
     final_kind: str  # "resample" | "bonus"
     final_token: int
-    final_top: tuple[tuple[int, float], ...]  # top-10 of the residual (or of p_{K+1})
+    final_top: tuple[tuple[int, float], ...]  # top-10 of residual or p_{K+1}, + the drawn one
     emitted: tuple[int, ...]
 
 
@@ -87,6 +87,7 @@ class GenerationResult:
     drafted: int = 0  # draft tokens proposed
     checked: int = 0  # draft tokens compared with a coin (not those after a rejection)
     accepted: int = 0
+    emitted: int = 0  # tokens the rounds emitted, before the last round's surplus is cut
     overlap_sum: float = 0.0  # sum over checked positions of sum_x min(p, q)
     target_calls: int = 0  # decoding calls of the target (the prefill is not counted)
     draft_calls: int = 0
@@ -112,10 +113,7 @@ class GenerationResult:
     @property
     def tokens_per_round(self) -> float:
         """Tokens emitted per round (the last round counted in full, before truncation)."""
-        emitted = sum(len(r.emitted) for r in self.rounds) if self.rounds else self._emitted
-        return emitted / self.n_rounds if self.n_rounds else math.nan
-
-    _emitted: int = 0
+        return self.emitted / self.n_rounds if self.n_rounds else math.nan
 
     @property
     def tokens_per_target_call(self) -> float:
@@ -325,7 +323,7 @@ def speculative_generate(draft, target, prompt_ids: Sequence[int], *, k: int,
         res.drafted += k
         res.checked += checked
         res.accepted += n
-        res._emitted += len(emitted)
+        res.emitted += len(emitted)
         res.draft_calls += k
         res.target_calls += 1 if target.parallel_verify else k + 1
         res.overlap_sum += overlap
@@ -364,5 +362,8 @@ def _round_trace(index, start, rr, p_rows, q_rows) -> RoundTrace:
     top_bonus = _top(p_rows[k])
     positions.append(PositionTrace(-1, 0.0, 0.0, 0.0, None, "bonus", 0.0, top_bonus, (),
                                    tuple((t, pr, 0.0) for t, pr in top_bonus)))
+    final_top = _top(rr.final_distribution)
+    if all(t != rr.final_token for t, _ in final_top):  # a less likely token was drawn
+        final_top += ((rr.final_token, float(rr.final_distribution[rr.final_token])),)
     return RoundTrace(index, start, tuple(positions), rr.n_accepted, rr.final_kind,
-                      rr.final_token, _top(rr.final_distribution), rr.emitted_tokens)
+                      rr.final_token, final_top, rr.emitted_tokens)

@@ -120,11 +120,16 @@ def _hf_pairs() -> dict[str, PairInfo]:
     return hf.cached_pairs()
 
 
+_NEEDS = {  # asset files each shipped pair loads
+    "gpt-1L-to-gpt-4L": ("tokenizer.json", "gpt_draft.npz", "gpt_target.npz"),
+    "trigram-to-gpt-4L": ("tokenizer.json", "corpus.json.gz", "gpt_target.npz"),
+    "bigram-to-5gram": ("tokenizer.json", "corpus.json.gz"),
+}
+
+
 def available_pairs() -> list[str]:
     """Names of the pairs that can load here (shipped ones, plus locally cached HF ones)."""
-    names = [n for n in PAIRS if n.startswith("bigram") or (ASSETS / "gpt_target.npz").exists()]
-    if "gpt-1L-to-gpt-4L" in names and not (ASSETS / "gpt_draft.npz").exists():
-        names.remove("gpt-1L-to-gpt-4L")
+    names = [n for n in PAIRS if all((ASSETS / f).exists() for f in _NEEDS[n])]
     return names + list(_hf_pairs())
 
 

@@ -41,7 +41,7 @@ PAGE_PARAMS = {
 }
 PAGES = sorted(PAGE_PARAMS)
 N_LINKS = 10  # random links per page
-N_ACTIONS = 20  # random widget interactions per page (on one session)
+N_ACTIONS = 40  # random widget interactions per page (on one session)
 MAX_NUMBER_SPAN = 2_000  # pick numbers near the bounds or small, never a huge simulation
 LAB_MAX_ROUNDS = 20_000  # keep the losslessness lab fast under fuzz
 
@@ -96,7 +96,9 @@ def _act(rng: random.Random, at: AppTest, page: str) -> str | None:
         candidates += [(kind, w) for w in widgets if not getattr(w, "disabled", False)]
     if not candidates:
         return None
-    kind, w = rng.choice(candidates)
+    typed = [c for c in candidates if c[0] in ("text_input", "text_area")]
+    # Half of the actions type into a text field: that is where hostile input arrives.
+    kind, w = rng.choice(typed if typed and rng.random() < 0.5 else candidates)
     key = getattr(w, "key", None)
     if kind in ("text_input", "text_area"):
         value = rng.choice(HOSTILE_VALUES)
@@ -187,3 +189,30 @@ def test_random_widget_values_never_raise(page):
     if page != "app.py":  # the pages have widgets: the fuzz must really have used them
         assert len(done) == N_ACTIONS, done
         assert len(set(done)) >= 4, f"the fuzz touched too few widgets: {done}"
+
+
+def test_the_fuzz_finds_an_uncaught_exception(tmp_path):
+    # Power check: a page that trusts its input (float() on typed text, an unchecked
+    # query parameter) is caught by the same links and actions within the same budget.
+    page = tmp_path / "fragile_page.py"
+    page.write_text(
+        "import streamlit as st\n"
+        "k = int(st.query_params.get('k', '3'))\n"
+        "text = st.text_input('p', key='x_text')\n"
+        "st.slider('s', 0, 10, key='x_slider')\n"
+        "if text:\n"
+        "    st.write(float(text) * k)\n",
+        encoding="utf-8",
+    )
+    rng = random.Random(0)
+    link_failures = sum(
+        bool(open_page(str(page), {"k": rng.choice(HOSTILE_VALUES)}).exception)
+        for _ in range(N_LINKS)
+    )
+    assert link_failures > 0
+    at = open_page(str(page))
+    for _ in range(N_ACTIONS):
+        _act(rng, at, str(page))
+        if at.exception:
+            break
+    assert at.exception, "the fuzz should have typed something float() refuses"

@@ -340,3 +340,64 @@ def test_link_reader_caps_the_length_of_a_parameter():
     link = LinkReader({"p": "0.5, " * 10_000})
     assert link.get("p", sc.parse_distribution, None) is None
     assert "longer than" in link.problems[0]
+
+
+# --- the round page's link and typed round (pure parts of specdec_ui.round_inputs) -------
+
+round_link_params = st.fixed_dictionaries(
+    {"mode": st.sampled_from(["custom", "preset", "Custom", "", "x"])},
+    optional={name: param_values for name in
+              ("preset", "step", "labels", "p", "q", "k", "seed", "coins", "drafts", "final",
+               "norm")},
+)
+
+
+@HOSTILE
+@given(params=round_link_params)
+def test_round_link_gives_a_valid_page_state_whatever_the_link(params):
+    from specdec_ui import round_inputs as ri
+
+    state = ri.read_link(params)
+    values = state.values
+    assert values["round_mode"] in ri.MODES
+    assert values["round_preset"] in ri.ROUND_KEYS
+    assert state.step is None or 0 <= state.step <= ri.MAX_STEP_LINK
+    assert all(isinstance(p, str) and p for p in state.problems)
+    if values["round_mode"] == "Custom":
+        # Whatever the link said, the state it leads to is a round that plays.
+        spec = ri.custom_spec(
+            str(values["round_labels"]), str(values["round_p_text"]),
+            str(values["round_q_text"]), int(values["round_k"]),
+            str(values["round_drafts_text"]), str(values["round_coins_text"]),
+            str(values["round_final_text"]), int(values["round_seed"]),
+            *(state.table or (None, None)), normalize=bool(values.get("round_normalise")))
+        assert len(spec.labels) == spec.p_rows.shape[1]
+
+
+@HOSTILE
+@given(labels=label_text, p=hostile_text, q=hostile_text,
+       k=st.one_of(st.integers(-2, 20), st.sampled_from([True, 3.0, "3"])),
+       drafts=label_text, coins=hostile_text, final=label_text,
+       normalize=st.booleans())
+def test_typed_custom_round_is_a_round_or_a_clear_error(labels, p, q, k, drafts, coins, final,
+                                                        normalize):
+    from specdec_ui import round_inputs as ri
+
+    try:
+        spec = ri.custom_spec(labels, p, q, k, drafts, coins, final, 0, normalize=normalize)
+    except Exception as err:  # noqa: BLE001
+        assert_clear_error(err)
+        return
+    assert 1 <= spec.q_rows.shape[0] <= ri.K_MAX_PAGE
+    assert spec.p_rows.shape[0] == spec.q_rows.shape[0] + 1
+
+
+@pytest.mark.parametrize("p, q, drafts", [
+    ("0.40, 0.25, 0.20, 0.10, 0.05", "0.30, 0.30, 0.15, 0.15, 0.10", "A, B, C"),
+    ("0.5, 0.5 | 0.2, 0.8 | 0.6, 0.4 | 0.1, 0.9", "1, 0 | 0.5, 0.5 | 0.3, 0.7", ""),
+])
+def test_typed_custom_round_accepts_the_seed_syntax(p, q, drafts):
+    from specdec_ui import round_inputs as ri
+
+    spec = ri.custom_spec("", p, q, 3, drafts)
+    assert spec.q_rows.shape[0] == 3

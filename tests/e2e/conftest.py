@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("SPECDEC_CHROMIUM", "/usr/bin/chromium"))  # Debian's chromium
 OUTPUT = ROOT / "test-output"
 SETTLED = ('[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
            '[data-test-script-state="notRunning"]')

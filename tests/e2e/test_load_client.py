@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -22,8 +23,14 @@ from streamlit_ws import StreamlitSession, check_loopback  # noqa: E402
 pytestmark = pytest.mark.e2e
 
 
+def run_async(coro):
+    """asyncio.run in a fresh thread: Playwright's sync API keeps a loop in this one."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result(timeout=120)
+
+
 def test_two_students_click_through_without_a_failed_rerun(app_server):
-    level = asyncio.run(load_test.run_level(app_server, None, "2", 2, 1, (0.0, 0.05), 7, 60))
+    level = run_async(load_test.run_level(app_server, None, "2", 2, 1, (0.0, 0.05), 7, 60))
     assert level.failures == []
     assert level.reruns == 2 * load_test.RERUNS_PER_CYCLE
     assert level.bytes_in > 2 * load_test.RERUNS_PER_CYCLE * 1_000  # real page content came back
@@ -54,7 +61,7 @@ def test_a_click_reruns_the_page_and_a_disabled_button_does_nothing(app_server):
         finally:
             await s.close()
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 @pytest.mark.parametrize("url", ["http://example.org:8501", "http://10.0.0.1:8501"])

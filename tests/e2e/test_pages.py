@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import (
     assert_charts_drew,
+    bar_count,
     open_app,
     screenshot,
     settle,
@@ -17,14 +18,17 @@ from tests.e2e.conftest import (
 
 pytestmark = pytest.mark.e2e
 
-# (sidebar title, URL path, heading, has charts at its defaults)
+# (sidebar title, URL path, heading, draws charts at its defaults)
 PAGES = [
     ("Step through a round", "/Step_through_a_round", "Step through a round", True),
     ("Speedup explorer", "/Speedup_explorer", "Speedup explorer", True),
     ("Losslessness lab", "/Losslessness_lab", "Losslessness lab", True),
     ("Self test", "/Self_test", "Self-test", False),
-    ("Model pair lab", "/Model_pair_lab", "Model pair", False),
+    ("Model pair lab", "/Model_pair_lab", "Model pair", True),
 ]
+
+
+BAR_PAGES = {"Step through a round", "Losslessness lab", "Model pair lab"}
 
 
 def _no_exception(page) -> None:
@@ -52,6 +56,8 @@ def test_open_each_page_from_the_sidebar(page, title, path, heading, charts):
         re.compile(re.escape(heading), re.IGNORECASE))
     if charts:
         assert_charts_drew(page)
+    if title in BAR_PAGES:
+        assert bar_count(page, '[data-testid="stMainBlockContainer"]') > 0, "no bars drawn"
     _no_exception(page)
     n = PAGES.index((title, path, heading, charts)) + 1
     screenshot(page, f"page-{n}-{path.strip('/')}")

@@ -67,19 +67,19 @@ def test_greedy_drafts_agree_often_with_the_gpt_target():
     assert spec.tokens_per_round > 1.3
 
 
-def _first_tokens(draft, target, n, seed, k=2):
+def _first_tokens(draft, target, n, seed, k=2, temperature=1.0):
     counts = np.zeros(TOK.vocab_size)
     rng = np.random.default_rng(seed)
     for _ in range(n):
         res = speculative_generate(draft, target, PROMPT, k=k, max_new_tokens=1,
-                                   temperature=1.0, rng=rng, trace=False)
+                                   temperature=temperature, rng=rng, trace=False)
         counts[res.tokens[0]] += 1
     return counts
 
 
-def _target_first_distribution(target):
+def _target_first_distribution(target, temperature=1.0):
     runner = target.fresh()
-    return probabilities(runner.extend(PROMPT)[-1:], 1.0)[0]
+    return probabilities(runner.extend(PROMPT)[-1:], temperature)[0]
 
 
 @pytest.mark.parametrize("name", ["gpt-1L-to-gpt-4L", "bigram-to-5gram"])
@@ -88,6 +88,30 @@ def test_first_token_at_temperature_1_follows_the_target(name):
     fit = chi_square_test(_first_tokens(draft, target, 1500, seed=11),
                           _target_first_distribution(target))
     assert fit.p_value > 1e-3
+
+
+@pytest.mark.parametrize("temperature", [0.5, 2.0])
+def test_first_token_follows_the_temperature_adjusted_target(temperature):
+    draft, target = load_pair("bigram-to-5gram")
+    counts = _first_tokens(draft, target, 1500, seed=12, k=1, temperature=temperature)
+    fit = chi_square_test(counts, _target_first_distribution(target, temperature))
+    assert fit.p_value > 1e-3
+    # and not the plain (T = 1) target distribution: the test can tell them apart
+    assert chi_square_test(counts, _target_first_distribution(target, 1.0)).p_value < 1e-6
+
+
+def test_the_classic_bug_raw_q_in_the_ratio_fails_the_same_test(monkeypatch):
+    """Drafting from softmax(z / T) but putting the raw softmax(z) of the draft in p/q."""
+    draft, target = load_pair("bigram-to-5gram")
+    honest, temperature = gen.verify_block, 2.0
+
+    def raw_q_ratio(p_rows, q_rows, drafts, rng):
+        raw = q_rows**temperature  # softmax(z) from softmax(z / T), up to normalisation
+        return honest(p_rows, raw / raw.sum(axis=1, keepdims=True), drafts, rng)
+
+    monkeypatch.setattr(gen, "verify_block", raw_q_ratio)
+    counts = _first_tokens(draft, target, 1500, seed=12, k=1, temperature=temperature)
+    assert chi_square_test(counts, _target_first_distribution(target, temperature)).p_value < 1e-6
 
 
 def test_a_broken_sampler_that_keeps_every_draft_fails_the_same_test(monkeypatch):
@@ -136,6 +160,7 @@ def test_trace_records_each_round():
         for p in rnd.positions[: rnd.n_accepted + (rnd.final_kind == "resample")]:
             assert (p.coin < p.acceptance_probability) == (p.status == "accepted")
             assert np.isclose(p.acceptance_probability, min(1.0, p.p_x / p.q_x))
+        assert rnd.final_token in [t for t, _ in rnd.final_top]
         assert spec.tokens[rnd.start : rnd.start + len(rnd.emitted)] == list(
             rnd.emitted[: len(spec.tokens) - rnd.start])
 
