@@ -87,7 +87,7 @@ st.plotly_chart(fr.chips_figure(story.labels, story.result.draft_tokens, step.dr
 with st.expander("All decisions so far", expanded=step.kind == "result"):
     st.markdown("\n".join(f"{s.index + 1}. {md_escape(s.title)}" for s in story.steps[: index + 1]))
     if step.kind == "result":
-        st.dataframe(trace, hide_index=True)
+        st.dataframe(trace.astype(object).where(trace.notna(), "—"), hide_index=True)
 
 with st.expander("The two rules in plain words"):
     st.markdown("**Keep or reject.** A drafted token x is kept with probability")

@@ -77,7 +77,12 @@ def parse_number(token: str, *, entry: int = 1, name: str = "p") -> float:
 
 
 def _check_sum(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
-    total = float(x.sum())
+    with np.errstate(over="ignore"):
+        total = float(x.sum())
+    if not np.isfinite(total):
+        raise InvalidDistributionError(
+            f"{name}: the entries are too large to add up; probabilities are at most 1."
+        )
     if total <= 0.0:
         raise InvalidDistributionError(
             f"{name}: all entries are zero; at least one must be positive."
@@ -102,7 +107,7 @@ def validate_distribution(
     """
     try:
         arr = np.array(x, dtype=np.float64)
-    except (TypeError, ValueError) as err:
+    except (TypeError, ValueError, OverflowError) as err:
         raise InvalidDistributionError(f"{name}: not an array of numbers ({err}).") from None
     if arr.ndim != 1:
         raise InvalidDistributionError(
@@ -167,6 +172,10 @@ def parse_labels(text: str, v: int) -> tuple[str, ...]:
     stripped, non-empty, at most ``MAX_LABEL_LENGTH`` characters and unique.
     Labels are plain text: callers must display them escaped.
     """
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= MAX_VOCAB:
+        raise InvalidParameterError(
+            f"labels: a vocabulary of {v!r} tokens is not possible; allowed: 1 to {MAX_VOCAB:,}."
+        )
     body = _check_text(text, "labels")
     if not body:
         return default_labels(v)

@@ -186,7 +186,8 @@ def speedup_vs_k_figure(
             "mode": "markers+text",
             "name": "best K",
             "text": [f"best K = {best}"],
-            "textposition": "top center",
+            # near the right edge the label would be cut off: put it on the left
+            "textposition": "top left" if best > 0.75 * k_max else "top center",
             "marker": {
                 "symbol": "star",
                 "size": 20,

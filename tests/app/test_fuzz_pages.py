@@ -60,8 +60,9 @@ def _assert_clean(at: AppTest, what: str) -> None:
     assert not at.exception, f"{what}: {[e.value for e in at.exception]}"
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_random_links_never_raise(page):
+@pytest.mark.parametrize("page_file", PAGES)
+def test_random_links_never_raise(page_file):
+    page = page_file  # (a parameter named "page" would pull in Playwright's fixture)
     if not (ROOT / page).exists():
         pytest.fail(f"{page} is missing")
     rng = random.Random(_seed(page))
@@ -172,8 +173,9 @@ def _raw_option_values(w) -> list:
     return found
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_random_widget_values_never_raise(page):
+@pytest.mark.parametrize("page_file", PAGES)
+def test_random_widget_values_never_raise(page_file):
+    page = page_file
     if not (ROOT / page).exists():
         pytest.fail(f"{page} is missing")
     rng = random.Random(_seed(page) + 1)
