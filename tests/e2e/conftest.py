@@ -12,15 +12,11 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from benchmarks.local_server import free_port, start_server, stop_server, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("SPECDEC_CHROMIUM", "/usr/bin/chromium"))  # Debian's chromium
@@ -47,53 +43,6 @@ def _chromium_available():
     _require_browser()
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int, log_path: Path) -> subprocess.Popen:
-    """``streamlit run app.py`` on 127.0.0.1:port; output to ``log_path``."""
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-           "--server.address", "127.0.0.1", "--server.port", str(port),
-           "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
-    log = open(log_path, "wb")  # noqa: SIM115 - closed with the process below
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
-                            start_new_session=True)
-    proc.log_file = log  # type: ignore[attr-defined]
-    return proc
-
-
-def wait_healthy(proc: subprocess.Popen, url: str, log_path: Path) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}:\n"
-                               + log_path.read_text(errors="replace")[-3000:])
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                if resp.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"streamlit did not answer /_stcore/health in {STARTUP_TIMEOUT_S} s")
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    """Stop the server this fixture started: SIGTERM to its PID, then SIGKILL."""
-    if proc.poll() is None:
-        os.kill(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-    proc.log_file.close()  # type: ignore[attr-defined]
-
-
 @pytest.fixture(scope="session")
 def app_server(_chromium_available):
     OUTPUT.mkdir(exist_ok=True)
@@ -102,7 +51,7 @@ def app_server(_chromium_available):
     log_path = OUTPUT / "e2e-server.log"
     proc = start_server(port, log_path)
     try:
-        wait_healthy(proc, url, log_path)
+        wait_healthy(url, proc, log_path=log_path, timeout_s=STARTUP_TIMEOUT_S)
         yield url
     finally:
         stop_server(proc)
