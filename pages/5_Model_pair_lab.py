@@ -13,6 +13,8 @@ from specdec_ui.widgets import page_setup, seed_control, show_error, show_source
 page_setup("Model pair lab", "🤖")
 
 DEFAULT_PROMPT = "Return the number of"
+DEFAULT_PAIR = "trigram-to-gpt-4L"  # the fastest pair here (benchmarks/results_model_pairs.md)
+DEFAULT_K = 3  # its best K at T = 0 on the default prompt
 RUN_KEY = "lm__run"  # the last run and the settings it was made with (not a widget key)
 ROUND_KEY = "lm__round"  # the round shown in step mode
 KIND_WORD = {"accepted": "kept drafts", "resampled": "resampled", "bonus": "bonus"}
@@ -37,6 +39,7 @@ with st.container(border=True):
     left, mid, right = st.columns([3, 2, 2])
     with left:
         pair = st.selectbox("Model pair", pairs, key="lm_pair",
+                            index=pairs.index(DEFAULT_PAIR) if DEFAULT_PAIR in pairs else 0,
                             format_func=lambda n: lm.pair_info(n).label)
         info = lm.pair_info(pair)
         st.caption(md_escape(f"Draft: {info.draft}. Target: {info.target}. {info.description}"))
@@ -46,7 +49,7 @@ with st.container(border=True):
         temperature = st.slider("Temperature T", 0.0, 2.0, 0.0, 0.1, key="lm_temperature",
                                 help="0 = greedy (argmax on both sides): the output must equal "
                                      "the target's own greedy output.")
-        k = st.slider("K (draft tokens per round)", 1, 8, 4, key="lm_k")
+        k = st.slider("K (draft tokens per round)", 1, 8, DEFAULT_K, key="lm_k")
         n_tokens = st.slider("Tokens to generate", 10, 200, 60, 10, key="lm_tokens")
     with right:
         seed = seed_control("lm")
