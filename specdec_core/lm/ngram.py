@@ -26,6 +26,9 @@ from .errors import ContextLengthError
 NGRAM_CONTEXT = 4096  # tokens an n-gram model accepts in one sequence (no real limit)
 
 
+LOG_ROW_CACHE = 1024  # context rows cached per runner: 1024 x V=512 x 8 B = 4 MB
+
+
 class NGramModel:
     """Order-n interpolated Witten-Bell model; ``extend`` returns log-probabilities."""
 
@@ -53,6 +56,7 @@ class NGramModel:
         for arr in (self.base, *self.keys, *self.counts):
             arr.flags.writeable = False
         self.tokens: list[int] = []
+        self._log_rows: dict[tuple[int, ...], np.ndarray] = {}  # see _log_row
 
     context_length = NGRAM_CONTEXT
 
@@ -68,6 +72,7 @@ class NGramModel:
         """A new runner sharing the (read-only) counts, with an empty history."""
         other = copy.copy(self)
         other.tokens = []
+        other._log_rows = {}  # each generation starts with an empty row cache
         return other
 
     def reset(self) -> None:
@@ -99,6 +104,23 @@ class NGramModel:
             p[keys[lo:hi] - ctx * v] += (lam / total) * cnt
         return p
 
+    def _log_row(self, history) -> np.ndarray:
+        """log distribution(history), cached by context within one runner.
+
+        A row depends only on the last order-1 tokens, so a cached row is exactly what
+        distribution() would compute. The cache lives as long as the runner (one
+        generation: ``fresh()`` starts an empty one) and is bounded by LOG_ROW_CACHE.
+        """
+        key = tuple(history[len(history) - (self.order - 1):]) if self.order > 1 else ()
+        row = self._log_rows.get(key)
+        if row is None:
+            row = np.log(self.distribution(history))
+            row.flags.writeable = False
+            if len(self._log_rows) >= LOG_ROW_CACHE:
+                self._log_rows.pop(next(iter(self._log_rows)))  # oldest first out
+            self._log_rows[key] = row
+        return row
+
     def extend(self, tokens, *, last_only: bool = False) -> np.ndarray:
         """Append tokens; rows of log P(next | prefix) for each new position (m, V)."""
         new = [int(t) for t in np.asarray(tokens).reshape(-1)]
@@ -108,5 +130,5 @@ class NGramModel:
         for i, t in enumerate(new):
             self.tokens.append(t)
             if not last_only or i == len(new) - 1:
-                rows.append(self.distribution(self.tokens))
-        return np.log(np.stack(rows))
+                rows.append(self._log_row(self.tokens))
+        return np.stack(rows)

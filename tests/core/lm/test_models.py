@@ -95,3 +95,25 @@ def test_ngram_extend_and_rollback():
     model.rollback(2)
     again = model.extend([3, 4])
     assert np.allclose(again, rows[2:])
+
+
+def test_ngram_row_cache_is_exact_per_runner_and_bounded(monkeypatch):
+    """Cached rows equal a fresh computation; each runner starts cold; the cache is bounded."""
+    from specdec_core.lm import ngram
+
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, 16, size=4000)
+    model = NGramModel(ids, 3, 16)
+    runner = model.fresh()
+    history = [int(t) for t in rng.integers(0, 16, size=300)]
+    rows = runner.extend(history)  # (300, 16); contexts repeat, so rows come from the cache
+    expected = np.log(np.stack([model.distribution(history[: i + 1]) for i in range(300)]))
+    np.testing.assert_array_equal(rows, expected)
+    assert 0 < len(runner._log_rows) < 300  # at most 16 * 16 contexts of two tokens
+    assert model.fresh()._log_rows == {}  # a new generation starts with an empty cache
+    with pytest.raises(ValueError):
+        runner._log_rows[next(iter(runner._log_rows))][0] = 0.0  # cached rows are read-only
+    monkeypatch.setattr(ngram, "LOG_ROW_CACHE", 8)
+    small = model.fresh()
+    small.extend(history)
+    assert len(small._log_rows) == 8
