@@ -161,12 +161,20 @@ def _coin(uniforms: Sequence[float], i: int, rng: np.random.Generator | None, wh
     return float(rng.random())
 
 
-def _check_round_inputs(p_rows, q_rows, draft_tokens, uniforms):
-    q_arr = np.asarray(q_rows, dtype=np.float64) if not isinstance(q_rows, np.ndarray) else q_rows
+def _draft_rows(q_rows) -> np.ndarray:
+    """Checked draft rows (K, V): K in 1..MAX_K, each row a distribution."""
+    try:
+        q_arr = np.array(q_rows, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise InvalidDistributionError(f"q_rows: not a table of numbers ({err}).") from None
     if q_arr.ndim != 2:
         raise InvalidDistributionError(f"q_rows must have shape (K, V), got {q_arr.shape}.")
-    k = check_k(q_arr.shape[0])
-    q_draft = validate_rows(q_arr, "q", k)  # (K, V)
+    return validate_rows(q_arr, "q", check_k(q_arr.shape[0]))
+
+
+def _check_round_inputs(p_rows, q_rows, draft_tokens, uniforms):
+    q_draft = _draft_rows(q_rows)  # (K, V)
+    k = q_draft.shape[0]
     v = q_draft.shape[1]
     p_target = validate_rows(p_rows, "p", k + 1, v)  # (K+1, V)
     tokens = tuple(int(t) for t in np.asarray(draft_tokens).reshape(-1))
@@ -255,8 +263,5 @@ def verify_round(
 
 def draft_from(q_rows, rng: np.random.Generator) -> tuple[int, ...]:
     """Sample the K draft tokens x_i ~ q_i, one per row of q_rows (K, V)."""
-    q_arr = np.asarray(q_rows, dtype=np.float64)
-    if q_arr.ndim != 2:
-        raise InvalidDistributionError(f"q_rows must have shape (K, V), got {q_arr.shape}.")
-    q_draft = validate_rows(q_arr, "q", check_k(q_arr.shape[0]))
+    q_draft = _draft_rows(q_rows)  # (K, V)
     return tuple(int(sample_index(row, rng.random())) for row in q_draft)

@@ -89,6 +89,14 @@ def test_row_shapes_are_checked_and_rows_named():
         sc.verify_round(p17, q17, [0] * 17, rng=np.random.default_rng(0))
 
 
+def test_ragged_draft_rows_get_a_clear_error():
+    p_rows, _ = rows(2)
+    with pytest.raises(sc.InvalidDistributionError, match="q_rows: not a table of numbers"):
+        sc.verify_round(p_rows, [[0.5, 0.5], [1.0]], [0, 0], rng=np.random.default_rng(0))
+    with pytest.raises(sc.InvalidDistributionError, match="q_rows: not a table of numbers"):
+        sc.draft_from([[0.5, 0.5], [1.0]], np.random.default_rng(0))
+
+
 def test_sample_index_never_returns_a_zero_probability_token():
     dist = np.array([0.0, 0.3, 0.0, 0.7, 0.0])
     u = np.array([0.0, 0.29999, 0.3, 0.999999999, np.nextafter(1.0, 0)])
