@@ -68,13 +68,25 @@ def main() -> None:
     t_opt = best_of(lambda: sc.optimal_k(alpha[:, 0], 1.0, 20.0, k_max=64), 50)
 
     rows = [
-        ("simulate_rounds, K=4, V=5", f"{args.rounds:,} rounds", f"{t_sim * 1e3:8.1f} ms",
-         f"{sim_rate / 1e6:6.1f} M positions/s"),
-        ("loop of verify_round (same work)", f"{args.loop_rounds:,} rounds",
-         f"{t_loop * 1e3:8.1f} ms", f"{loop_rate / 1e6:6.3f} M positions/s"),
+        (
+            "simulate_rounds, K=4, V=5",
+            f"{args.rounds:,} rounds",
+            f"{t_sim * 1e3:8.1f} ms",
+            f"{sim_rate / 1e6:6.1f} M positions/s",
+        ),
+        (
+            "loop of verify_round (same work)",
+            f"{args.loop_rounds:,} rounds",
+            f"{t_loop * 1e3:8.1f} ms",
+            f"{loop_rate / 1e6:6.3f} M positions/s",
+        ),
         ("  -> vectorised / loop", "", "", f"{sim_rate / loop_rate:8.0f} x"),
-        ("draw 2 uniforms per position", f"{2 * positions:,} uniforms",
-         f"{t_uniforms * 1e3:8.1f} ms", f"{2 * positions / t_uniforms / 1e6:6.0f} M uniforms/s"),
+        (
+            "draw 2 uniforms per position",
+            f"{2 * positions:,} uniforms",
+            f"{t_uniforms * 1e3:8.1f} ms",
+            f"{2 * positions / t_uniforms / 1e6:6.0f} M uniforms/s",
+        ),
         ("  -> simulation / uniforms", "", "", f"{t_sim / t_uniforms:8.1f} x"),
         ("one verify_round, K=4", "", f"{t_round * 1e6:8.1f} us", ""),
         ("speedup over 200 x 64 grid", "", f"{t_grid * 1e3:8.3f} ms", ""),

@@ -77,8 +77,14 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 def _subprocess(snippet: str, *args: str) -> float:
     env = dict(os.environ, PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", snippet, *args], capture_output=True, text=True,
-                         check=True, env=env, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", snippet, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=ROOT,
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -88,12 +94,23 @@ def bench_pair(name: str, repeats: int, temperature: float, prompt: str) -> list
     runs: dict[int, list] = {k: [] for k in KS}
     for r in range(repeats):
         for k in KS:
-            spec = speculative_generate(draft, target, ids, k=k, max_new_tokens=N_TOKENS,
-                                        temperature=temperature, rng=np.random.default_rng(r),
-                                        trace=False)
-            plain = autoregressive_generate(target, ids, max_new_tokens=N_TOKENS,
-                                            temperature=temperature,
-                                            rng=np.random.default_rng(r))
+            spec = speculative_generate(
+                draft,
+                target,
+                ids,
+                k=k,
+                max_new_tokens=N_TOKENS,
+                temperature=temperature,
+                rng=np.random.default_rng(r),
+                trace=False,
+            )
+            plain = autoregressive_generate(
+                target,
+                ids,
+                max_new_tokens=N_TOKENS,
+                temperature=temperature,
+                rng=np.random.default_rng(r),
+            )
             runs[k].append((spec, plain))
     rows = []
     for k, pairs in runs.items():
@@ -105,28 +122,40 @@ def bench_pair(name: str, repeats: int, temperature: float, prompt: str) -> list
         v = statistics.median(m.v for m in costs)
         measured = statistics.median(m.measured_speedup for m in costs)
         corrected = 1.0 / float(time_per_token(alpha, k, c, v))  # E / (K c + v)
-        rows.append({
-            "pair": name, "T": temperature, "K": k, "alpha": alpha,
-            "tok/round": statistics.fmean(s.tokens_per_round for s, _ in pairs),
-            "calls": statistics.median(s.target_calls for s, _ in pairs),
-            "c": c, "v(K)": v, "measured": measured, "seed": float(speedup(alpha, k, c, 1.0)),
-            "corrected": corrected, "err": corrected / measured - 1.0,
-            "identical": all(s.tokens == p.tokens for s, p in pairs),
-            "step_us": statistics.median(m.target_step for m in costs) * 1e6,
-        })
+        rows.append(
+            {
+                "pair": name,
+                "T": temperature,
+                "K": k,
+                "alpha": alpha,
+                "tok/round": statistics.fmean(s.tokens_per_round for s, _ in pairs),
+                "calls": statistics.median(s.target_calls for s, _ in pairs),
+                "c": c,
+                "v(K)": v,
+                "measured": measured,
+                "seed": float(speedup(alpha, k, c, 1.0)),
+                "corrected": corrected,
+                "err": corrected / measured - 1.0,
+                "identical": all(s.tokens == p.tokens for s, p in pairs),
+                "step_us": statistics.median(m.target_step for m in costs) * 1e6,
+            }
+        )
     return rows
 
 
 def table(rows: list[dict]) -> str:
-    head = ("| pair | T | K | alpha | tok/round | target calls | c | v(K) | measured | seed "
-            "formula | corrected | err | same output |")
+    head = (
+        "| pair | T | K | alpha | tok/round | target calls | c | v(K) | measured | seed "
+        "formula | corrected | err | same output |"
+    )
     lines = [head, "|" + "---|" * 13]
     for r in rows:
         same = ("yes" if r["identical"] else "NO") if r["T"] == 0 else "n/a"
         lines.append(
             f"| {r['pair']} | {r['T']:g} | {r['K']} | {r['alpha']:.2f} | {r['tok/round']:.2f} | "
             f"{r['calls']:.0f} | {r['c']:.3f} | {r['v(K)']:.2f} | {r['measured']:.2f}x | "
-            f"{r['seed']:.2f}x | {r['corrected']:.2f}x | {r['err']:+.0%} | {same} |")
+            f"{r['seed']:.2f}x | {r['corrected']:.2f}x | {r['err']:+.0%} | {same} |"
+        )
     return "\n".join(lines)
 
 
@@ -139,16 +168,22 @@ def main() -> None:
     args = ap.parse_args()
     names = args.pairs or available_pairs()
     start = time.perf_counter()
-    parts = [f"Machine: {os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS="
-             f"{os.environ.get('OPENBLAS_NUM_THREADS')}, numpy {np.__version__}; "
-             f"{N_TOKENS} tokens after the prompt {args.prompt!r}; medians of {args.repeats} "
-             f"interleaved repeats (repeat r samples with seed r); load average at the start "
-             f"{os.getloadavg()[0]:.1f}."]
+    parts = [
+        f"Machine: {os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS="
+        f"{os.environ.get('OPENBLAS_NUM_THREADS')}, numpy {np.__version__}; "
+        f"{N_TOKENS} tokens after the prompt {args.prompt!r}; medians of {args.repeats} "
+        f"interleaved repeats (repeat r samples with seed r); load average at the start "
+        f"{os.getloadavg()[0]:.1f}."
+    ]
     loads = [(n, _subprocess(LOAD_SNIPPET, n)) for n in names]
-    parts.append("| pair | load time (fresh process) |\n|---|---|\n" + "\n".join(
-        f"| {n} | {t:.2f} s |" for n, t in loads))
-    parts.append(f"Peak memory (RSS) of a process with the app's imports and every pair "
-                 f"loaded and run: {_subprocess(MEMORY_SNIPPET):.0f} MB")
+    parts.append(
+        "| pair | load time (fresh process) |\n|---|---|\n"
+        + "\n".join(f"| {n} | {t:.2f} s |" for n, t in loads)
+    )
+    parts.append(
+        f"Peak memory (RSS) of a process with the app's imports and every pair "
+        f"loaded and run: {_subprocess(MEMORY_SNIPPET):.0f} MB"
+    )
     rows = []
     for name in names:
         for temperature in (0.0, 1.0):
@@ -162,7 +197,8 @@ def main() -> None:
         f"(same output: {best['identical']}); target step {best['step_us']:.0f} us. "
         f"Corrected prediction within 15 % of the measurement in {within} of {len(rows)} rows "
         f"(worst: {worst['pair']} T = {worst['T']:g} K = {worst['K']}, {worst['err']:+.0%}). "
-        f"Benchmark took {time.perf_counter() - start:.0f} s.")
+        f"Benchmark took {time.perf_counter() - start:.0f} s."
+    )
     text = "\n\n".join(parts)
     print(text)
     if args.out:

@@ -68,8 +68,14 @@ class Level:
 class Student:
     """One student: a browser tab that clicks through the round page and the sliders."""
 
-    def __init__(self, url: str, rng: random.Random, think: tuple[float, float],
-                 deadline: float, level: Level):
+    def __init__(
+        self,
+        url: str,
+        rng: random.Random,
+        think: tuple[float, float],
+        deadline: float,
+        level: Level,
+    ):
         self.url, self.rng, self.think, self.deadline, self.level = url, rng, think, deadline, level
 
     async def pause(self) -> None:
@@ -116,12 +122,14 @@ class Student:
             if not self.record(r, "Best K = "):
                 return False
             k_max = int(session.slider_max.get("speed_k", 8))
-            moves = [("speed_alpha", 0.0, "Best K = 1 "),
-                     ("speed_alpha", 1.0, f"Best K = {k_max} "),
-                     ("speed_alpha", round(self.rng.uniform(0.3, 0.95), 2), "Best K = "),
-                     ("speed_k", self.rng.randint(1, 8), "Best K = "),
-                     ("speed_alpha", round(self.rng.uniform(0.3, 0.95), 2), "Best K = "),
-                     ("speed_k", self.rng.randint(1, 8), "speedup at K = ")]
+            moves = [
+                ("speed_alpha", 0.0, "Best K = 1 "),
+                ("speed_alpha", 1.0, f"Best K = {k_max} "),
+                ("speed_alpha", round(self.rng.uniform(0.3, 0.95), 2), "Best K = "),
+                ("speed_k", self.rng.randint(1, 8), "Best K = "),
+                ("speed_alpha", round(self.rng.uniform(0.3, 0.95), 2), "Best K = "),
+                ("speed_k", self.rng.randint(1, 8), "speedup at K = "),
+            ]
             for key, value, expect in moves:
                 if time.monotonic() > self.deadline:
                     return False
@@ -163,15 +171,24 @@ def rss_mb(pid: int | None) -> float:
 
 
 # ----------------------------------------------------------------------------- runs
-async def run_level(url: str, pid: int | None, name: str, n: int, cycles: int,
-                    think: tuple[float, float], seed: int, time_limit: float) -> Level:
+async def run_level(
+    url: str,
+    pid: int | None,
+    name: str,
+    n: int,
+    cycles: int,
+    think: tuple[float, float],
+    seed: int,
+    time_limit: float,
+) -> Level:
     level = Level(name, n)
     await asyncio.sleep(1.0)  # let the previous level's sessions close
     level.rss_before = rss_mb(pid)
     deadline = time.monotonic() + time_limit
     rng = random.Random(seed)
-    students = [Student(url, random.Random(rng.getrandbits(64)), think, deadline, level)
-                for _ in range(n)]
+    students = [
+        Student(url, random.Random(rng.getrandbits(64)), think, deadline, level) for _ in range(n)
+    ]
     cpu0, start = cpu_s(pid), time.perf_counter()
     await asyncio.gather(*(s.run(cycles, rng.uniform(0, 2.0)) for s in students))
     level.wall_s = time.perf_counter() - start
@@ -181,8 +198,9 @@ async def run_level(url: str, pid: int | None, name: str, n: int, cycles: int,
     return level
 
 
-async def run_soak(url: str, pid: int | None, total: int, concurrent: int, seed: int,
-                   time_limit: float) -> tuple[Level, list[tuple[int, int, float]]]:
+async def run_soak(
+    url: str, pid: int | None, total: int, concurrent: int, seed: int, time_limit: float
+) -> tuple[Level, list[tuple[int, int, float]]]:
     """``total`` reruns by ``concurrent`` students who leave after each visit.
 
     Memory is sampled every 100 reruns: (reruns done, sessions opened, RSS MB).
@@ -230,16 +248,20 @@ def pct(values: list[float], q: float) -> float:
 
 
 def print_levels(levels: list[Level]) -> None:
-    print("| students | reruns | failed | median (ms) | p95 (ms) | max (ms) | reruns/s "
-          "| server CPU per rerun (ms) | RSS before (MB) | RSS after (MB) |")
+    print(
+        "| students | reruns | failed | median (ms) | p95 (ms) | max (ms) | reruns/s "
+        "| server CPU per rerun (ms) | RSS before (MB) | RSS after (MB) |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for lv in levels:
         lat = [x * 1000 for x in lv.latencies]
-        print(f"| {lv.name} | {lv.reruns} | {len(lv.failures)} | "
-              f"{statistics.median(lat) if lat else float('nan'):.0f} | {pct(lat, 0.95):.0f} | "
-              f"{max(lat) if lat else float('nan'):.0f} | {lv.reruns / lv.wall_s:.1f} | "
-              f"{1000 * lv.cpu_s / max(lv.reruns, 1):.0f} | "
-              f"{lv.rss_before:.0f} | {lv.rss_after:.0f} |")
+        print(
+            f"| {lv.name} | {lv.reruns} | {len(lv.failures)} | "
+            f"{statistics.median(lat) if lat else float('nan'):.0f} | {pct(lat, 0.95):.0f} | "
+            f"{max(lat) if lat else float('nan'):.0f} | {lv.reruns / lv.wall_s:.1f} | "
+            f"{1000 * lv.cpu_s / max(lv.reruns, 1):.0f} | "
+            f"{lv.rss_before:.0f} | {lv.rss_after:.0f} |"
+        )
     for lv in levels:
         if lv.failures:
             kinds = sorted(set(lv.failures))[:5]
@@ -252,13 +274,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pid", type=int, help="PID of the server given by --url (for memory)")
     parser.add_argument("--students", default="10,30,60", help="comma-separated class sizes")
     parser.add_argument("--cycles", type=int, default=1, help="visits per student (16 reruns)")
-    parser.add_argument("--think", default="2,6",
-                        help="think time between clicks, range in s (default 2,6: a student "
-                        "who reads each step's one-line explanation)")
-    parser.add_argument("--fast", type=int, default=30,
-                        help="class size of a row with frantic clicking, think 0.5-2 s (0: none)")
-    parser.add_argument("--stress", type=int, default=30,
-                        help="class size of the no-think-time row (0: none)")
+    parser.add_argument(
+        "--think",
+        default="2,6",
+        help="think time between clicks, range in s (default 2,6: a student "
+        "who reads each step's one-line explanation)",
+    )
+    parser.add_argument(
+        "--fast",
+        type=int,
+        default=30,
+        help="class size of a row with frantic clicking, think 0.5-2 s (0: none)",
+    )
+    parser.add_argument(
+        "--stress", type=int, default=30, help="class size of the no-think-time row (0: none)"
+    )
     parser.add_argument("--soak", type=int, default=1000, help="reruns of the soak (0: none)")
     parser.add_argument("--soak-students", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
@@ -284,33 +314,76 @@ def main(argv: list[str] | None = None) -> int:
     try:
         t0 = time.perf_counter()
         wait_healthy(url, proc)
-        print(f"server {url} healthy after {time.perf_counter() - t0:.1f} s; "
-              f"RSS idle {rss_mb(pid):.0f} MB")
+        print(
+            f"server {url} healthy after {time.perf_counter() - t0:.1f} s; "
+            f"RSS idle {rss_mb(pid):.0f} MB"
+        )
         warm = asyncio.run(run_level(url, pid, "warm-up", 1, 1, (0, 0), args.seed, 60))
-        print(f"warm-up: 1 student, {warm.reruns} reruns, {len(warm.failures)} failed, "
-              f"RSS {warm.rss_after:.0f} MB\n")
+        print(
+            f"warm-up: 1 student, {warm.reruns} reruns, {len(warm.failures)} failed, "
+            f"RSS {warm.rss_after:.0f} MB\n"
+        )
         levels = []
         for i, n in enumerate(levels_n):
-            levels.append(asyncio.run(run_level(url, pid, str(n), n, args.cycles, think,
-                                                args.seed + i + 1, args.time_limit)))
+            levels.append(
+                asyncio.run(
+                    run_level(
+                        url, pid, str(n), n, args.cycles, think, args.seed + i + 1, args.time_limit
+                    )
+                )
+            )
         if args.fast:
-            levels.append(asyncio.run(run_level(url, pid, f"{args.fast} (think 0.5-2 s)",
-                                                args.fast, args.cycles, (0.5, 2.0),
-                                                args.seed + 98, args.time_limit)))
+            levels.append(
+                asyncio.run(
+                    run_level(
+                        url,
+                        pid,
+                        f"{args.fast} (think 0.5-2 s)",
+                        args.fast,
+                        args.cycles,
+                        (0.5, 2.0),
+                        args.seed + 98,
+                        args.time_limit,
+                    )
+                )
+            )
         if args.stress:
-            levels.append(asyncio.run(run_level(url, pid, f"{args.stress} (no think time)",
-                                                args.stress, args.cycles, (0, 0),
-                                                args.seed + 99, args.time_limit)))
-        print(f"Think time between clicks: uniform {think[0]:g}-{think[1]:g} s; "
-              f"{RERUNS_PER_CYCLE} reruns per student visit; latency = click sent to "
-              "script_finished received.\n")
+            levels.append(
+                asyncio.run(
+                    run_level(
+                        url,
+                        pid,
+                        f"{args.stress} (no think time)",
+                        args.stress,
+                        args.cycles,
+                        (0, 0),
+                        args.seed + 99,
+                        args.time_limit,
+                    )
+                )
+            )
+        print(
+            f"Think time between clicks: uniform {think[0]:g}-{think[1]:g} s; "
+            f"{RERUNS_PER_CYCLE} reruns per student visit; latency = click sent to "
+            "script_finished received.\n"
+        )
         print_levels(levels)
         if args.soak:
-            soak, samples = asyncio.run(run_soak(url, pid, args.soak, args.soak_students,
-                                                 args.seed + 1000, max(args.time_limit, 300)))
-            print(f"\nSoak: {soak.reruns} reruns by {args.soak_students} students at a time, "
-                  f"a new session per visit, no think time ({soak.wall_s:.0f} s, "
-                  f"{len(soak.failures)} failed)\n")
+            soak, samples = asyncio.run(
+                run_soak(
+                    url,
+                    pid,
+                    args.soak,
+                    args.soak_students,
+                    args.seed + 1000,
+                    max(args.time_limit, 300),
+                )
+            )
+            print(
+                f"\nSoak: {soak.reruns} reruns by {args.soak_students} students at a time, "
+                f"a new session per visit, no think time ({soak.wall_s:.0f} s, "
+                f"{len(soak.failures)} failed)\n"
+            )
             print("| reruns | sessions opened | server RSS (MB) |")
             print("| ---: | ---: | ---: |")
             for reruns, sessions, rss in samples:
@@ -319,9 +392,11 @@ def main(argv: list[str] | None = None) -> int:
             if len(later) >= 3 and len({s[1] for s in later}) >= 2:
                 fit = statistics.linear_regression([s[1] for s in later], [s[2] for s in later])
                 rss = [s[2] for s in later]
-                print(f"\nRSS from {later[0][0]} to {later[-1][0]} reruns: {min(rss):.0f}-"
-                      f"{max(rss):.0f} MB; least-squares slope {fit.slope * 1024:+.0f} KB per "
-                      f"new session over {later[-1][1] - later[0][1]} sessions.")
+                print(
+                    f"\nRSS from {later[0][0]} to {later[-1][0]} reruns: {min(rss):.0f}-"
+                    f"{max(rss):.0f} MB; least-squares slope {fit.slope * 1024:+.0f} KB per "
+                    f"new session over {later[-1][1] - later[0][1]} sessions."
+                )
             print_levels([soak])
         failed = sum(len(lv.failures) for lv in levels)
         return 1 if failed else 0

@@ -28,18 +28,34 @@ def free_port() -> int:
 
 def start_server(port: int, log_path: Path) -> subprocess.Popen:
     """``streamlit run app.py`` on 127.0.0.1:port (no file watcher); output to ``log_path``."""
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-           "--server.address", "127.0.0.1", "--server.port", str(port),
-           "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--server.fileWatcherType",
+        "none",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
     log_path.parent.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
     with open(log_path, "wb") as log:  # the child keeps its own copy of the descriptor
-        return subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                start_new_session=True)
+        return subprocess.Popen(
+            cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
 
 
-def wait_healthy(url: str, proc: subprocess.Popen | None, *, log_path: Path | None = None,
-                 timeout_s: float = 60) -> None:
+def wait_healthy(
+    url: str, proc: subprocess.Popen | None, *, log_path: Path | None = None, timeout_s: float = 60
+) -> None:
     """Poll ``url/_stcore/health`` until it answers 200; RuntimeError (with the log's
     tail) if the server exits or does not answer within ``timeout_s``."""
     deadline = time.monotonic() + timeout_s

@@ -84,8 +84,12 @@ class StreamlitSession:
 
     async def connect(self) -> None:
         self.ws = await websockets.connect(
-            self.ws_url, subprotocols=["streamlit"], origin=self.origin, max_size=None,
-            open_timeout=self.timeout_s, ping_interval=None,
+            self.ws_url,
+            subprotocols=["streamlit"],
+            origin=self.origin,
+            max_size=None,
+            open_timeout=self.timeout_s,
+            ping_interval=None,
         )
 
     async def close(self) -> None:
@@ -114,8 +118,9 @@ class StreamlitSession:
     async def set_value(self, key: str, proto_field: str, value: object) -> RunResult:
         return await self._rerun_with(key, proto_field, value)
 
-    async def _rerun_with(self, key: str, proto_field: str, value: object, *,
-                          sticky: bool = True) -> RunResult:
+    async def _rerun_with(
+        self, key: str, proto_field: str, value: object, *, sticky: bool = True
+    ) -> RunResult:
         if key not in self.widget_ids:
             return RunResult(0.0, f"no widget with key {key!r} on the page")
         wid = self.widget_ids[key]
@@ -150,8 +155,9 @@ class StreamlitSession:
                 kind = fwd.WhichOneof("type")
                 if kind == "navigation":
                     self.page_hash = fwd.navigation.page_script_hash
-                    self.pages = {p.url_pathname: p.page_script_hash
-                                  for p in fwd.navigation.app_pages}
+                    self.pages = {
+                        p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages
+                    }
                 elif kind == "delta":
                     self._read_delta(fwd, result)
                 elif kind == "script_finished":
@@ -186,8 +192,12 @@ class StreamlitSession:
             if kind == "metric":
                 text = f"{body.label}: {body.body}"
             result.texts.append(text)
-        wid = getattr(body, "id", "") if hasattr(type(body), "DESCRIPTOR") and any(
-            f.name == "id" for f in body.DESCRIPTOR.fields) else ""
+        wid = (
+            getattr(body, "id", "")
+            if hasattr(type(body), "DESCRIPTOR")
+            and any(f.name == "id" for f in body.DESCRIPTOR.fields)
+            else ""
+        )
         if wid:
             key = wid.split("-", 2)[2] if wid.startswith("$$ID-") and wid.count("-") >= 2 else wid
             result.widget_ids[key] = wid

@@ -10,11 +10,17 @@ from specdec_ui.share import MAX_PARAM_LENGTH, share_query
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import download_csv, page_setup, show_error, show_source
 
-KIND_NAME = {"draft": "the draft proposes", "ratio": "acceptance probability",
-             "coin": "the coin decides", "discard": "discard the rest",
-             "residual": "the leftover max(0, p − q)", "normalise": "normalise the leftover",
-             "resample": "resample the token", "bonus": "the free bonus token",
-             "result": "the round's output"}
+KIND_NAME = {
+    "draft": "the draft proposes",
+    "ratio": "acceptance probability",
+    "coin": "the coin decides",
+    "discard": "discard the rest",
+    "residual": "the leftover max(0, p − q)",
+    "normalise": "normalise the leftover",
+    "resample": "resample the token",
+    "bonus": "the free bonus token",
+    "result": "the round's output",
+}
 
 page_setup("Step through a round", "🪜")
 st.title("🪜 Step through a round")
@@ -32,8 +38,9 @@ with st.container(border=True):
     spec, error, (share_values, share_table) = ri.round_controls()
 if error is not None:
     show_error(error)
-    st.info("The round below is still the last valid one; fix the entry above to update it.",
-            icon="↩️")
+    st.info(
+        "The round below is still the last valid one; fix the entry above to update it.", icon="↩️"
+    )
 
 story = build_story(spec)
 trace = story.trace_frame()
@@ -45,14 +52,34 @@ if problems:
 
 # Stepping: one decision per click.
 cols = st.columns(5)
-cols[0].button("⏮ Reset", key="round_reset", on_click=ri.go_to, args=(0,),
-               disabled=index == 0, width="stretch")
-cols[1].button("◀ Back", key="round_back", on_click=ri.step_by, args=(-1, n_steps),
-               disabled=index == 0, width="stretch")
-cols[2].button("Next ▶", key="round_next", on_click=ri.step_by, args=(1, n_steps),
-               disabled=index == n_steps - 1, type="primary", width="stretch")
-cols[3].button("⏭ Play to end", key="round_play", on_click=ri.go_to, args=(n_steps - 1,),
-               disabled=index == n_steps - 1, width="stretch")
+cols[0].button(
+    "⏮ Reset", key="round_reset", on_click=ri.go_to, args=(0,), disabled=index == 0, width="stretch"
+)
+cols[1].button(
+    "◀ Back",
+    key="round_back",
+    on_click=ri.step_by,
+    args=(-1, n_steps),
+    disabled=index == 0,
+    width="stretch",
+)
+cols[2].button(
+    "Next ▶",
+    key="round_next",
+    on_click=ri.step_by,
+    args=(1, n_steps),
+    disabled=index == n_steps - 1,
+    type="primary",
+    width="stretch",
+)
+cols[3].button(
+    "⏭ Play to end",
+    key="round_play",
+    on_click=ri.go_to,
+    args=(n_steps - 1,),
+    disabled=index == n_steps - 1,
+    width="stretch",
+)
 cols[4].progress((index + 1) / n_steps, text=f"Step {index + 1} of {n_steps}")
 
 step = story.step(index)
@@ -69,20 +96,26 @@ if coin_fig is None:
 else:
     left, right = st.columns([3, 2])
     left.plotly_chart(main_fig, key="round_chart_main", alt=main_alt)
-    right.plotly_chart(coin_fig, key="round_chart_coin",
-                       alt=f"The interval from 0 to 1 split at a: keep below, reject above. "
-                           f"{step.title}.")
-    right.caption("The coin u is uniform on [0, 1): it lands in the keep zone [0, a) with "
-                  "probability exactly a.")
+    right.plotly_chart(
+        coin_fig,
+        key="round_chart_coin",
+        alt=f"The interval from 0 to 1 split at a: keep below, reject above. {step.title}.",
+    )
+    right.caption(
+        "The coin u is uniform on [0, 1): it lands in the keep zone [0, a) with "
+        "probability exactly a."
+    )
 
 with st.container(key="round_output", border=True):
     st.markdown("**Output so far** (the tokens this round has emitted)")
     st.text(story.output_text(index))
     st.caption("Drafts: " + md_escape(story.draft_text(index)))
-st.plotly_chart(fr.chips_figure(story.labels, story.result.draft_tokens, step.draft_status,
-                                step.emitted), key="round_chart_chips",
-                alt=f"Chips of the drafts and the output. Drafts: {story.draft_text(index)}. "
-                    f"Output: {story.output_text(index)}.")
+st.plotly_chart(
+    fr.chips_figure(story.labels, story.result.draft_tokens, step.draft_status, step.emitted),
+    key="round_chart_chips",
+    alt=f"Chips of the drafts and the output. Drafts: {story.draft_text(index)}. "
+    f"Output: {story.output_text(index)}.",
+)
 
 with st.expander("All decisions so far", expanded=step.kind == "result"):
     st.markdown("\n".join(f"{s.index + 1}. {md_escape(s.title)}" for s in story.steps[: index + 1]))
@@ -92,28 +125,42 @@ with st.expander("All decisions so far", expanded=step.kind == "result"):
 with st.expander("The two rules in plain words"):
     st.markdown("**Keep or reject.** A drafted token x is kept with probability")
     st.latex(r"a(x) = \min\!\left(1, \frac{p(x)}{q(x)}\right)")
-    st.markdown("If the target likes x at least as much as the draft did (p ≥ q), it is always "
-                "kept; otherwise it is kept p/q of the time. A coin u ~ U[0, 1) keeps it when "
-                "u < a.")
-    st.markdown("**Replace a rejected token.** The replacement is drawn from the leftover of p "
-                "over q, normalised:")
-    st.latex(r"p_{\text{adj}}(x) = \frac{\max(0,\ p(x) - q(x))}{Z},\qquad "
-             r"Z = \sum_y \max(0,\ p(y) - q(y)) = 1 - \alpha")
-    st.markdown("Together the two rules make every emitted token follow p exactly: speculative "
-                "sampling is lossless.")
+    st.markdown(
+        "If the target likes x at least as much as the draft did (p ≥ q), it is always "
+        "kept; otherwise it is kept p/q of the time. A coin u ~ U[0, 1) keeps it when "
+        "u < a."
+    )
+    st.markdown(
+        "**Replace a rejected token.** The replacement is drawn from the leftover of p "
+        "over q, normalised:"
+    )
+    st.latex(
+        r"p_{\text{adj}}(x) = \frac{\max(0,\ p(x) - q(x))}{Z},\qquad "
+        r"Z = \sum_y \max(0,\ p(y) - q(y)) = 1 - \alpha"
+    )
+    st.markdown(
+        "Together the two rules make every emitted token follow p exactly: speculative "
+        "sampling is lossless."
+    )
 
 st.subheader("Share and download")
 params = ri.share_params(share_values, index, share_table)
 query = share_query(params)
 if st.query_params.to_dict() != params:
     st.query_params.from_dict(params)
-st.caption("This page's address already holds the state; copy it, or add this to the app's "
-           "address to reopen this exact step:")
+st.caption(
+    "This page's address already holds the state; copy it, or add this to the app's "
+    "address to reopen this exact step:"
+)
 st.code(query, language=None, wrap_lines=True)
 too_long = [name for name, value in params.items() if len(value) > MAX_PARAM_LENGTH]
 if too_long:
-    st.warning(f"This link's {', '.join(too_long)} is longer than {MAX_PARAM_LENGTH:,} characters, "
-               "so the link cannot reopen it; use fewer tokens or a shared p and q.", icon="🔗")
-download_csv(trace, "round_trace.csv", key="round_download",
-             label="⬇️ Download the round trace (CSV)")
+    st.warning(
+        f"This link's {', '.join(too_long)} is longer than {MAX_PARAM_LENGTH:,} characters, "
+        "so the link cannot reopen it; use fewer tokens or a shared p and q.",
+        icon="🔗",
+    )
+download_csv(
+    trace, "round_trace.csv", key="round_download", label="⬇️ Download the round trace (CSV)"
+)
 show_source(sc.verify_round, sc.acceptance_probability, sc.residual_distribution)

@@ -51,8 +51,9 @@ def layout_tokens(pieces: Sequence[tuple[str, str]], width: int = TEXT_WIDTH):
     return out
 
 
-def token_text_figure(pieces: Sequence[tuple[str, str]], *, title: str = "",
-                      width: int = TEXT_WIDTH) -> go.Figure:
+def token_text_figure(
+    pieces: Sequence[tuple[str, str]], *, title: str = "", width: int = TEXT_WIDTH
+) -> go.Figure:
     """Text with every token on a coloured background by how it was produced.
 
     ``pieces``: (token text, kind) in order, kind a key of ``KIND_STYLE``.
@@ -64,19 +65,32 @@ def token_text_figure(pieces: Sequence[tuple[str, str]], *, title: str = "",
         mine = [(i, p) for i, p in enumerate(placed) if p[3] == kind]
         if not mine:
             continue
-        fig.add_trace(go.Bar(
-            orientation="h", y=[p[0] for _, p in mine], x=[len(p[2]) - 0.08 for _, p in mine],
-            base=[p[1] + 0.04 for _, p in mine], width=0.8,
-            marker={"color": colour, "line": {"width": 0}},
-            name=f"{symbol} {word}".strip(),
-            customdata=[[i + 1, plotly_escape(repr(pieces[i][0]))] for i, _ in mine],
-            hovertemplate=f"token %{{customdata[0]}}: %{{customdata[1]}}<br>{word}<extra></extra>",
-        ))
-    fig.add_trace(go.Scatter(
-        x=[p[1] + len(p[2]) / 2 for p in placed], y=[p[0] for p in placed],
-        text=[plotly_escape(p[2]) for p in placed], mode="text", showlegend=False,
-        hoverinfo="skip", textfont={"family": "monospace", "size": 15, "color": "#111111"},
-    ))
+        fig.add_trace(
+            go.Bar(
+                orientation="h",
+                y=[p[0] for _, p in mine],
+                x=[len(p[2]) - 0.08 for _, p in mine],
+                base=[p[1] + 0.04 for _, p in mine],
+                width=0.8,
+                marker={"color": colour, "line": {"width": 0}},
+                name=f"{symbol} {word}".strip(),
+                customdata=[[i + 1, plotly_escape(repr(pieces[i][0]))] for i, _ in mine],
+                hovertemplate=(
+                    f"token %{{customdata[0]}}: %{{customdata[1]}}<br>{word}<extra></extra>"
+                ),
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[p[1] + len(p[2]) / 2 for p in placed],
+            y=[p[0] for p in placed],
+            text=[plotly_escape(p[2]) for p in placed],
+            mode="text",
+            showlegend=False,
+            hoverinfo="skip",
+            textfont={"family": "monospace", "size": 15, "color": "#111111"},
+        )
+    )
     base_layout(fig, title=title, height=max(110, 60 + 26 * n_rows))
     fig.update_layout(barmode="overlay", bargap=0.1)
     fig.update_xaxes(visible=False, range=[-0.5, width + 0.5], fixedrange=True)
@@ -91,8 +105,9 @@ def _position_title(pos, i: int, token: str) -> str:
     return f"pos {i + 1}: {plotly_escape(repr(token))} {symbol} {STATUS_WORD.get(pos.status, '')}"
 
 
-def position_bars_figure(positions, vocab: Sequence[str], *, columns: int = 3,
-                         n_bars: int = 10) -> go.Figure:
+def position_bars_figure(
+    positions, vocab: Sequence[str], *, columns: int = 3, n_bars: int = 10
+) -> go.Figure:
     """Top tokens of p (target) and q (draft) at each position of one round.
 
     ``positions``: the round's PositionTrace list (K drafts + the bonus position). Each
@@ -102,29 +117,57 @@ def position_bars_figure(positions, vocab: Sequence[str], *, columns: int = 3,
     """
     n = len(positions)
     rows = -(-n // columns)
-    titles = [_position_title(pos, i, vocab[pos.token] if pos.token >= 0 else "")
-              for i, pos in enumerate(positions)]
-    fig = make_subplots(rows=rows, cols=columns, subplot_titles=titles,
-                        horizontal_spacing=0.06, vertical_spacing=0.5 / rows)
+    titles = [
+        _position_title(pos, i, vocab[pos.token] if pos.token >= 0 else "")
+        for i, pos in enumerate(positions)
+    ]
+    fig = make_subplots(
+        rows=rows,
+        cols=columns,
+        subplot_titles=titles,
+        horizontal_spacing=0.06,
+        vertical_spacing=0.5 / rows,
+    )
     for i, pos in enumerate(positions):
         r, c = i // columns + 1, i % columns + 1
         bars = list(pos.bars[:n_bars])
         if pos.token >= 0 and all(t != pos.token for t, _, _ in bars):
             bars[-1] = next(b for b in pos.bars if b[0] == pos.token)
-        labels = [("▶" if t == pos.token else "") + plotly_escape(repr(vocab[t]))
-                  for t, _, _ in bars]
+        labels = [
+            ("▶" if t == pos.token else "") + plotly_escape(repr(vocab[t])) for t, _, _ in bars
+        ]
         outline = [3 if t == pos.token else 0 for t, _, _ in bars]
-        fig.add_trace(go.Bar(x=labels, y=[p for _, p, _ in bars], name="p (target)",
-                             marker={"color": COLORS["p"],
-                                     "line": {"width": outline, "color": "#000"}},
-                             legendgroup="p", showlegend=i == 0,
-                             hovertemplate="%{x}: p = %{y:.3f}<extra></extra>"), row=r, col=c)
+        fig.add_trace(
+            go.Bar(
+                x=labels,
+                y=[p for _, p, _ in bars],
+                name="p (target)",
+                marker={"color": COLORS["p"], "line": {"width": outline, "color": "#000"}},
+                legendgroup="p",
+                showlegend=i == 0,
+                hovertemplate="%{x}: p = %{y:.3f}<extra></extra>",
+            ),
+            row=r,
+            col=c,
+        )
         if pos.status != "bonus":
-            fig.add_trace(go.Bar(x=labels, y=[q for _, _, q in bars], name="q (draft)",
-                                 marker={"color": COLORS["q"], "pattern": {"shape": PATTERN["q"]},
-                                         "line": {"width": outline, "color": "#000"}},
-                                 legendgroup="q", showlegend=i == 0,
-                                 hovertemplate="%{x}: q = %{y:.3f}<extra></extra>"), row=r, col=c)
+            fig.add_trace(
+                go.Bar(
+                    x=labels,
+                    y=[q for _, _, q in bars],
+                    name="q (draft)",
+                    marker={
+                        "color": COLORS["q"],
+                        "pattern": {"shape": PATTERN["q"]},
+                        "line": {"width": outline, "color": "#000"},
+                    },
+                    legendgroup="q",
+                    showlegend=i == 0,
+                    hovertemplate="%{x}: q = %{y:.3f}<extra></extra>",
+                ),
+                row=r,
+                col=c,
+            )
     base_layout(fig, height=80 + 230 * rows)
     fig.update_yaxes(range=[0, 1], fixedrange=True)
     fig.update_xaxes(tickangle=-45, fixedrange=True, tickfont={"size": 12})
@@ -137,21 +180,39 @@ def coin_figure(positions) -> go.Figure:
     checked = [(i, p) for i, p in enumerate(positions) if p.coin is not None]
     fig = go.Figure()
     ys = [f"pos {i + 1}" for i, _ in checked]
-    fig.add_trace(go.Bar(orientation="h", y=ys, x=[p.acceptance_probability for _, p in checked],
-                         name=f"{STATUS_SYMBOL['accepted']} keep if u < a = min(1, p/q)",
-                         marker={"color": COLORS["accepted"]},
-                         hovertemplate="a = %{x:.3f}<extra></extra>"))
-    fig.add_trace(go.Bar(orientation="h", y=ys,
-                         x=[1 - p.acceptance_probability for _, p in checked],
-                         base=[p.acceptance_probability for _, p in checked],
-                         name=f"{STATUS_SYMBOL['rejected']} reject",
-                         marker={"color": COLORS["rejected"], "opacity": 0.45},
-                         hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=[p.coin for _, p in checked], y=ys, mode="markers+text",
-                             name="coin u", text=[f"u = {p.coin:.2f}" for _, p in checked],
-                             textposition="middle right",
-                             marker={"color": COLORS["coin"], "size": 14, "symbol": "diamond"},
-                             hovertemplate="u = %{x:.3f}<extra></extra>"))
+    fig.add_trace(
+        go.Bar(
+            orientation="h",
+            y=ys,
+            x=[p.acceptance_probability for _, p in checked],
+            name=f"{STATUS_SYMBOL['accepted']} keep if u < a = min(1, p/q)",
+            marker={"color": COLORS["accepted"]},
+            hovertemplate="a = %{x:.3f}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Bar(
+            orientation="h",
+            y=ys,
+            x=[1 - p.acceptance_probability for _, p in checked],
+            base=[p.acceptance_probability for _, p in checked],
+            name=f"{STATUS_SYMBOL['rejected']} reject",
+            marker={"color": COLORS["rejected"], "opacity": 0.45},
+            hoverinfo="skip",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[p.coin for _, p in checked],
+            y=ys,
+            mode="markers+text",
+            name="coin u",
+            text=[f"u = {p.coin:.2f}" for _, p in checked],
+            textposition="middle right",
+            marker={"color": COLORS["coin"], "size": 14, "symbol": "diamond"},
+            hovertemplate="u = %{x:.3f}<extra></extra>",
+        )
+    )
     base_layout(fig, title="The coins", height=120 + 50 * max(1, len(checked)))
     fig.update_layout(barmode="overlay")
     fig.update_xaxes(range=[0, 1], title="probability", fixedrange=True)
@@ -159,20 +220,32 @@ def coin_figure(positions) -> go.Figure:
     return fig
 
 
-def final_figure(top: Sequence[tuple[int, float]], chosen: int, vocab: Sequence[str], *,
-                 kind: str) -> go.Figure:
+def final_figure(
+    top: Sequence[tuple[int, float]], chosen: int, vocab: Sequence[str], *, kind: str
+) -> go.Figure:
     """The distribution the round's last token came from, the chosen token outlined.
 
     kind "resample": norm(max(0, p - q)) at the rejected position; "bonus": p_{K+1}.
     """
     colour = COLORS["residual"] if kind == "resample" else COLORS["p"]
     labels = [("▶" if t == chosen else "") + plotly_escape(repr(vocab[t])) for t, _ in top]
-    title = ("Resample from the leftover norm(max(0, p − q))" if kind == "resample"
-             else "Bonus token from p at position K+1")
-    fig = go.Figure(go.Bar(x=labels, y=[pr for _, pr in top], marker={
-        "color": colour, "line": {"width": [3 if t == chosen else 0 for t, _ in top],
-                                  "color": "#000"}},
-        hovertemplate="%{x}: %{y:.3f}<extra></extra>", name=title))
+    title = (
+        "Resample from the leftover norm(max(0, p − q))"
+        if kind == "resample"
+        else "Bonus token from p at position K+1"
+    )
+    fig = go.Figure(
+        go.Bar(
+            x=labels,
+            y=[pr for _, pr in top],
+            marker={
+                "color": colour,
+                "line": {"width": [3 if t == chosen else 0 for t, _ in top], "color": "#000"},
+            },
+            hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+            name=title,
+        )
+    )
     base_layout(fig, title=title, height=300)
     fig.update_yaxes(range=[0, 1], fixedrange=True)
     fig.update_xaxes(tickangle=-45, fixedrange=True)
@@ -182,11 +255,20 @@ def final_figure(top: Sequence[tuple[int, float]], chosen: int, vocab: Sequence[
 def speedup_figure(rows: Sequence[tuple[str, float]]) -> go.Figure:
     """Horizontal bars of speedups (measured and predicted) with the break-even line at 1."""
     colours = [COLORS["accepted"] if name == "measured" else COLORS["theory"] for name, _ in rows]
-    fig = go.Figure(go.Bar(orientation="h", y=[n for n, _ in rows], x=[v for _, v in rows],
-                           marker={"color": colours}, text=[f"{v:.2f}x" for _, v in rows],
-                           textposition="outside", hovertemplate="%{y}: %{x:.2f}x<extra></extra>"))
-    fig.add_vline(x=1.0, line_dash="dash", annotation_text="no gain (1x)",
-                  annotation_position="bottom right")
+    fig = go.Figure(
+        go.Bar(
+            orientation="h",
+            y=[n for n, _ in rows],
+            x=[v for _, v in rows],
+            marker={"color": colours},
+            text=[f"{v:.2f}x" for _, v in rows],
+            textposition="outside",
+            hovertemplate="%{y}: %{x:.2f}x<extra></extra>",
+        )
+    )
+    fig.add_vline(
+        x=1.0, line_dash="dash", annotation_text="no gain (1x)", annotation_position="bottom right"
+    )
     base_layout(fig, title="Speedup over plain decoding", height=110 + 45 * len(rows))
     fig.update_xaxes(range=[0, max(2.0, 1.25 * max(v for _, v in rows))], fixedrange=True)
     fig.update_yaxes(autorange="reversed", fixedrange=True)

@@ -41,17 +41,26 @@ def _figure(data: list[dict], layout: dict, *, title: str, height: int) -> go.Fi
     return make_figure(data, title=title, height=height, **layout)
 
 
-def _bar(name: str, labels: list[str], v, color: str, pattern: str, highlight: int | None,
-         hover: str) -> dict:
+def _bar(
+    name: str, labels: list[str], v, color: str, pattern: str, highlight: int | None, hover: str
+) -> dict:
     n = len(labels)
     focus = [1.0 if highlight is None or i == highlight else DIM for i in range(n)]
     width = [3 if i == highlight else 0 for i in range(n)]
     return {
-        "type": "bar", "name": name, "x": labels, "y": _values(v), "text": _bar_text(v),
-        "textposition": "outside", "cliponaxis": False,
-        "marker": {"color": color, "opacity": focus,
-                   "line": {"width": width, "color": COLORS["coin"]},
-                   "pattern": {"shape": pattern}},
+        "type": "bar",
+        "name": name,
+        "x": labels,
+        "y": _values(v),
+        "text": _bar_text(v),
+        "textposition": "outside",
+        "cliponaxis": False,
+        "marker": {
+            "color": color,
+            "opacity": focus,
+            "line": {"width": width, "color": COLORS["coin"]},
+            "pattern": {"shape": pattern},
+        },
         "hovertemplate": f"%{{x}}<br>{hover} = %{{y:.4g}}<extra></extra>",
     }
 
@@ -61,24 +70,47 @@ def _category_layout(labels: Sequence[str], highlight: int | None, y_max: float)
     ticks = list(safe)
     if highlight is not None:
         ticks[highlight] = f"<b>{ticks[highlight]}</b>"
-    return {"margin": {"t": 90}, "showlegend": True,
-            "legend": {"y": 1.0, "yanchor": "bottom", "x": 0},
-            "xaxis": {"type": "category", "tickmode": "array", "tickvals": safe, "ticktext": ticks,
-                      "title": {"text": "token"}},
-            "yaxis": {"title": {"text": "probability"}, "range": [0, max(0.05, y_max) * 1.45]}}
+    return {
+        "margin": {"t": 90},
+        "showlegend": True,
+        "legend": {"y": 1.0, "yanchor": "bottom", "x": 0},
+        "xaxis": {
+            "type": "category",
+            "tickmode": "array",
+            "tickvals": safe,
+            "ticktext": ticks,
+            "title": {"text": "token"},
+        },
+        "yaxis": {"title": {"text": "probability"}, "range": [0, max(0.05, y_max) * 1.45]},
+    }
 
 
-def _mark(layout: dict, labels: Sequence[str], highlight: int | None, y: float,
-          text: str) -> dict:
+def _mark(layout: dict, labels: Sequence[str], highlight: int | None, y: float, text: str) -> dict:
     if highlight is not None and text:
-        layout["annotations"] = [{"x": plotly_escape(labels[highlight]), "y": y, "text": text,
-                                  "showarrow": True, "arrowhead": 2, "ay": -22, "yshift": 20,
-                                  "font": {"size": 15}}]
+        layout["annotations"] = [
+            {
+                "x": plotly_escape(labels[highlight]),
+                "y": y,
+                "text": text,
+                "showarrow": True,
+                "arrowhead": 2,
+                "ay": -22,
+                "yshift": 20,
+                "font": {"size": 15},
+            }
+        ]
     return layout
 
 
-def pq_figure(labels: Sequence[str], p_row, q_row=None, *, highlight: int | None = None,
-              title: str = "", mark_text: str = "drafted") -> go.Figure:
+def pq_figure(
+    labels: Sequence[str],
+    p_row,
+    q_row=None,
+    *,
+    highlight: int | None = None,
+    title: str = "",
+    mark_text: str = "drafted",
+) -> go.Figure:
     """q (blue, hatched) and p (orange) side by side; the token ``highlight`` stands out.
 
     ``q_row`` None draws p alone (the bonus position K + 1 has no draft).
@@ -99,9 +131,16 @@ def pq_figure(labels: Sequence[str], p_row, q_row=None, *, highlight: int | None
     return _figure(data, layout, title=title, height=360)
 
 
-def residual_figure(labels: Sequence[str], p_row, q_row, *, normalised: bool = False,
-                    highlight: int | None = None, title: str = "",
-                    mark_text: str = "") -> go.Figure:
+def residual_figure(
+    labels: Sequence[str],
+    p_row,
+    q_row,
+    *,
+    normalised: bool = False,
+    highlight: int | None = None,
+    title: str = "",
+    mark_text: str = "",
+) -> go.Figure:
     """Seed 003 Ex 6: q (blue), p (orange) and the green leftover max(0, p - q).
 
     With ``normalised`` a fourth trace shows p_adj = max(0, p - q) / Z (when
@@ -111,19 +150,30 @@ def residual_figure(labels: Sequence[str], p_row, q_row, *, normalised: bool = F
     p = np.asarray(p_row, dtype=np.float64)
     q = np.asarray(q_row, dtype=np.float64)
     leftover = np.maximum(0.0, p - q)  # (V,)
-    data = [_bar("q (draft)", safe, q, COLORS["q"], PATTERN["q"], highlight, "q"),
-            _bar("p (target)", safe, p, COLORS["p"], PATTERN["p"], highlight, "p"),
-            _bar("max(0, p − q)", safe, leftover, COLORS["residual"], PATTERN["residual"],
-                 highlight, "max(0, p − q)")]
+    data = [
+        _bar("q (draft)", safe, q, COLORS["q"], PATTERN["q"], highlight, "q"),
+        _bar("p (target)", safe, p, COLORS["p"], PATTERN["p"], highlight, "p"),
+        _bar(
+            "max(0, p − q)",
+            safe,
+            leftover,
+            COLORS["residual"],
+            PATTERN["residual"],
+            highlight,
+            "max(0, p − q)",
+        ),
+    ]
     y_max = float(max(p.max(), q.max()))
     if normalised:
         z = leftover.sum()
         adj = leftover / z if z > 1e-12 else p
-        data.append(_bar("p_adj = max(0, p − q) / Z", safe, adj, COLORS["residual"], "x",
-                         highlight, "p_adj"))
+        data.append(
+            _bar(
+                "p_adj = max(0, p − q) / Z", safe, adj, COLORS["residual"], "x", highlight, "p_adj"
+            )
+        )
         y_max = max(y_max, float(adj.max()))
-    layout = _mark(_category_layout(labels, highlight, y_max), labels, highlight, y_max,
-                   mark_text)
+    layout = _mark(_category_layout(labels, highlight, y_max), labels, highlight, y_max, mark_text)
     return _figure(data, layout, title=title, height=360)
 
 
@@ -135,37 +185,79 @@ def coin_figure(a: float, u: float | None = None, *, title: str = "") -> go.Figu
     """
     a = float(a)
     data = [
-        {"type": "bar", "name": f"{STATUS_SYMBOL['accepted']} keep if u < a", "y": ["coin"],
-         "x": [a], "orientation": "h", "marker": {"color": COLORS["accepted"]},
-         "text": [f"keep ✓ (a = {a:.3g})" if a > 0.2 else ""], "textposition": "inside",
-         "insidetextanchor": "middle", "textfont": {"color": "#000000"},
-         "hovertemplate": "keep zone: u < %{x:.3g}<extra></extra>"},
-        {"type": "bar", "name": f"{STATUS_SYMBOL['rejected']} reject if u ≥ a", "y": ["coin"],
-         "x": [1.0 - a], "orientation": "h",
-         "marker": {"color": COLORS["rejected"], "pattern": {"shape": "x"}},
-         "text": ["reject ✗" if a < 0.8 else ""], "textposition": "inside",
-         "insidetextanchor": "middle", "textfont": {"color": "#000000"},
-         "hovertemplate": "reject zone: width %{x:.3g}<extra></extra>"},
+        {
+            "type": "bar",
+            "name": f"{STATUS_SYMBOL['accepted']} keep if u < a",
+            "y": ["coin"],
+            "x": [a],
+            "orientation": "h",
+            "marker": {"color": COLORS["accepted"]},
+            "text": [f"keep ✓ (a = {a:.3g})" if a > 0.2 else ""],
+            "textposition": "inside",
+            "insidetextanchor": "middle",
+            "textfont": {"color": "#000000"},
+            "hovertemplate": "keep zone: u < %{x:.3g}<extra></extra>",
+        },
+        {
+            "type": "bar",
+            "name": f"{STATUS_SYMBOL['rejected']} reject if u ≥ a",
+            "y": ["coin"],
+            "x": [1.0 - a],
+            "orientation": "h",
+            "marker": {"color": COLORS["rejected"], "pattern": {"shape": "x"}},
+            "text": ["reject ✗" if a < 0.8 else ""],
+            "textposition": "inside",
+            "insidetextanchor": "middle",
+            "textfont": {"color": "#000000"},
+            "hovertemplate": "reject zone: width %{x:.3g}<extra></extra>",
+        },
     ]
     if u is not None:
-        data.append({
-            "type": "scatter", "name": f"coin u = {u:.3g}", "x": [float(u)], "y": ["coin"],
-            "mode": "markers+text", "text": [f"u = {u:.3g}"], "textposition": "top center",
-            "textfont": {"color": "#000000", "size": 16},
-            "marker": {"symbol": "diamond", "size": 26, "color": COLORS["coin"],
-                       "line": {"color": "#FFFFFF", "width": 2}},
-            "hovertemplate": "coin u = %{x:.4g}<extra></extra>", "cliponaxis": False})
-    layout = {"barmode": "stack", "showlegend": True, "margin": {"b": 80},
-              "legend": {"orientation": "h", "y": -0.45, "yanchor": "top", "x": 0,
-                         "traceorder": "normal"},
-              "xaxis": {"range": [0, 1], "title": {"text": "u ~ Uniform[0, 1)"}, "dtick": 0.1},
-              "yaxis": {"showticklabels": False}}
+        data.append(
+            {
+                "type": "scatter",
+                "name": f"coin u = {u:.3g}",
+                "x": [float(u)],
+                "y": ["coin"],
+                "mode": "markers+text",
+                "text": [f"u = {u:.3g}"],
+                "textposition": "top center",
+                "textfont": {"color": "#000000", "size": 16},
+                "marker": {
+                    "symbol": "diamond",
+                    "size": 26,
+                    "color": COLORS["coin"],
+                    "line": {"color": "#FFFFFF", "width": 2},
+                },
+                "hovertemplate": "coin u = %{x:.4g}<extra></extra>",
+                "cliponaxis": False,
+            }
+        )
+    layout = {
+        "barmode": "stack",
+        "showlegend": True,
+        "margin": {"b": 80},
+        "legend": {
+            "orientation": "h",
+            "y": -0.45,
+            "yanchor": "top",
+            "x": 0,
+            "traceorder": "normal",
+        },
+        "xaxis": {"range": [0, 1], "title": {"text": "u ~ Uniform[0, 1)"}, "dtick": 0.1},
+        "yaxis": {"showticklabels": False},
+    }
     return _figure(data, layout, title=title, height=280)
 
 
-def chips_figure(labels: Sequence[str], draft_tokens: Sequence[int],
-                 draft_status: Sequence[str], emitted: Sequence[tuple[int, int, str]],
-                 *, title: str = "") -> go.Figure:
+def chips_figure(
+    labels: Sequence[str],
+    draft_tokens: Sequence[int],
+    draft_status: Sequence[str],
+    emitted: Sequence[tuple[int, int, str]],
+    *,
+    title: str = "",
+) -> go.Figure:
     """The drafts and the output as coloured chips, one trace per status.
 
     Row "drafts": each drafted token, kept / rejected / discarded / pending.
@@ -183,31 +275,52 @@ def chips_figure(labels: Sequence[str], draft_tokens: Sequence[int],
     for status in CHIP_STATUSES:
         pts = points[status]
         color = PENDING_FILL if status == "pending" else COLORS[status]
-        short = [lab if len(lab) <= CHIP_LABEL_MAX else lab[: CHIP_LABEL_MAX - 1] + "…"
-                 for _, _, lab in pts]
-        data.append({
-            "type": "scatter", "name": f"{STATUS_SYMBOL[status]} {STATUS_WORD[status]}",
-            "x": [x for x, _, _ in pts], "y": [row for _, row, _ in pts],
-            "mode": "markers+text",
-            "text": [f"{STATUS_SYMBOL[status]}<br>{plotly_escape(s)}" for s in short],
-            "customdata": [plotly_escape(lab) for _, _, lab in pts],
-            "textfont": {"color": "#000000", "size": 14}, "textposition": "middle center",
-            "marker": {"symbol": "square", "size": 58, "color": color,
-                       "line": {"color": "#555555", "width": 1}},
-            "hovertemplate": (f"position %{{x}}: %{{customdata}} ({STATUS_WORD[status]})"
-                              "<extra></extra>"),
-            "cliponaxis": False,
-        })
+        short = [
+            lab if len(lab) <= CHIP_LABEL_MAX else lab[: CHIP_LABEL_MAX - 1] + "…"
+            for _, _, lab in pts
+        ]
+        data.append(
+            {
+                "type": "scatter",
+                "name": f"{STATUS_SYMBOL[status]} {STATUS_WORD[status]}",
+                "x": [x for x, _, _ in pts],
+                "y": [row for _, row, _ in pts],
+                "mode": "markers+text",
+                "text": [f"{STATUS_SYMBOL[status]}<br>{plotly_escape(s)}" for s in short],
+                "customdata": [plotly_escape(lab) for _, _, lab in pts],
+                "textfont": {"color": "#000000", "size": 14},
+                "textposition": "middle center",
+                "marker": {
+                    "symbol": "square",
+                    "size": 58,
+                    "color": color,
+                    "line": {"color": "#555555", "width": 1},
+                },
+                "hovertemplate": (
+                    f"position %{{x}}: %{{customdata}} ({STATUS_WORD[status]})<extra></extra>"
+                ),
+                "cliponaxis": False,
+            }
+        )
     layout = {
         "showlegend": True,  # also when one status alone is on screen
         "legend": {"itemsizing": "constant", "orientation": "h", "y": -0.25, "yanchor": "top"},
         "margin": {"b": 60},
-        "xaxis": {"range": [0.4, k + 1.6], "tickmode": "array", "tickvals": list(range(1, k + 2)),
-                  "ticktext": [f"pos {i}" for i in range(1, k + 2)], "showgrid": False,
-                  "zeroline": False},
-        "yaxis": {"type": "category", "categoryorder": "array",
-                  "categoryarray": [ROW_OUTPUT, ROW_DRAFT], "range": [-0.6, 1.6],
-                  "showgrid": False},
+        "xaxis": {
+            "range": [0.4, k + 1.6],
+            "tickmode": "array",
+            "tickvals": list(range(1, k + 2)),
+            "ticktext": [f"pos {i}" for i in range(1, k + 2)],
+            "showgrid": False,
+            "zeroline": False,
+        },
+        "yaxis": {
+            "type": "category",
+            "categoryorder": "array",
+            "categoryarray": [ROW_OUTPUT, ROW_DRAFT],
+            "range": [-0.6, 1.6],
+            "showgrid": False,
+        },
     }
     return _figure(data, layout, title=title, height=260)
 
@@ -227,24 +340,54 @@ def step_figures(story: RoundStory, index: int) -> tuple[go.Figure, go.Figure | 
     if step.kind in ("draft", "ratio", "coin", "discard"):
         i = step.position
         where = "discarded, never checked" if step.kind == "discard" else "drafted"
-        main = pq_figure(labels, p[i], q[i], highlight=res.draft_tokens[i], mark_text=where,
-                         title=f"Position {i + 1}: draft q and target p")
+        main = pq_figure(
+            labels,
+            p[i],
+            q[i],
+            highlight=res.draft_tokens[i],
+            mark_text=where,
+            title=f"Position {i + 1}: draft q and target p",
+        )
         coin = None
         if step.kind in ("ratio", "coin"):
             s = checked[i]
-            coin = coin_figure(s.acceptance_probability, s.coin if step.kind == "coin" else None,
-                               title=f"Position {i + 1}: coin against a")
+            coin = coin_figure(
+                s.acceptance_probability,
+                s.coin if step.kind == "coin" else None,
+                title=f"Position {i + 1}: coin against a",
+            )
         return main, coin
     if step.kind in ("residual", "normalise", "resample"):
-        focus = res.draft_tokens[j] if step.kind == "residual" else (
-            res.final_token if step.kind == "resample" else None)
+        focus = (
+            res.draft_tokens[j]
+            if step.kind == "residual"
+            else (res.final_token if step.kind == "resample" else None)
+        )
         mark = {"residual": "rejected", "resample": "resampled"}.get(step.kind, "")
-        return residual_figure(labels, p[j], q[j], normalised=step.kind != "residual",
-                               highlight=focus, mark_text=mark,
-                               title=f"Position {j + 1}: the leftover max(0, p − q)"), None
+        return residual_figure(
+            labels,
+            p[j],
+            q[j],
+            normalised=step.kind != "residual",
+            highlight=focus,
+            mark_text=mark,
+            title=f"Position {j + 1}: the leftover max(0, p − q)",
+        ), None
     if step.kind == "bonus" or res.final_kind == "bonus":
-        return pq_figure(labels, p[k], None, highlight=res.final_token, mark_text="bonus",
-                         title=f"Position {k + 1} (bonus): target p only"), None
-    return residual_figure(labels, p[j], q[j], normalised=True, highlight=res.final_token,
-                           mark_text="resampled",
-                           title=f"Position {j + 1}: the leftover max(0, p − q)"), None
+        return pq_figure(
+            labels,
+            p[k],
+            None,
+            highlight=res.final_token,
+            mark_text="bonus",
+            title=f"Position {k + 1} (bonus): target p only",
+        ), None
+    return residual_figure(
+        labels,
+        p[j],
+        q[j],
+        normalised=True,
+        highlight=res.final_token,
+        mark_text="resampled",
+        title=f"Position {j + 1}: the leftover max(0, p − q)",
+    ), None

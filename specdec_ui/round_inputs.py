@@ -64,12 +64,16 @@ def parse_rows(text: str, name: str, normalize: bool = False) -> np.ndarray:
     if not isinstance(text, str) or len(text) > MAX_TEXT_LENGTH:
         raise sc.InvalidParameterError(f"{name}: at most {MAX_TEXT_LENGTH} characters.")
     parts = text.split(ROW_SEPARATOR)
-    rows = [sc.parse_distribution(part, normalize=normalize,
-                                  name=name if len(parts) == 1 else f"{name} row {i + 1}")
-            for i, part in enumerate(parts)]
+    rows = [
+        sc.parse_distribution(
+            part, normalize=normalize, name=name if len(parts) == 1 else f"{name} row {i + 1}"
+        )
+        for i, part in enumerate(parts)
+    ]
     if len({r.size for r in rows}) != 1:
         raise sc.InvalidDistributionError(
-            f"{name}: every row must have the same number of entries.")
+            f"{name}: every row must have the same number of entries."
+        )
     return np.stack(rows)
 
 
@@ -83,7 +87,8 @@ def _fit_rows(rows: np.ndarray, name: str, n: int, what: str) -> np.ndarray:
         return np.tile(rows[0], (n, 1))
     if rows.shape[0] != n:
         raise sc.InvalidDistributionError(
-            f"{name}: has {rows.shape[0]} rows; give one shared row or {n} rows ({what}).")
+            f"{name}: has {rows.shape[0]} rows; give one shared row or {n} rows ({what})."
+        )
     return rows
 
 
@@ -98,9 +103,11 @@ def parse_tokens(text: str, labels: tuple[str, ...], k: int) -> tuple[int, ...] 
     if len(names) != k:
         raise sc.InvalidParameterError(
             f"draft tokens: got {len(names)} labels for K = {k}; type {k} labels separated "
-            "by commas, or leave the field empty to sample them from q.")
-    return tuple(_token_id(name, labels, f"draft tokens: entry {i + 1}")
-                 for i, name in enumerate(names))
+            "by commas, or leave the field empty to sample them from q."
+        )
+    return tuple(
+        _token_id(name, labels, f"draft tokens: entry {i + 1}") for i, name in enumerate(names)
+    )
 
 
 def _token_id(name: str, labels: tuple[str, ...], where: str) -> int:
@@ -108,7 +115,8 @@ def _token_id(name: str, labels: tuple[str, ...], where: str) -> int:
         shown = name if len(name) <= 20 else name[:20] + "…"
         raise sc.InvalidParameterError(
             f"{where} ({shown!r}) is not one of the labels {', '.join(labels[:12])}"
-            f"{', ...' if len(labels) > 12 else ''}.")
+            f"{', ...' if len(labels) > 12 else ''}."
+        )
     return labels.index(name)
 
 
@@ -124,15 +132,26 @@ def _table_rows(table, name: str, n: int, normalize: bool) -> np.ndarray:
     if normalize:
         arr = np.asarray(table, dtype=np.float64)
         if arr.ndim == 2:
-            table = [sc.validate_distribution(row, f"{name} at position {i + 1}", normalize=True)
-                     for i, row in enumerate(arr)]
+            table = [
+                sc.validate_distribution(row, f"{name} at position {i + 1}", normalize=True)
+                for i, row in enumerate(arr)
+            ]
     return sc.validate_rows(table, name, n)
 
 
-def custom_spec(labels_text: str, p_text: str, q_text: str, k: int, drafts_text: str = "",
-                coins_text: str = "", final_text: str = "", seed: int = 0,
-                p_table: np.ndarray | None = None, q_table: np.ndarray | None = None,
-                normalize: bool = False) -> RoundSpec:
+def custom_spec(
+    labels_text: str,
+    p_text: str,
+    q_text: str,
+    k: int,
+    drafts_text: str = "",
+    coins_text: str = "",
+    final_text: str = "",
+    seed: int = 0,
+    p_table: np.ndarray | None = None,
+    q_table: np.ndarray | None = None,
+    normalize: bool = False,
+) -> RoundSpec:
     """A custom round from typed text (or per-position tables), checked by playing it.
 
     p and q are typed vectors shared by all positions (the seeds'
@@ -150,30 +169,40 @@ def custom_spec(labels_text: str, p_text: str, q_text: str, k: int, drafts_text:
         q_rows = _table_rows(q_table, "q", k, normalize)
     if p_rows.shape[1] != q_rows.shape[1]:
         raise sc.InvalidDistributionError(
-            f"p has {p_rows.shape[1]} entries but q has {q_rows.shape[1]}; they must match.")
+            f"p has {p_rows.shape[1]} entries but q has {q_rows.shape[1]}; they must match."
+        )
     labels = sc.parse_labels(labels_text, p_rows.shape[1])
-    spec = RoundSpec(labels=labels, p_rows=p_rows, q_rows=q_rows,
-                     draft_tokens=parse_tokens(drafts_text, labels, k),
-                     coins=sc.parse_coins(coins_text, k),
-                     final_token=parse_final(final_text, labels),
-                     seed=int(seed), origin="custom")
+    spec = RoundSpec(
+        labels=labels,
+        p_rows=p_rows,
+        q_rows=q_rows,
+        draft_tokens=parse_tokens(drafts_text, labels, k),
+        coins=sc.parse_coins(coins_text, k),
+        final_token=parse_final(final_text, labels),
+        seed=int(seed),
+        origin="custom",
+    )
     if spec.draft_tokens is not None:
         for i, t in enumerate(spec.draft_tokens):
             if q_rows[i, t] <= 0:
                 raise sc.InvalidParameterError(
                     f"draft tokens: entry {i + 1} ({labels[t]!r}) has q = 0 at position {i + 1}, "
-                    "so the draft could not have sampled it; pick a token with q > 0.")
+                    "so the draft could not have sampled it; pick a token with q > 0."
+                )
     if spec.final_token is not None:
         free = play_round(replace(spec, final_token=None))
         dist, t = free.final_distribution, spec.final_token
         if dist[t] <= 0:
-            where = ("the leftover max(0, p − q) at the rejected position "
-                     f"{free.final_position + 1}" if free.final_kind == "resample"
-                     else f"p at the bonus position {free.final_position + 1}")
+            where = (
+                f"the leftover max(0, p − q) at the rejected position {free.final_position + 1}"
+                if free.final_kind == "resample"
+                else f"p at the bonus position {free.final_position + 1}"
+            )
             allowed = ", ".join(labels[i] for i in np.flatnonzero(dist > 0)[:12])
             raise sc.InvalidParameterError(
                 f"final token ({labels[t]!r}) has probability 0 under {where}; choose one of "
-                f"{allowed}, or leave the field empty to draw it.")
+                f"{allowed}, or leave the field empty to draw it."
+            )
     play_round(spec)  # anything else the core refuses fails here
     return spec
 
@@ -204,16 +233,19 @@ def read_link(params: Mapping[str, str]) -> LinkState:
     table = None
     if mode == "custom":
         typed = "p" in link.params or "q" in link.params  # then default labels fit their size
-        text = {"round_labels": link.get("labels", _checked_text,
-                                         "" if typed else DEFAULTS["round_labels"]),
-                "round_p_text": link.get("p", _checked_rows("p"), DEFAULTS["round_p_text"]),
-                "round_q_text": link.get("q", _checked_rows("q"), DEFAULTS["round_q_text"]),
-                "round_k": link.int_in("k", 1, K_MAX_PAGE, DEFAULTS["round_k"]),
-                "round_seed": link.int_in("seed", 0, MAX_SEED, DEFAULTS["round_seed"]),
-                "round_coins_text": link.get("coins", _checked_text, ""),
-                "round_drafts_text": link.get("drafts", _checked_text, ""),
-                "round_final_text": link.get("final", _checked_text, ""),
-                "round_normalise": link.choice("norm", ("0", "1"), "0") == "1"}
+        text = {
+            "round_labels": link.get(
+                "labels", _checked_text, "" if typed else DEFAULTS["round_labels"]
+            ),
+            "round_p_text": link.get("p", _checked_rows("p"), DEFAULTS["round_p_text"]),
+            "round_q_text": link.get("q", _checked_rows("q"), DEFAULTS["round_q_text"]),
+            "round_k": link.int_in("k", 1, K_MAX_PAGE, DEFAULTS["round_k"]),
+            "round_seed": link.int_in("seed", 0, MAX_SEED, DEFAULTS["round_seed"]),
+            "round_coins_text": link.get("coins", _checked_text, ""),
+            "round_drafts_text": link.get("drafts", _checked_text, ""),
+            "round_final_text": link.get("final", _checked_text, ""),
+            "round_normalise": link.choice("norm", ("0", "1"), "0") == "1",
+        }
         try:
             norm = bool(text["round_normalise"])
             p_rows = parse_rows(str(text["round_p_text"]), "p", norm)
@@ -224,13 +256,23 @@ def read_link(params: Mapping[str, str]) -> LinkState:
                 p_rows = _fit_rows(p_rows, "p", k + 1, "positions 1 to K+1")
                 q_rows = _fit_rows(q_rows, "q", k, "positions 1 to K")
                 table = (p_rows, q_rows)
-            custom_spec(str(text["round_labels"]), str(text["round_p_text"]),
-                        str(text["round_q_text"]), k, str(text["round_drafts_text"]),
-                        str(text["round_coins_text"]), str(text["round_final_text"]),
-                        int(text["round_seed"]), *(table or (None, None)), normalize=norm)
+            custom_spec(
+                str(text["round_labels"]),
+                str(text["round_p_text"]),
+                str(text["round_q_text"]),
+                k,
+                str(text["round_drafts_text"]),
+                str(text["round_coins_text"]),
+                str(text["round_final_text"]),
+                int(text["round_seed"]),
+                *(table or (None, None)),
+                normalize=norm,
+            )
         except sc.SpecDecError as err:
-            link.problems.append(f"the custom round in this link is not valid ({err}); "
-                                 "the default custom round is used")
+            link.problems.append(
+                f"the custom round in this link is not valid ({err}); "
+                "the default custom round is used"
+            )
             text, table = dict(DEFAULTS), None
         text["round_rows"] = ROWS_TABLE if table is not None else ROWS_SHARED
         if table is not None:  # the typed fields keep the first row, the table holds all
@@ -258,18 +300,29 @@ def _checked_rows(name: str):
     return parse
 
 
-def share_params(values: Mapping[str, object], step: int,
-                 table: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, str]:
+def share_params(
+    values: Mapping[str, object], step: int, table: tuple[np.ndarray, np.ndarray] | None = None
+) -> dict[str, str]:
     """The query parameters that reopen this page state (inverse of :func:`read_link`)."""
     if values.get("round_mode") != "Custom":
-        return {"mode": "preset", "preset": str(values.get("round_preset", DEFAULT_PRESET)),
-                "step": str(step)}
-    out = {"mode": "custom", "labels": str(values["round_labels"]),
-           "p": rows_text(table[0]) if table is not None else str(values["round_p_text"]),
-           "q": rows_text(table[1]) if table is not None else str(values["round_q_text"]),
-           "k": str(values["round_k"]), "seed": str(values["round_seed"])}
-    for key, name in (("round_coins_text", "coins"), ("round_drafts_text", "drafts"),
-                      ("round_final_text", "final")):
+        return {
+            "mode": "preset",
+            "preset": str(values.get("round_preset", DEFAULT_PRESET)),
+            "step": str(step),
+        }
+    out = {
+        "mode": "custom",
+        "labels": str(values["round_labels"]),
+        "p": rows_text(table[0]) if table is not None else str(values["round_p_text"]),
+        "q": rows_text(table[1]) if table is not None else str(values["round_q_text"]),
+        "k": str(values["round_k"]),
+        "seed": str(values["round_seed"]),
+    }
+    for key, name in (
+        ("round_coins_text", "coins"),
+        ("round_drafts_text", "drafts"),
+        ("round_final_text", "final"),
+    ):
         if str(values.get(key, "")).strip():
             out[name] = str(values[key]).strip()
     if values.get("round_normalise"):
@@ -278,8 +331,9 @@ def share_params(values: Mapping[str, object], step: int,
     return out
 
 
-def scenario_as_custom(key: str) -> tuple[dict[str, object], tuple[np.ndarray, np.ndarray] | None,
-                                            list[str]]:
+def scenario_as_custom(
+    key: str,
+) -> tuple[dict[str, object], tuple[np.ndarray, np.ndarray] | None, list[str]]:
     """A preset's inputs as custom values (to edit it), plus notes on what had to change."""
     s = sc.SCENARIOS[key]
     notes = []
@@ -317,8 +371,11 @@ def _restore_custom_values() -> None:
     """
     ss = st.session_state
     for key in PERSIST:
-        ss[key] = ss[key] if key in ss else ss.get(f"round_saved_{key.removeprefix('round_')}",
-                                                     _KEPT[key])
+        ss[key] = (
+            ss[key]
+            if key in ss
+            else ss.get(f"round_saved_{key.removeprefix('round_')}", _KEPT[key])
+        )
 
 
 def _save_custom_values() -> None:
@@ -331,8 +388,13 @@ def _save_custom_values() -> None:
 def _set_table(p_rows: np.ndarray, q_rows: np.ndarray, labels: tuple[str, ...]) -> None:
     ss = st.session_state
     version = int(ss.get("round_table", {}).get("version", 0)) + 1
-    ss["round_table"] = {"p": np.array(p_rows), "q": np.array(q_rows), "labels": tuple(labels),
-                         "k": int(q_rows.shape[0]), "version": version}
+    ss["round_table"] = {
+        "p": np.array(p_rows),
+        "q": np.array(q_rows),
+        "labels": tuple(labels),
+        "k": int(q_rows.shape[0]),
+        "version": version,
+    }
 
 
 def apply_link_once() -> LinkState | None:
@@ -373,29 +435,48 @@ def _preset_label(key: str) -> str:
 
 def preset_controls(column) -> RoundSpec:
     """The preset picker (in ``column``), then the scenario's source, lesson and note."""
-    key = column.selectbox("Worked example", ROUND_KEYS, key="round_preset",
-                           format_func=_preset_label,
-                           help="Every round scenario of the two seed documents.")
+    key = column.selectbox(
+        "Worked example",
+        ROUND_KEYS,
+        key="round_preset",
+        format_func=_preset_label,
+        help="Every round scenario of the two seed documents.",
+    )
     s = sc.SCENARIOS[key]
-    st.info(f"**Lesson.** {md_escape(s.lesson)}\n\n*Source: seed {md_escape(s.source)}"
-            f"{f', cell {s.cell}' if s.cell else ''}.*", icon="💡")
+    st.info(
+        f"**Lesson.** {md_escape(s.lesson)}\n\n*Source: seed {md_escape(s.source)}"
+        f"{f', cell {s.cell}' if s.cell else ''}.*",
+        icon="💡",
+    )
     if s.note:
         st.markdown(f"📝 **Note on the numbers.** {md_escape(s.note)}")
-    st.button("✏️ Edit this example in Custom mode", key="round_edit_preset",
-              on_click=_edit_preset_in_custom, args=(key,),
-              help="Copies its p, q, drafts, coins and final token into the custom inputs.")
+    st.button(
+        "✏️ Edit this example in Custom mode",
+        key="round_edit_preset",
+        on_click=_edit_preset_in_custom,
+        args=(key,),
+        help="Copies its p, q, drafts, coins and final token into the custom inputs.",
+    )
     return spec_from_scenario(s)
 
 
-def _table_editor(name: str, rows: np.ndarray, labels: tuple[str, ...], bonus: bool,
-                  version: int) -> np.ndarray:
-    index = [f"position {i + 1}" + (" (bonus)" if bonus and i == len(rows) - 1 else "")
-             for i in range(len(rows))]
+def _table_editor(
+    name: str, rows: np.ndarray, labels: tuple[str, ...], bonus: bool, version: int
+) -> np.ndarray:
+    index = [
+        f"position {i + 1}" + (" (bonus)" if bonus and i == len(rows) - 1 else "")
+        for i in range(len(rows))
+    ]
     frame = pd.DataFrame(rows, columns=list(labels), index=index)
-    config = {lab: st.column_config.NumberColumn(lab, min_value=0.0, max_value=1.0, step=0.01,
-                                                 format="%.3f") for lab in labels}
-    edited = st.data_editor(frame, key=f"round_{name}_table_{version}", column_config=config,
-                            num_rows="fixed")
+    config = {
+        lab: st.column_config.NumberColumn(
+            lab, min_value=0.0, max_value=1.0, step=0.01, format="%.3f"
+        )
+        for lab in labels
+    }
+    edited = st.data_editor(
+        frame, key=f"round_{name}_table_{version}", column_config=config, num_rows="fixed"
+    )
     return edited.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
@@ -405,37 +486,67 @@ def custom_controls() -> tuple[RoundSpec | None, sc.SpecDecError | None, tuple |
     for note in ss.pop("round_copy_notes", []):
         st.caption(note)
     c1, c2 = st.columns([3, 1])
-    c1.text_input("Vocabulary labels (separated by commas; empty = A, B, C, ...)",
-                  key="round_labels", max_chars=MAX_TEXT_LENGTH)
-    c2.number_input("K: draft tokens per round", min_value=1, max_value=K_MAX_PAGE, step=1,
-                    key="round_k")
+    c1.text_input(
+        "Vocabulary labels (separated by commas; empty = A, B, C, ...)",
+        key="round_labels",
+        max_chars=MAX_TEXT_LENGTH,
+    )
+    c2.number_input(
+        "K: draft tokens per round", min_value=1, max_value=K_MAX_PAGE, step=1, key="round_k"
+    )
     c1, c2 = st.columns([3, 1])
-    rows_mode = c1.radio("Distributions", ROW_MODES, key="round_rows", horizontal=True,
-                         help="The seeds use one p and q for every position; a table lets "
-                              "each position have its own.")
-    c2.checkbox("Normalise", key="round_normalise",
-                help="Divide each row of p and q by its sum. Off: p and q must sum to 1 (a "
-                     "typo is reported, never fixed). On: 4, 3, 2, 1 means 0.4, 0.3, 0.2, 0.1.")
+    rows_mode = c1.radio(
+        "Distributions",
+        ROW_MODES,
+        key="round_rows",
+        horizontal=True,
+        help="The seeds use one p and q for every position; a table lets "
+        "each position have its own.",
+    )
+    c2.checkbox(
+        "Normalise",
+        key="round_normalise",
+        help="Divide each row of p and q by its sum. Off: p and q must sum to 1 (a "
+        "typo is reported, never fixed). On: 4, 3, 2, 1 means 0.4, 0.3, 0.2, 0.1.",
+    )
     table_mode = rows_mode == ROWS_TABLE
     c1, c2 = st.columns(2)
-    c1.text_input("p: the target's distribution" + (" (fills the table)" if table_mode else ""),
-                  key="round_p_text", max_chars=MAX_TEXT_LENGTH,
-                  help="Decimals (0.25), fractions (1/4) or percentages (25%), separated by "
-                       "commas or spaces; they must sum to 1.")
-    c2.text_input("q: the draft's distribution" + (" (fills the table)" if table_mode else ""),
-                  key="round_q_text", max_chars=MAX_TEXT_LENGTH,
-                  help="Same syntax as p, same number of entries.")
+    c1.text_input(
+        "p: the target's distribution" + (" (fills the table)" if table_mode else ""),
+        key="round_p_text",
+        max_chars=MAX_TEXT_LENGTH,
+        help="Decimals (0.25), fractions (1/4) or percentages (25%), separated by "
+        "commas or spaces; they must sum to 1.",
+    )
+    c2.text_input(
+        "q: the draft's distribution" + (" (fills the table)" if table_mode else ""),
+        key="round_q_text",
+        max_chars=MAX_TEXT_LENGTH,
+        help="Same syntax as p, same number of entries.",
+    )
     c1, c2, c3 = st.columns(3)
-    c1.text_input("Draft tokens (labels; empty = sample from q)", key="round_drafts_text",
-                  max_chars=MAX_TEXT_LENGTH, placeholder="e.g. A, B, C",
-                  help="Type K labels to choose the drafts by hand.")
-    c2.text_input("Coins u (empty = draw them)", key="round_coins_text",
-                  max_chars=MAX_TEXT_LENGTH, placeholder="e.g. 0.5, 0.72, 0.9",
-                  help="Up to K numbers in [0, 1); the missing ones are drawn with the seed. "
-                       "A draft is kept when u < a.")
-    c3.text_input("Final token (label; empty = draw it)", key="round_final_text",
-                  max_chars=MAX_TEXT_LENGTH, placeholder="e.g. D",
-                  help="The resampled or bonus token; it must have probability > 0 there.")
+    c1.text_input(
+        "Draft tokens (labels; empty = sample from q)",
+        key="round_drafts_text",
+        max_chars=MAX_TEXT_LENGTH,
+        placeholder="e.g. A, B, C",
+        help="Type K labels to choose the drafts by hand.",
+    )
+    c2.text_input(
+        "Coins u (empty = draw them)",
+        key="round_coins_text",
+        max_chars=MAX_TEXT_LENGTH,
+        placeholder="e.g. 0.5, 0.72, 0.9",
+        help="Up to K numbers in [0, 1); the missing ones are drawn with the seed. "
+        "A draft is kept when u < a.",
+    )
+    c3.text_input(
+        "Final token (label; empty = draw it)",
+        key="round_final_text",
+        max_chars=MAX_TEXT_LENGTH,
+        placeholder="e.g. D",
+        help="The resampled or bonus token; it must have probability > 0 there.",
+    )
     with st.columns(3)[0]:
         seed = seed_control("round")
     _save_custom_values()
@@ -444,10 +555,22 @@ def custom_controls() -> tuple[RoundSpec | None, sc.SpecDecError | None, tuple |
         k = sc.check_k(int(ss["round_k"]), k_max=K_MAX_PAGE)
         if rows_mode == ROWS_TABLE:
             table = _tables(k)
-        return custom_spec(ss["round_labels"], ss["round_p_text"], ss["round_q_text"], k,
-                           ss["round_drafts_text"], ss["round_coins_text"],
-                           ss["round_final_text"], seed, *(table or (None, None)),
-                           normalize=bool(ss["round_normalise"])), None, table
+        return (
+            custom_spec(
+                ss["round_labels"],
+                ss["round_p_text"],
+                ss["round_q_text"],
+                k,
+                ss["round_drafts_text"],
+                ss["round_coins_text"],
+                ss["round_final_text"],
+                seed,
+                *(table or (None, None)),
+                normalize=bool(ss["round_normalise"]),
+            ),
+            None,
+            table,
+        )
     except sc.SpecDecError as err:
         return None, err, table
 
@@ -469,23 +592,33 @@ def _table_base(k: int, base: dict | None, refill: bool):
             if base["k"] == k and base["labels"] == labels:
                 return None
             shown = ss.get("round_table_shown")
-            p_cur, q_cur = (shown[0], shown[1]) if shown and shown[2] == base["version"] else (
-                base["p"], base["q"])
+            p_cur, q_cur = (
+                (shown[0], shown[1])
+                if shown and shown[2] == base["version"]
+                else (base["p"], base["q"])
+            )
             p_new = np.vstack([p_cur[: k + 1]] + [p_cur[-1:]] * max(0, k + 1 - len(p_cur)))
             q_new = np.vstack([q_cur[:k]] + [q_cur[-1:]] * max(0, k - len(q_cur)))
-            note = ("K changed: the tables keep the rows of the positions that remain; new "
-                    "positions copy the last row." if base["k"] != k
-                    else "The columns took the new labels; the numbers are kept.")
+            note = (
+                "K changed: the tables keep the rows of the positions that remain; new "
+                "positions copy the last row."
+                if base["k"] != k
+                else "The columns took the new labels; the numbers are kept."
+            )
             return p_new, q_new, labels, note
     norm = bool(ss["round_normalise"])
     p_one = parse_rows(ss["round_p_text"], "p", norm)[0]
     q_one = parse_rows(ss["round_q_text"], "q", norm)[0]
     if p_one.size != q_one.size:
         raise sc.InvalidDistributionError(
-            f"p has {p_one.size} entries but q has {q_one.size}; they must match.")
+            f"p has {p_one.size} entries but q has {q_one.size}; they must match."
+        )
     labels = sc.parse_labels(ss["round_labels"], p_one.size)
-    note = ("The number of tokens changed, so the tables were filled from the typed p and q."
-            if base is not None and not refill else "")
+    note = (
+        "The number of tokens changed, so the tables were filled from the typed p and q."
+        if base is not None and not refill
+        else ""
+    )
     return np.tile(p_one, (k + 1, 1)), np.tile(q_one, (k, 1)), labels, note
 
 
@@ -510,8 +643,10 @@ def _tables(k: int) -> tuple[np.ndarray, np.ndarray]:
             st.caption(new[3])
     if base is None:
         raise error
-    st.caption("Edit any cell; each row must sum to 1. The typed p and q above fill the tables "
-               "the first time, with the Refill button, or when the number of tokens changes.")
+    st.caption(
+        "Edit any cell; each row must sum to 1. The typed p and q above fill the tables "
+        "the first time, with the Refill button, or when the number of tokens changes."
+    )
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**p (target), positions 1 to K + 1**")
@@ -538,23 +673,32 @@ def round_controls() -> tuple[RoundSpec, sc.SpecDecError | None, tuple]:
     ss = st.session_state
     _restore_custom_values()
     c1, c2 = st.columns([1, 4])
-    mode = c1.radio("Round", MODES, key="round_mode",
-                    help="A worked example from the seeds, or your own p, q and coins.")
+    mode = c1.radio(
+        "Round",
+        MODES,
+        key="round_mode",
+        help="A worked example from the seeds, or your own p, q and coins.",
+    )
     error, table = None, None
     if mode == "Preset":
         spec = preset_controls(c2)
     else:
-        c2.markdown("**Your own round.** Type p and q (or edit them per position), K, and "
-                    "optionally the drafts, the coins and the final token; anything left "
-                    "empty is drawn with the seed.")
+        c2.markdown(
+            "**Your own round.** Type p and q (or edit them per position), K, and "
+            "optionally the drafts, the coins and the final token; anything left "
+            "empty is drawn with the seed."
+        )
         spec, error, table = custom_controls()
     _save_custom_values()
     values = {key: ss.get(key) for key in (*PERSIST, "round_mode")}
     if spec is not None:
         ss["round_last_valid"] = (spec, values, table)
         return spec, None, (values, table)
-    fallback = (spec_from_scenario(sc.SCENARIOS[DEFAULT_PRESET]),
-                {"round_mode": "Preset", "round_preset": DEFAULT_PRESET}, None)
+    fallback = (
+        spec_from_scenario(sc.SCENARIOS[DEFAULT_PRESET]),
+        {"round_mode": "Preset", "round_preset": DEFAULT_PRESET},
+        None,
+    )
     spec, values, table = ss.get("round_last_valid", fallback)
     return spec, error, (values, table)
 
@@ -578,8 +722,10 @@ def current_step(signature: str, n_steps: int) -> tuple[int, str]:
         ss["round_sig"] = signature
         step = ss.pop("round_link_step", None)
         if step is not None and step >= n_steps:
-            problem = (f"link parameter 'step': {step} is beyond the last step ({n_steps - 1}) "
-                       "of this round; it opens at step 0")
+            problem = (
+                f"link parameter 'step': {step} is beyond the last step ({n_steps - 1}) "
+                "of this round; it opens at step 0"
+            )
             step = None
         ss["round_step_index"] = step or 0
     ss.pop("round_link_step", None)

@@ -32,8 +32,17 @@ from specdec_core.sampling import RESIDUAL_TOLERANCE
 
 from .theme import STATUS_SYMBOL, STATUS_WORD
 
-STEP_KINDS = ("draft", "ratio", "coin", "discard", "residual", "normalise", "resample", "bonus",
-              "result")
+STEP_KINDS = (
+    "draft",
+    "ratio",
+    "coin",
+    "discard",
+    "residual",
+    "normalise",
+    "resample",
+    "bonus",
+    "result",
+)
 MAX_LISTED = 10  # vectors longer than this are written as their nonzero entries only
 CSV_RISKY = ("=", "+", "-", "@", "\t", "\r")  # cells a spreadsheet would run as a formula
 
@@ -118,16 +127,33 @@ class RoundSpec:
 
     def signature(self) -> str:
         """A short text that changes whenever the round would change (to reset the step)."""
-        return repr((self.labels, self.p_rows.round(12).tolist(), self.q_rows.round(12).tolist(),
-                     self.draft_tokens, self.coins, self.final_token, self.seed, self.origin))
+        return repr(
+            (
+                self.labels,
+                self.p_rows.round(12).tolist(),
+                self.q_rows.round(12).tolist(),
+                self.draft_tokens,
+                self.coins,
+                self.final_token,
+                self.seed,
+                self.origin,
+            )
+        )
 
 
 def spec_from_scenario(scenario: sc.RoundScenario) -> RoundSpec:
     """A preset from ``specdec_core.SCENARIOS``: drafts, coins and final token fixed."""
     p_rows, q_rows = scenario.arrays()
-    return RoundSpec(labels=tuple(scenario.labels), p_rows=p_rows, q_rows=q_rows,
-                     draft_tokens=tuple(scenario.draft_tokens), coins=tuple(scenario.coins),
-                     final_token=int(scenario.final_token), seed=0, origin="preset")
+    return RoundSpec(
+        labels=tuple(scenario.labels),
+        p_rows=p_rows,
+        q_rows=q_rows,
+        draft_tokens=tuple(scenario.draft_tokens),
+        coins=tuple(scenario.coins),
+        final_token=int(scenario.final_token),
+        seed=0,
+        origin="preset",
+    )
 
 
 def play_round(spec: RoundSpec) -> sc.RoundResult:
@@ -139,13 +165,19 @@ def play_round(spec: RoundSpec) -> sc.RoundResult:
     """
     if len(spec.labels) != spec.q_rows.shape[-1]:
         raise sc.InvalidParameterError(
-            f"labels: got {len(spec.labels)} labels for {spec.q_rows.shape[-1]} tokens.")
+            f"labels: got {len(spec.labels)} labels for {spec.q_rows.shape[-1]} tokens."
+        )
     drafts = spec.draft_tokens
     if drafts is None:
         drafts = sc.draft_from(spec.q_rows, np.random.default_rng([spec.seed, 0]))
-    return sc.verify_round(spec.p_rows, spec.q_rows, drafts, uniforms=spec.coins,
-                           final_token=spec.final_token,
-                           rng=np.random.default_rng([spec.seed, 1]))
+    return sc.verify_round(
+        spec.p_rows,
+        spec.q_rows,
+        drafts,
+        uniforms=spec.coins,
+        final_token=spec.final_token,
+        rng=np.random.default_rng([spec.seed, 1]),
+    )
 
 
 # ----------------------------------------------------------------------------- the story
@@ -214,53 +246,72 @@ class RoundStory:
                 decision = "discarded"
             else:
                 decision = "kept" if s.accepted else "rejected"
-            rows.append({
-                "position": i + 1,
-                "role": "draft",
-                "token": csv_safe(labels[tok]),
-                "p(x)": float(self.p_rows[i, tok]),
-                "q(x)": float(self.q_rows[i, tok]),
-                "ratio p/q": s.ratio if s else None,
-                "a = min(1, p/q)": s.acceptance_probability if s else None,
-                "coin u": s.coin if s else None,
-                "decision": decision,
-                "emitted": bool(s and s.accepted),
-                "final distribution(x)": None,
-            })
+            rows.append(
+                {
+                    "position": i + 1,
+                    "role": "draft",
+                    "token": csv_safe(labels[tok]),
+                    "p(x)": float(self.p_rows[i, tok]),
+                    "q(x)": float(self.q_rows[i, tok]),
+                    "ratio p/q": s.ratio if s else None,
+                    "a = min(1, p/q)": s.acceptance_probability if s else None,
+                    "coin u": s.coin if s else None,
+                    "decision": decision,
+                    "emitted": bool(s and s.accepted),
+                    "final distribution(x)": None,
+                }
+            )
         tok = res.final_token
-        rows.append({
-            "position": res.final_position + 1,
-            "role": "resample" if res.final_kind == "resample" else "bonus",
-            "token": csv_safe(labels[tok]),
-            "p(x)": float(self.p_rows[res.final_position, tok]),
-            "q(x)": (float(self.q_rows[res.final_position, tok])
-                     if res.final_position < res.k_drafts else None),
-            "ratio p/q": None,
-            "a = min(1, p/q)": None,
-            "coin u": res.final_coin,
-            "decision": "resampled" if res.final_kind == "resample" else "bonus",
-            "emitted": True,
-            "final distribution(x)": float(res.final_distribution[tok]),
-        })
+        rows.append(
+            {
+                "position": res.final_position + 1,
+                "role": "resample" if res.final_kind == "resample" else "bonus",
+                "token": csv_safe(labels[tok]),
+                "p(x)": float(self.p_rows[res.final_position, tok]),
+                "q(x)": (
+                    float(self.q_rows[res.final_position, tok])
+                    if res.final_position < res.k_drafts
+                    else None
+                ),
+                "ratio p/q": None,
+                "a = min(1, p/q)": None,
+                "coin u": res.final_coin,
+                "decision": "resampled" if res.final_kind == "resample" else "bonus",
+                "emitted": True,
+                "final distribution(x)": float(res.final_distribution[tok]),
+            }
+        )
         return pd.DataFrame(rows)
 
 
 def _ratio_why(label: str, p_x: float, q_x: float, a: float) -> str:
     if p_x == 0:
-        return (f"The target forbids {label} (p = 0), so a = 0: it is always rejected. "
-                "Keeping it would break losslessness.")
+        return (
+            f"The target forbids {label} (p = 0), so a = 0: it is always rejected. "
+            "Keeping it would break losslessness."
+        )
     if p_x == q_x:
-        return (f"p = q = {fmt_prob(p_x)}: equal confidence still gives a = 1 (the boundary "
-                f"case), so {label} is kept whatever the coin.")
+        return (
+            f"p = q = {fmt_prob(p_x)}: equal confidence still gives a = 1 (the boundary "
+            f"case), so {label} is kept whatever the coin."
+        )
     if p_x > q_x:
         ratio = p_x / q_x
-        cap = (f" The ratio is {fmt_ratio(ratio)}, but min(1, ·) caps it: a probability "
-               "cannot exceed 1, so a tiny q is harmless." if ratio >= 10 else "")
-        return (f"p > q: the target (the editor) likes {label} at least as much as the draft "
-                f"(the intern) did, so there is no reason to doubt it: kept for sure.{cap}")
-    return (f"The target likes {label} only {fmt_ratio(p_x / q_x)} times as much as the draft "
-            f"claimed, so we keep it only {100 * a:.1f}% of the time. Acceptance depends on "
-            "the ratio p/q, never on rank.")
+        cap = (
+            f" The ratio is {fmt_ratio(ratio)}, but min(1, ·) caps it: a probability "
+            "cannot exceed 1, so a tiny q is harmless."
+            if ratio >= 10
+            else ""
+        )
+        return (
+            f"p > q: the target (the editor) likes {label} at least as much as the draft "
+            f"(the intern) did, so there is no reason to doubt it: kept for sure.{cap}"
+        )
+    return (
+        f"The target likes {label} only {fmt_ratio(p_x / q_x)} times as much as the draft "
+        f"claimed, so we keep it only {100 * a:.1f}% of the time. Acceptance depends on "
+        "the ratio p/q, never on rank."
+    )
 
 
 def _coin_text(label: str, u: float, a: float, accepted: bool, origin: str) -> tuple[str, str]:
@@ -268,20 +319,26 @@ def _coin_text(label: str, u: float, a: float, accepted: bool, origin: str) -> t
     if accepted:
         title = f"Coin u = {u_s} < a = {a_s}: keep {label}"
         if a >= 1:
-            why = (f"Every coin in [0, 1) is below a = 1, so {label} is kept whatever the coin "
-                   f"(here u = {u_s}, {origin}).")
+            why = (
+                f"Every coin in [0, 1) is below a = 1, so {label} is kept whatever the coin "
+                f"(here u = {u_s}, {origin})."
+            )
         else:
-            why = (f"A uniform coin lands below a with probability exactly a, so {label} survives "
-                   f"{100 * a:.1f}% of the time. This coin ({origin}) came up {u_s}, below "
-                   f"{a_s}: keep it.")
+            why = (
+                f"A uniform coin lands below a with probability exactly a, so {label} survives "
+                f"{100 * a:.1f}% of the time. This coin ({origin}) came up {u_s}, below "
+                f"{a_s}: keep it."
+            )
     else:
         title = f"Coin u = {u_s} ≥ a = {a_s}: reject {label}"
         if a <= 0:
             why = f"No coin is below a = 0, so {label} is rejected whatever the coin."
         else:
-            why = (f"{label} is kept only {100 * a:.1f}% of the time; this coin ({origin}) "
-                   f"came up {u_s}, not below {a_s}, so it fails: reject {label}. The round "
-                   "stops at this position.")
+            why = (
+                f"{label} is kept only {100 * a:.1f}% of the time; this coin ({origin}) "
+                f"came up {u_s}, not below {a_s}, so it fails: reject {label}. The round "
+                "stops at this position."
+            )
     return title, why
 
 
@@ -295,47 +352,70 @@ def build_story(spec: RoundSpec, result: sc.RoundResult | None = None) -> RoundS
     if spec.origin == "preset":
         coin_origin = tuple("set by the preset" for _ in range(k))
     else:
-        coin_origin = tuple("typed" if i < n_typed else f"drawn with seed {spec.seed}"
-                            for i in range(k))
+        coin_origin = tuple(
+            "typed" if i < n_typed else f"drawn with seed {spec.seed}" for i in range(k)
+        )
     steps: list[Step] = []
     status = ["pending"] * k
     emitted: list[tuple[int, int, str]] = []
 
     def add(kind: str, position: int | None, title: str, why: str, latex: str) -> None:
-        steps.append(Step(len(steps), kind, position, title, why, latex, tuple(status),
-                          tuple(emitted)))
+        steps.append(
+            Step(len(steps), kind, position, title, why, latex, tuple(status), tuple(emitted))
+        )
 
-    drafted = ", ".join(f"{show(labels[t])} (q = {fmt_prob(q_rows[i, t])})"
-                        for i, t in enumerate(res.draft_tokens))
-    how = ("chosen by hand" if spec.draft_tokens is not None and spec.origin == "custom"
-           else "set by the preset" if spec.origin == "preset"
-           else f"sampled from q with seed {spec.seed}")
-    add("draft", 0, f"The draft proposes K = {k} token{'s' if k > 1 else ''}: {drafted}",
+    drafted = ", ".join(
+        f"{show(labels[t])} (q = {fmt_prob(q_rows[i, t])})" for i, t in enumerate(res.draft_tokens)
+    )
+    how = (
+        "chosen by hand"
+        if spec.draft_tokens is not None and spec.origin == "custom"
+        else "set by the preset"
+        if spec.origin == "preset"
+        else f"sampled from q with seed {spec.seed}"
+    )
+    add(
+        "draft",
+        0,
+        f"The draft proposes K = {k} token{'s' if k > 1 else ''}: {drafted}",
         f"Drafting is cheap, so the draft model writes K = {k} tokens ahead ({how}). The target "
         f"then scores all {k} positions, plus one more, in a single forward pass: "
         f"p at positions 1 to {k + 1}.",
-        r"x_i \sim q_i,\quad i = 1, \dots, K = " + str(k))
+        r"x_i \sim q_i,\quad i = 1, \dots, K = " + str(k),
+    )
 
     for s in res.steps:
         i, label = s.position, show(labels[s.token])
         p_s, q_s = fmt_prob(s.p_x), fmt_prob(s.q_x)
-        add("ratio", i,
+        add(
+            "ratio",
+            i,
             f"Position {i + 1}: {label} has p = {p_s}, q = {q_s}, ratio {fmt_ratio(s.ratio)}, "
             f"a = {fmt_prob(s.acceptance_probability)}",
             _ratio_why(label, s.p_x, s.q_x, s.acceptance_probability),
-            r"a = \min\left(1, \frac{p(x)}{q(x)}\right) = \min\left(1, \frac{" + p_s + "}{"
-            + q_s + r"}\right) = \min(1,\ " + fmt_ratio(s.ratio).replace("infinite", r"\infty")
-            + r") = " + fmt_prob(s.acceptance_probability))
+            r"a = \min\left(1, \frac{p(x)}{q(x)}\right) = \min\left(1, \frac{"
+            + p_s
+            + "}{"
+            + q_s
+            + r"}\right) = \min(1,\ "
+            + fmt_ratio(s.ratio).replace("infinite", r"\infty")
+            + r") = "
+            + fmt_prob(s.acceptance_probability),
+        )
         status[i] = "accepted" if s.accepted else "rejected"
         if s.accepted:
             emitted.append((i, s.token, "accepted"))
-        title, why = _coin_text(label, s.coin, s.acceptance_probability, s.accepted,
-                                coin_origin[i])
+        title, why = _coin_text(label, s.coin, s.acceptance_probability, s.accepted, coin_origin[i])
         relation = "<" if s.accepted else r"\geq"
         verdict = r"\text{keep}" if s.accepted else r"\text{reject}"
-        add("coin", i, title, why,
+        add(
+            "coin",
+            i,
+            title,
+            why,
             f"u = {fmt_prob(s.coin)} {relation} a = {fmt_prob(s.acceptance_probability)}"
-            r"\;\Rightarrow\;" + verdict)
+            r"\;\Rightarrow\;" + verdict,
+        )
 
     j = res.final_position
     if spec.origin == "preset":
@@ -343,7 +423,7 @@ def build_story(spec: RoundSpec, result: sc.RoundResult | None = None) -> RoundS
     elif res.final_coin is None:
         drawn = "chosen by hand"
     else:
-        drawn = (f"inverse-CDF draw with u = {fmt_prob(res.final_coin)}, seed {spec.seed}")
+        drawn = f"inverse-CDF draw with u = {fmt_prob(res.final_coin)}, seed {spec.seed}"
     if res.final_kind == "resample":
         rejected = show(labels[res.draft_tokens[j]])
         later = res.discarded_positions
@@ -352,71 +432,107 @@ def build_story(spec: RoundSpec, result: sc.RoundResult | None = None) -> RoundS
                 status[i] = "discarded"
             listed = ", ".join(
                 f"{show(labels[res.draft_tokens[i]])} at position {i + 1} (its p = "
-                f"{fmt_prob(p_rows[i, res.draft_tokens[i]])})" for i in later)
-            add("discard", later[0],
+                f"{fmt_prob(p_rows[i, res.draft_tokens[i]])})"
+                for i in later
+            )
+            add(
+                "discard",
+                later[0],
                 f"Stop: discard the later draft{'s' if len(later) > 1 else ''}: {listed}",
                 f"Tokens are a sequence: these drafts were written assuming {rejected} came "
                 f"before them. Once {rejected} is gone the context is different, so their "
                 "probabilities are meaningless, however good they looked. They are never checked.",
-                (r"x_{" + str(later[0] + 1) + "}" if len(later) == 1 else r"x_{"
-                 + str(later[0] + 1) + r"}, \dots, x_{" + str(k) + "}")
-                + r"\ \text{discarded unchecked}")
+                (
+                    r"x_{" + str(later[0] + 1) + "}"
+                    if len(later) == 1
+                    else r"x_{" + str(later[0] + 1) + r"}, \dots, x_{" + str(k) + "}"
+                )
+                + r"\ \text{discarded unchecked}",
+            )
         leftover = np.maximum(0.0, p_rows[j] - q_rows[j])  # (V,)
         z = float(leftover.sum())
         alpha = float(np.minimum(p_rows[j], q_rows[j]).sum())
         p_x, q_x = p_rows[j, res.draft_tokens[j]], q_rows[j, res.draft_tokens[j]]
-        add("residual", j,
+        add(
+            "residual",
+            j,
             f"Residual at position {j + 1}: max(0, p − q) = {fmt_vector(leftover, labels)}",
             f"Only tokens the target wants more than the draft offered deserve the replacement's "
             f"mass. {rejected} was over-supplied by the draft (p − q = {fmt_prob(p_x)} − "
             f"{fmt_prob(q_x)} < 0), so it gets 0.",
-            r"\max(0,\ p(x) - q(x)) = " + latex_vector(leftover))
+            r"\max(0,\ p(x) - q(x)) = " + latex_vector(leftover),
+        )
         dist = res.final_distribution
         if z <= RESIDUAL_TOLERANCE:
-            add("normalise", j, "The residual has no mass: fall back to p",
+            add(
+                "normalise",
+                j,
+                "The residual has no mass: fall back to p",
                 "p = q here, so a rejection cannot really happen; the core's documented "
                 "fallback draws from p itself, the distribution the output must follow.",
-                r"Z = \sum_x \max(0,\ p(x) - q(x)) = 0 \;\Rightarrow\; p_{\text{adj}} = p")
+                r"Z = \sum_x \max(0,\ p(x) - q(x)) = 0 \;\Rightarrow\; p_{\text{adj}} = p",
+            )
         else:
-            add("normalise", j,
+            add(
+                "normalise",
+                j,
                 f"Normalise: Z = {fmt_prob(z)}, p_adj = {fmt_vector(dist, labels)}",
                 f"Dividing by Z = {fmt_prob(z)} makes the leftover a distribution that sums to "
                 f"1. Z is also 1 − α = 1 − {fmt_prob(alpha)}, the chance that a draft at this "
                 "position is rejected.",
                 r"Z = \sum_x \max(0,\ p(x) - q(x)) = " + fmt_prob(z) + r" = 1 - \alpha,\quad "
-                r"p_{\text{adj}} = \frac{\max(0,\ p - q)}{Z} = " + latex_vector(dist))
+                r"p_{\text{adj}} = \frac{\max(0,\ p - q)}{Z} = " + latex_vector(dist),
+            )
         tok = res.final_token
         emitted.append((j, tok, "resampled"))
-        add("resample", j,
+        add(
+            "resample",
+            j,
             f"Resample position {j + 1} from p_adj: {show(labels[tok])} "
             f"(p_adj = {fmt_prob(dist[tok])})",
             f"{show(labels[tok])} replaces {rejected} ({drawn}). The replacement follows exactly "
             "the mass the draft under-supplied, so every emitted token is distributed as p: the "
             "round is lossless.",
-            r"x \sim p_{\text{adj}},\quad p_{\text{adj}}(x) = " + fmt_prob(dist[tok]))
+            r"x \sim p_{\text{adj}},\quad p_{\text{adj}}(x) = " + fmt_prob(dist[tok]),
+        )
     else:
         tok = res.final_token
         emitted.append((k, tok, "bonus"))
-        add("bonus", k,
+        add(
+            "bonus",
+            k,
             f"All {k} drafts kept: bonus token {show(labels[tok])} from p at position {k + 1} "
             f"(p = {fmt_prob(p_rows[k, tok])})",
             f"The target's single pass already produced a distribution one step past the last "
             f"draft, so this token is free ({drawn}).",
-            r"x \sim p_{K+1} = p_{" + str(k + 1) + r"},\quad p_{" + str(k + 1) + r"}(x) = "
-            + fmt_prob(p_rows[k, tok]))
+            r"x \sim p_{K+1} = p_{"
+            + str(k + 1)
+            + r"},\quad p_{"
+            + str(k + 1)
+            + r"}(x) = "
+            + fmt_prob(p_rows[k, tok]),
+        )
 
     n_out, n_kept = len(emitted), res.n_accepted
     out = " ".join(show(labels[t]) for _, t, _ in emitted)
     extra = "bonus" if res.final_kind == "bonus" else "resampled"
     if res.final_kind == "bonus":
-        why = (f"All drafts survived, the maximum K + 1 = {k + 1}. Plain decoding would need "
-               f"{n_out} target passes for these {n_out} tokens.")
+        why = (
+            f"All drafts survived, the maximum K + 1 = {k + 1}. Plain decoding would need "
+            f"{n_out} target passes for these {n_out} tokens."
+        )
     else:
-        why = (f"Output count on a rejection at position {j + 1} is {j} + 1 = {n_out}. Even "
-               "with a rejection the round yields one correct token from the target "
-               "distribution, just as plain decoding would.")
-    add("result", None,
+        why = (
+            f"Output count on a rejection at position {j + 1} is {j} + 1 = {n_out}. Even "
+            "with a rejection the round yields one correct token from the target "
+            "distribution, just as plain decoding would."
+        )
+    add(
+        "result",
+        None,
         f"Round result: {n_out} token{'s' if n_out > 1 else ''} ({out}) from one target pass: "
-        f"{n_kept} kept + 1 {extra}", why,
-        r"\text{tokens} = n_{\text{kept}} + 1 = " + f"{n_kept} + 1 = {n_out}")
+        f"{n_kept} kept + 1 {extra}",
+        why,
+        r"\text{tokens} = n_{\text{kept}} + 1 = " + f"{n_kept} + 1 = {n_out}",
+    )
     return RoundStory(labels, p_rows, q_rows, res, tuple(steps), coin_origin)

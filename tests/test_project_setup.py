@@ -22,8 +22,15 @@ def test_readme_has_the_two_commands():
 def test_ci_runs_the_readme_test_command_verbatim():
     test_command = readme_commands()[1]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert test_command in ci.splitlines()[ci.splitlines().index(
-        "# Keep this line identical to the test command in README.md (a test checks it).") + 1]
+    assert (
+        test_command
+        in ci.splitlines()[
+            ci.splitlines().index(
+                "# Keep this line identical to the test command in README.md (a test checks it)."
+            )
+            + 1
+        ]
+    )
     assert "apt-get install" in ci and "chromium" in ci
     assert '"$rc" -eq 5' in ci  # pytest's "no tests collected" is a failure
 
@@ -36,7 +43,8 @@ def test_lint_includes_the_numpy_random_rule():
 
 def test_runtime_requirements_are_pinned_to_compatible_ranges():
     lines = [
-        line for line in (ROOT / "requirements.txt").read_text().splitlines()
+        line
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
         if line and not line.startswith("#")
     ]
     names = {re.split(r"[<>=]", line)[0] for line in lines}

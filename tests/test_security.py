@@ -87,9 +87,18 @@ def test_the_checker_finds_what_it_is_looking_for(tmp_path):
     bad.write_text(source, encoding="utf-8")
     found = findings(bad)
     text = "\n".join(found)
-    for what in ("import pickle", "unsafe_allow_html=True", "st.html()", "components.html()",
-                 "builtin eval()", "builtin exec()", "pickle.loads()", "allow_pickle=True",
-                 "material icon", "streamlit.components.v1"):
+    for what in (
+        "import pickle",
+        "unsafe_allow_html=True",
+        "st.html()",
+        "components.html()",
+        "builtin eval()",
+        "builtin exec()",
+        "pickle.loads()",
+        "allow_pickle=True",
+        "material icon",
+        "streamlit.components.v1",
+    ):
         assert what in text, what
     assert len(found) == 10, found  # model.eval() and unsafe_allow_html=False are fine
 
@@ -135,8 +144,14 @@ def test_config_sends_no_usage_statistics(config):
 
 SCRIPT = "<script>x()</script>"  # labels are at most 24 characters
 IMG = "<img src=x onerror=f()>"
-HOSTILE_LINK = {"mode": "custom", "labels": f"{SCRIPT}, {IMG}, C, D, E", "k": "3", "seed": "0",
-                "p": "0.40, 0.25, 0.20, 0.10, 0.05", "q": "0.30, 0.30, 0.15, 0.15, 0.10"}
+HOSTILE_LINK = {
+    "mode": "custom",
+    "labels": f"{SCRIPT}, {IMG}, C, D, E",
+    "k": "3",
+    "seed": "0",
+    "p": "0.40, 0.25, 0.20, 0.10, 0.05",
+    "q": "0.30, 0.30, 0.15, 0.15, 0.10",
+}
 
 
 def _texts(at, kind: str) -> list[str]:
@@ -169,7 +184,6 @@ def test_hostile_labels_render_as_text_on_the_round_page(step):
         assert "<script" not in text and "<img" not in text
 
 
-
 # --- hosting: the image and the hosted requirements --------------------------------
 
 
@@ -187,18 +201,39 @@ def test_dockerfile_runs_the_app_as_a_user_with_a_health_check():
 
 
 def test_dockerignore_keeps_secrets_history_and_tests_out_of_the_image():
-    ignored = {ln.strip() for ln in (ROOT / ".dockerignore").read_text().splitlines()
-               if ln.strip() and not ln.startswith("#")}
+    ignored = {
+        ln.strip()
+        for ln in (ROOT / ".dockerignore").read_text().splitlines()
+        if ln.strip() and not ln.startswith("#")
+    }
     assert {".git", "tests", "test-output", ".venv"} <= ignored
-    assert not ignored & {"specdec_core", "specdec_ui", "pages", "app.py", ".streamlit",
-                          "requirements.txt"}, "the image needs these"
+    assert not ignored & {
+        "specdec_core",
+        "specdec_ui",
+        "pages",
+        "app.py",
+        ".streamlit",
+        "requirements.txt",
+    }, "the image needs these"
 
 
 def test_hosted_requirements_are_lean():
-    names = {ln.split(">")[0].split("=")[0].split("<")[0].strip().lower()
-             for ln in (ROOT / "requirements.txt").read_text().splitlines()
-             if ln.strip() and not ln.startswith("#")}
+    names = {
+        ln.split(">")[0].split("=")[0].split("<")[0].strip().lower()
+        for ln in (ROOT / "requirements.txt").read_text().splitlines()
+        if ln.strip() and not ln.startswith("#")
+    }
     assert "streamlit" in names and "plotly" in names
-    dev_tools = {"pytest", "hypothesis", "ruff", "playwright", "pytest-playwright", "websockets",
-                 "psutil", "torch", "jupyter", "pytest-timeout"}
+    dev_tools = {
+        "pytest",
+        "hypothesis",
+        "ruff",
+        "playwright",
+        "pytest-playwright",
+        "websockets",
+        "psutil",
+        "torch",
+        "jupyter",
+        "pytest-timeout",
+    }
     assert not names & dev_tools, f"test or training tools in the hosted app: {names & dev_tools}"

@@ -31,8 +31,12 @@ def torch_model(path: Path) -> GPT:
     d = np.load(path)
     cfg = json.loads(str(d["config"]))
     model = GPT(cfg["vocab"], cfg["ctx"], cfg["layers"], cfg["dim"], cfg["heads"])
-    sd = {"wte.weight": d["wte"], "wpe.weight": d["wpe"], "lnf.weight": d["lnf_g"],
-          "lnf.bias": d["lnf_b"]}
+    sd = {
+        "wte.weight": d["wte"],
+        "wpe.weight": d["wpe"],
+        "lnf.weight": d["lnf_g"],
+        "lnf.bias": d["lnf_b"],
+    }
     for i in range(cfg["layers"]):
         for n in ("qkv", "proj", "fc", "out"):
             sd[f"blocks.{i}.{n}.weight"] = d[f"h{i}_{n}_w"].T

@@ -27,8 +27,20 @@ import unicodedata
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 OUT = ROOT / "specdec_core" / "lm" / "assets" / "corpus.json.gz"
 MIN_DOCSTRING = 200
-SKIP_TOP = {"test", "idlelib", "tkinter", "turtledemo", "lib2to3", "ensurepip", "distutils",
-            "site-packages", "dist-packages", "pydoc_data", "__phello__", "unittest"}
+SKIP_TOP = {
+    "test",
+    "idlelib",
+    "tkinter",
+    "turtledemo",
+    "lib2to3",
+    "ensurepip",
+    "distutils",
+    "site-packages",
+    "dist-packages",
+    "pydoc_data",
+    "__phello__",
+    "unittest",
+}
 
 
 def clean(text: str) -> str:
@@ -80,10 +92,16 @@ def docstrings() -> list[tuple[str, str]]:
             tree = ast.parse(path.read_text(encoding="utf-8"))
         except (SyntaxError, UnicodeDecodeError):
             continue
-        nodes = [tree] + [n for n in ast.walk(tree)
-                          if isinstance(n, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)]
-        texts = [inspect.cleandoc(d) for n in nodes
-                 if (d := ast.get_docstring(n, clean=False)) and len(d) >= MIN_DOCSTRING]
+        nodes = [tree] + [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
+        texts = [
+            inspect.cleandoc(d)
+            for n in nodes
+            if (d := ast.get_docstring(n, clean=False)) and len(d) >= MIN_DOCSTRING
+        ]
         if texts:
             docs.append(("docstrings:" + rel.as_posix(), "\n\n".join(texts)))
     return docs
@@ -97,8 +115,11 @@ def main() -> None:
     documents.extend(docstrings())
     documents = [{"name": n, "text": clean(t)} for n, t in documents]
     documents = [d for d in documents if d["text"]]
-    payload = {"python_version": sys.version.split()[0], "licence": "PSF-2.0",
-               "documents": documents}
+    payload = {
+        "python_version": sys.version.split()[0],
+        "licence": "PSF-2.0",
+        "documents": documents,
+    }
     data = json.dumps(payload, ensure_ascii=True, indent=0).encode("ascii")
     OUT.write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
     total = sum(len(d["text"]) for d in documents)

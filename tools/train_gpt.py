@@ -83,8 +83,12 @@ class GPT(nn.Module):
 
 def export(model: GPT, cfg: dict, path: Path) -> None:
     """Weights as float16, laid out for ``x @ W`` (numpy side), plus the config as JSON."""
-    arrays = {"wte": model.wte.weight, "wpe": model.wpe.weight,
-              "lnf_g": model.lnf.weight, "lnf_b": model.lnf.bias}
+    arrays = {
+        "wte": model.wte.weight,
+        "wpe": model.wpe.weight,
+        "lnf_g": model.lnf.weight,
+        "lnf_b": model.lnf.bias,
+    }
     for i, blk in enumerate(model.blocks):
         for name, lin in (("qkv", blk.qkv), ("proj", blk.proj), ("fc", blk.fc), ("out", blk.out)):
             arrays[f"h{i}_{name}_w"] = lin.weight.T
@@ -127,16 +131,26 @@ def main() -> None:
     train = torch.tensor(tok.encode(corpus.train_text), dtype=torch.long)
     val = torch.tensor(tok.encode(corpus.validation_text), dtype=torch.long)
     val_batch = windows(val, 32, args.ctx, torch.Generator().manual_seed(12345))
-    cfg = {"vocab": tok.vocab_size, "ctx": args.ctx, "layers": args.layers, "dim": args.dim,
-           "heads": args.heads, "seed": args.seed, "steps": args.steps, "batch": args.batch,
-           "lr": args.lr}
+    cfg = {
+        "vocab": tok.vocab_size,
+        "ctx": args.ctx,
+        "layers": args.layers,
+        "dim": args.dim,
+        "heads": args.heads,
+        "seed": args.seed,
+        "steps": args.steps,
+        "batch": args.batch,
+        "lr": args.lr,
+    }
     model = GPT(tok.vocab_size, args.ctx, args.layers, args.dim, args.heads)
     n_params = sum(p.numel() for p in model.parameters())
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
-                             {"params": no_decay, "weight_decay": 0.0}],
-                            lr=args.lr, betas=(0.9, 0.95))
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=args.lr,
+        betas=(0.9, 0.95),
+    )
     out_path = ASSETS / f"gpt_{args.name}.npz"
     print(f"{args.name}: {n_params:,} parameters, {train.numel():,} train tokens", flush=True)
     start = time.perf_counter()
@@ -145,14 +159,18 @@ def main() -> None:
         model.eval()
         with torch.no_grad():
             logits = model(val_batch[:, :-1])
-            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]),
-                                   val_batch[:, 1:].reshape(-1))
+            loss = F.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), val_batch[:, 1:].reshape(-1)
+            )
         model.train()
         return float(loss)
 
     for step in range(1, args.steps + 1):
-        lr = args.lr * min(1.0, step / args.warmup) * (
-            0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, step / args.steps))))
+        lr = (
+            args.lr
+            * min(1.0, step / args.warmup)
+            * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, step / args.steps))))
+        )
         for g in opt.param_groups:
             g["lr"] = lr
         batch = windows(train, args.batch, args.ctx, gen)
@@ -163,11 +181,17 @@ def main() -> None:
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         if step % args.eval_every == 0 or step == args.steps:
-            cfg.update(trained_steps=step, val_loss=round(evaluate(), 4),
-                       train_seconds=round(time.perf_counter() - start, 1))
+            cfg.update(
+                trained_steps=step,
+                val_loss=round(evaluate(), 4),
+                train_seconds=round(time.perf_counter() - start, 1),
+            )
             export(model, cfg, out_path)
-            print(f"step {step} loss {loss.item():.3f} val {cfg['val_loss']:.3f} "
-                  f"{cfg['train_seconds']:.0f}s", flush=True)
+            print(
+                f"step {step} loss {loss.item():.3f} val {cfg['val_loss']:.3f} "
+                f"{cfg['train_seconds']:.0f}s",
+                flush=True,
+            )
     print(f"done in {time.perf_counter() - start:.0f} s -> {out_path}", flush=True)
 
 

@@ -24,9 +24,11 @@ def main() -> None:
     (ASSETS / "tokenizer.json").write_text(tok.to_json() + "\n", encoding="utf-8")
     n_train = len(tok.encode(corpus.train_text))
     n_val = len(tok.encode(corpus.validation_text))
-    print(f"vocab {tok.vocab_size} (alphabet {len(tok.alphabet)}), trained in {took:.1f} s; "
-          f"train {n_train:,} tokens ({len(corpus.train_text) / n_train:.2f} chars/token), "
-          f"validation {n_val:,} tokens")
+    print(
+        f"vocab {tok.vocab_size} (alphabet {len(tok.alphabet)}), trained in {took:.1f} s; "
+        f"train {n_train:,} tokens ({len(corpus.train_text) / n_train:.2f} chars/token), "
+        f"validation {n_val:,} tokens"
+    )
     assert tok.decode(tok.encode(corpus.train_text)) == corpus.train_text
 
 

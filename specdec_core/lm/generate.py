@@ -148,8 +148,7 @@ def _check_common(models, prompt_ids, k, max_new_tokens, temperature, rng):
     for m in models:
         if need > m.context_length:
             room = m.context_length - len(ids) - k - 1
-            hint = (f"ask for at most {room} new tokens" if room >= 1
-                    else "shorten the prompt")
+            hint = f"ask for at most {room} new tokens" if room >= 1 else "shorten the prompt"
             raise ContextLengthError(
                 f"prompt ({len(ids)} tokens) + {max_new_tokens} new tokens + K + 1 = {need} "
                 f"tokens do not fit the {m.context_length}-token context of {m.name}; {hint}."
@@ -174,8 +173,9 @@ def probabilities(logits: np.ndarray, temperature: float) -> np.ndarray:
     return z
 
 
-def verify_block(p_rows: np.ndarray, q_rows: np.ndarray, drafts: Sequence[int],
-                 rng: np.random.Generator) -> RoundResult:
+def verify_block(
+    p_rows: np.ndarray, q_rows: np.ndarray, drafts: Sequence[int], rng: np.random.Generator
+) -> RoundResult:
     """The decisions of :func:`specdec_core.verify_round`, without re-checking the rows.
 
     Same rule, same core functions and the same order of random draws (one coin per
@@ -204,8 +204,19 @@ def verify_block(p_rows: np.ndarray, q_rows: np.ndarray, drafts: Sequence[int],
         kind, leftover, dist = "bonus", None, p_rows[k]
     u_final = float(rng.random())
     token = int(sample_index(dist, u_final))
-    return RoundResult(k, tuple(drafts), tuple(steps), n, kind, n, token, u_final, dist,
-                       leftover, tuple(drafts[:n]) + (token,))
+    return RoundResult(
+        k,
+        tuple(drafts),
+        tuple(steps),
+        n,
+        kind,
+        n,
+        token,
+        u_final,
+        dist,
+        leftover,
+        tuple(drafts[:n]) + (token,),
+    )
 
 
 def _top(row: np.ndarray, n: int = TOP_N) -> tuple[tuple[int, float], ...]:
@@ -220,9 +231,15 @@ def _sample(row: np.ndarray, temperature: float, rng: np.random.Generator) -> in
     return int(sample_index(row, rng.random()))
 
 
-def autoregressive_generate(target, prompt_ids: Sequence[int], *, max_new_tokens: int,
-                            temperature: float, rng: np.random.Generator,
-                            on_token: Callable[[int], None] | None = None) -> GenerationResult:
+def autoregressive_generate(
+    target,
+    prompt_ids: Sequence[int],
+    *,
+    max_new_tokens: int,
+    temperature: float,
+    rng: np.random.Generator,
+    on_token: Callable[[int], None] | None = None,
+) -> GenerationResult:
     """Plain decoding: one target call per token, x ~ softmax(logits / T) (argmax at T = 0)."""
     ids, n_new, t = _check_common([target], prompt_ids, 0, max_new_tokens, temperature, rng)
     model = target.fresh()
@@ -248,10 +265,18 @@ def autoregressive_generate(target, prompt_ids: Sequence[int], *, max_new_tokens
     return res
 
 
-def speculative_generate(draft, target, prompt_ids: Sequence[int], *, k: int,
-                         max_new_tokens: int, temperature: float, rng: np.random.Generator,
-                         trace: bool = True,
-                         on_round: Callable[[int], None] | None = None) -> GenerationResult:
+def speculative_generate(
+    draft,
+    target,
+    prompt_ids: Sequence[int],
+    *,
+    k: int,
+    max_new_tokens: int,
+    temperature: float,
+    rng: np.random.Generator,
+    trace: bool = True,
+    on_round: Callable[[int], None] | None = None,
+) -> GenerationResult:
     """Speculative decoding (Leviathan et al. 2023, Alg. 1) with K drafts per round.
 
     Returns a :class:`GenerationResult`: ``tokens`` (exactly ``max_new_tokens``; the last
@@ -260,8 +285,7 @@ def speculative_generate(draft, target, prompt_ids: Sequence[int], *, k: int,
     called after every round (a progress bar).
     """
     k = check_k(k)
-    ids, n_new, t = _check_common([draft, target], prompt_ids, k, max_new_tokens,
-                                  temperature, rng)
+    ids, n_new, t = _check_common([draft, target], prompt_ids, k, max_new_tokens, temperature, rng)
     d_model, t_model = draft.fresh(), target.fresh()
     vocab = target.tokenizer.vocab_size
     # Greedy without a trace: decide by comparing argmaxes, which is what verify_round
@@ -356,14 +380,45 @@ def _round_trace(index, start, rr, p_rows, q_rows) -> RoundTrace:
         union = list(dict.fromkeys([x] + [t for t, _ in top_p] + [t for t, _ in top_q]))
         union.sort(key=lambda t: -max(p_rows[i, t], q_rows[i, t]))
         bars = tuple((t, float(p_rows[i, t]), float(q_rows[i, t])) for t in union)
-        positions.append(PositionTrace(x, q_x, p_x, a, coin, status,
-                                       float(np.minimum(p_rows[i], q_rows[i]).sum()),
-                                       top_p, top_q, bars))
+        positions.append(
+            PositionTrace(
+                x,
+                q_x,
+                p_x,
+                a,
+                coin,
+                status,
+                float(np.minimum(p_rows[i], q_rows[i]).sum()),
+                top_p,
+                top_q,
+                bars,
+            )
+        )
     top_bonus = _top(p_rows[k])
-    positions.append(PositionTrace(-1, 0.0, 0.0, 0.0, None, "bonus", 0.0, top_bonus, (),
-                                   tuple((t, pr, 0.0) for t, pr in top_bonus)))
+    positions.append(
+        PositionTrace(
+            -1,
+            0.0,
+            0.0,
+            0.0,
+            None,
+            "bonus",
+            0.0,
+            top_bonus,
+            (),
+            tuple((t, pr, 0.0) for t, pr in top_bonus),
+        )
+    )
     final_top = _top(rr.final_distribution)
     if all(t != rr.final_token for t, _ in final_top):  # a less likely token was drawn
         final_top += ((rr.final_token, float(rr.final_distribution[rr.final_token])),)
-    return RoundTrace(index, start, tuple(positions), rr.n_accepted, rr.final_kind,
-                      rr.final_token, final_top, rr.emitted_tokens)
+    return RoundTrace(
+        index,
+        start,
+        tuple(positions),
+        rr.n_accepted,
+        rr.final_kind,
+        rr.final_token,
+        final_top,
+        rr.emitted_tokens,
+    )

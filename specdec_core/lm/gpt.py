@@ -109,12 +109,18 @@ class GPTModel:
             g2, b2 = f32[f"h{i}_ln2_g"], f32[f"h{i}_ln2_b"]
             qkv_w, qkv_b = f32[f"h{i}_qkv_w"], f32[f"h{i}_qkv_b"]
             fc_w, fc_b = f32[f"h{i}_fc_w"], f32[f"h{i}_fc_b"]
-            self.layers.append((
-                np.ascontiguousarray(g1[:, None] * qkv_w), b1 @ qkv_w + qkv_b,  # (d, 3d), (3d,)
-                f32[f"h{i}_proj_w"], f32[f"h{i}_proj_b"],  # (d, d), (d,)
-                np.ascontiguousarray(g2[:, None] * fc_w), b2 @ fc_w + fc_b,  # (d, 4d), (4d,)
-                f32[f"h{i}_out_w"], f32[f"h{i}_out_b"],  # (4d, d), (d,)
-            ))
+            self.layers.append(
+                (
+                    np.ascontiguousarray(g1[:, None] * qkv_w),
+                    b1 @ qkv_w + qkv_b,  # (d, 3d), (3d,)
+                    f32[f"h{i}_proj_w"],
+                    f32[f"h{i}_proj_b"],  # (d, d), (d,)
+                    np.ascontiguousarray(g2[:, None] * fc_w),
+                    b2 @ fc_w + fc_b,  # (d, 4d), (4d,)
+                    f32[f"h{i}_out_w"],
+                    f32[f"h{i}_out_b"],  # (4d, d), (d,)
+                )
+            )
         gf, bf = f32["lnf_g"], f32["lnf_b"]
         self.head_w = np.ascontiguousarray(gf[:, None] * self.wte.T)  # (d, V)
         self.head_b = bf @ self.wte.T  # (V,)

@@ -52,8 +52,13 @@ def cached_pairs() -> dict[str, PairInfo]:
     pairs = {}
     for name, (draft, target) in CANDIDATES.items():
         if is_cached(draft) and is_cached(target):
-            pairs[name] = PairInfo(name, f"{draft} -> {target} (Hugging Face, local)", draft,
-                                   target, "Models from your local Hugging Face cache.")
+            pairs[name] = PairInfo(
+                name,
+                f"{draft} -> {target} (Hugging Face, local)",
+                draft,
+                target,
+                "Models from your local Hugging Face cache.",
+            )
     return pairs
 
 
@@ -101,8 +106,11 @@ class HFCausalLM:
         self.tokenizer = tokenizer
         self.name = name
         cfg = model.config
-        self.context_length = int(context_length or getattr(cfg, "n_positions", None)
-                                  or getattr(cfg, "max_position_embeddings", 1024))
+        self.context_length = int(
+            context_length
+            or getattr(cfg, "n_positions", None)
+            or getattr(cfg, "max_position_embeddings", 1024)
+        )
         self.past = None
         self.tokens: list[int] = []
 
@@ -125,8 +133,9 @@ class HFCausalLM:
                 f"{self.context_length} tokens."
             )
         with torch.no_grad():
-            out = self.model(input_ids=torch.tensor([new]), past_key_values=self.past,
-                             use_cache=True)
+            out = self.model(
+                input_ids=torch.tensor([new]), past_key_values=self.past, use_cache=True
+            )
         self.past = out.past_key_values
         self.tokens.extend(new)
         logits = out.logits[0, -1:] if last_only else out.logits[0]
@@ -156,11 +165,15 @@ def load_hf_pair(name: str) -> tuple[HFCausalLM, HFCausalLM]:
 
     models = []
     try:
-        tokenizer = AutoTokenizer.from_pretrained(CANDIDATES[name][1], local_files_only=True,
-                                                  trust_remote_code=False)
+        tokenizer = AutoTokenizer.from_pretrained(
+            CANDIDATES[name][1], local_files_only=True, trust_remote_code=False
+        )
         for repo in CANDIDATES[name]:
-            models.append(AutoModelForCausalLM.from_pretrained(
-                repo, local_files_only=True, trust_remote_code=False))
+            models.append(
+                AutoModelForCausalLM.from_pretrained(
+                    repo, local_files_only=True, trust_remote_code=False
+                )
+            )
     except OSError as err:  # not in the cache: from_pretrained would need the network
         raise PairUnavailableError(
             f"{name}: not in the local Hugging Face cache ({err})."
@@ -169,5 +182,4 @@ def load_hf_pair(name: str) -> tuple[HFCausalLM, HFCausalLM]:
     if len(sizes) != 1:
         raise PairUnavailableError(f"{name}: draft and target vocabularies differ ({sizes}).")
     tok = HFTokenizer(tokenizer, sizes.pop())
-    return tuple(HFCausalLM(m, tok, repo) for m, repo in zip(models, CANDIDATES[name],
-                                                                strict=True))
+    return tuple(HFCausalLM(m, tok, repo) for m, repo in zip(models, CANDIDATES[name], strict=True))

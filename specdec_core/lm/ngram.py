@@ -91,7 +91,7 @@ class NGramModel:
             if len(history) < n - 1:
                 break
             ctx = 0
-            for t in history[len(history) - (n - 1):]:
+            for t in history[len(history) - (n - 1) :]:
                 ctx = ctx * v + int(t)
             keys = self.keys[n - 2]
             lo, hi = np.searchsorted(keys, (ctx * v, ctx * v + v))
@@ -111,7 +111,7 @@ class NGramModel:
         distribution() would compute. The cache lives as long as the runner (one
         generation: ``fresh()`` starts an empty one) and is bounded by LOG_ROW_CACHE.
         """
-        key = tuple(history[len(history) - (self.order - 1):]) if self.order > 1 else ()
+        key = tuple(history[len(history) - (self.order - 1) :]) if self.order > 1 else ()
         row = self._log_rows.get(key)
         if row is None:
             row = np.log(self.distribution(history))

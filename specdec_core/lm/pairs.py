@@ -56,19 +56,28 @@ class PairInfo:
 
 PAIRS: dict[str, PairInfo] = {
     "gpt-1L-to-gpt-4L": PairInfo(
-        "gpt-1L-to-gpt-4L", "tiny GPT (1 layer) -> small GPT (4 layers)",
-        "GPT, 1 layer, d = 64 (0.1 M parameters)", "GPT, 4 layers, d = 192 (1.9 M parameters)",
+        "gpt-1L-to-gpt-4L",
+        "tiny GPT (1 layer) -> small GPT (4 layers)",
+        "GPT, 1 layer, d = 64 (0.1 M parameters)",
+        "GPT, 4 layers, d = 192 (1.9 M parameters)",
         "Two decoder-only transformers trained on the same text. The target verifies K+1 "
-        "drafted tokens in one forward pass (a KV cache keeps what it has read)."),
+        "drafted tokens in one forward pass (a KV cache keeps what it has read).",
+    ),
     "trigram-to-gpt-4L": PairInfo(
-        "trigram-to-gpt-4L", "trigram -> small GPT (4 layers)",
-        "trigram counts (Witten-Bell smoothing)", "GPT, 4 layers, d = 192 (1.9 M parameters)",
-        "A trigram draft costs almost nothing (c near 0) but agrees with the target less often."),
+        "trigram-to-gpt-4L",
+        "trigram -> small GPT (4 layers)",
+        "trigram counts (Witten-Bell smoothing)",
+        "GPT, 4 layers, d = 192 (1.9 M parameters)",
+        "A trigram draft costs almost nothing (c near 0) but agrees with the target less often.",
+    ),
     "bigram-to-5gram": PairInfo(
-        "bigram-to-5gram", "bigram -> 5-gram (counts)",
-        "bigram counts", "5-gram counts (Witten-Bell smoothing)",
+        "bigram-to-5gram",
+        "bigram -> 5-gram (counts)",
+        "bigram counts",
+        "5-gram counts (Witten-Bell smoothing)",
         "Both models are word counts built at start-up. Shows the mechanics; the 5-gram has no "
-        "parallel verify (K+1 positions cost K+1 lookups), so it cannot gain wall-clock time."),
+        "parallel verify (K+1 positions cost K+1 lookups), so it cannot gain wall-clock time.",
+    ),
 }
 
 
@@ -97,8 +106,12 @@ def _gpt(which: str) -> GPTModel:
 @functools.lru_cache(maxsize=4)
 def _ngram(order: int) -> NGramModel:
     tok = load_tokenizer()
-    model = NGramModel(corpus_token_ids(), order, tok.vocab_size,
-                       name={2: "bigram", 3: "trigram"}.get(order, f"{order}-gram"))
+    model = NGramModel(
+        corpus_token_ids(),
+        order,
+        tok.vocab_size,
+        name={2: "bigram", 3: "trigram"}.get(order, f"{order}-gram"),
+    )
     model.tokenizer = tok
     return model
 

@@ -79,9 +79,19 @@ def cost_model(spec: GenerationResult, plain: GenerationResult) -> CostModel:
     e = float(expected_tokens(alpha, k))
     seed = float(speedup(alpha, k, c, 1.0))  # E / (K c + 1)
     corrected = 1.0 / float(time_per_token(alpha, k, c, v))  # E / (K c + v)
-    return CostModel(k, alpha, e, spec.tokens_per_round, step, c, v,
-                     plain.time_total / spec.time_total * len(spec.tokens) / len(plain.tokens),
-                     seed, corrected, spec.tokens_per_round / (k * c + v))
+    return CostModel(
+        k,
+        alpha,
+        e,
+        spec.tokens_per_round,
+        step,
+        c,
+        v,
+        plain.time_total / spec.time_total * len(spec.tokens) / len(plain.tokens),
+        seed,
+        corrected,
+        spec.tokens_per_round / (k * c + v),
+    )
 
 
 @dataclass(frozen=True)
@@ -110,9 +120,19 @@ def _median(values) -> float:
     return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
 
 
-def compare_pair(draft, target, prompt_ids, *, k: int, max_new_tokens: int,
-                 temperature: float, seed: int, repeats: int = 3, trace: bool = True,
-                 progress=None) -> PairRun:
+def compare_pair(
+    draft,
+    target,
+    prompt_ids,
+    *,
+    k: int,
+    max_new_tokens: int,
+    temperature: float,
+    seed: int,
+    repeats: int = 3,
+    trace: bool = True,
+    progress=None,
+) -> PairRun:
     """Run speculative and plain decoding ``repeats`` times, interleaved; median times.
 
     Each run uses ``np.random.default_rng(seed)``, so every repeat produces the same
@@ -132,17 +152,39 @@ def compare_pair(draft, target, prompt_ids, *, k: int, max_new_tokens: int,
 
     # The traced run (for display) is not timed: building the trace costs time.
     shown = speculative_generate(
-        draft, target, prompt_ids, k=k, max_new_tokens=max_new_tokens,
-        temperature=temperature, rng=np.random.default_rng(seed), trace=trace,
-        on_round=lambda n_done: tick(n_done / max_new_tokens))
+        draft,
+        target,
+        prompt_ids,
+        k=k,
+        max_new_tokens=max_new_tokens,
+        temperature=temperature,
+        rng=np.random.default_rng(seed),
+        trace=trace,
+        on_round=lambda n_done: tick(n_done / max_new_tokens),
+    )
     specs, plains = [], []
     for r in range(repeats):
-        specs.append(speculative_generate(
-            draft, target, prompt_ids, k=k, max_new_tokens=max_new_tokens,
-            temperature=temperature, rng=np.random.default_rng(seed), trace=False))
-        plains.append(autoregressive_generate(
-            target, prompt_ids, max_new_tokens=max_new_tokens, temperature=temperature,
-            rng=np.random.default_rng(seed)))
+        specs.append(
+            speculative_generate(
+                draft,
+                target,
+                prompt_ids,
+                k=k,
+                max_new_tokens=max_new_tokens,
+                temperature=temperature,
+                rng=np.random.default_rng(seed),
+                trace=False,
+            )
+        )
+        plains.append(
+            autoregressive_generate(
+                target,
+                prompt_ids,
+                max_new_tokens=max_new_tokens,
+                temperature=temperature,
+                rng=np.random.default_rng(seed),
+            )
+        )
         tick(r + 2)
     plain = plains[0]
     for attr in ("time_draft", "time_verify", "time_total", "time_prefill"):

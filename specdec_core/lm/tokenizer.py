@@ -80,8 +80,15 @@ class Tokenizer:
         return self.vocab[int(i)]
 
     def to_json(self) -> str:
-        return json.dumps({"kind": "char-bpe", "pattern": PATTERN, "alphabet": list(self.alphabet),
-                           "merges": [list(m) for m in self.merges]}, indent=0)
+        return json.dumps(
+            {
+                "kind": "char-bpe",
+                "pattern": PATTERN,
+                "alphabet": list(self.alphabet),
+                "merges": [list(m) for m in self.merges],
+            },
+            indent=0,
+        )
 
     @classmethod
     def from_json(cls, text: str) -> Tokenizer:

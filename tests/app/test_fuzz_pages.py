@@ -21,19 +21,79 @@ from streamlit.testing.v1 import AppTest
 from tests.app.conftest import ROOT, open_page
 
 HOSTILE_VALUES = [
-    "", " ", "0", "-0", "1", "3", "8", "9", "-1", "64", "65", "1e3", "1e309", "-1e309", "nan",
-    "inf", "-inf", "0.5", "0.7", "1.5", "99999999999999999999999", "١٢", "１", "²", "0x10",
-    "1_000", "3.0", "1/0", "0/0", "50%", "0.4, 0.6", "0.4,0.25,0.2,0.1,0.05",
-    "0.3, 0.3, 0.15, 0.15, 0.1", "0.5, 0.5 | 0.2, 0.8", "|", "||", "a,b,c,d,e", "A, A, B, C, D",
-    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "**bold** `code` $x$",
-    "\\", "\x00", "\n", "é, ü, ß, 中, 🙂", "custom", "preset", "000-round", "000-rejection",
-    "003-A", "003-I", "correct", "resample_from_p", "no_bonus", "x" * 2_001, "0.01, " * 70,
+    "",
+    " ",
+    "0",
+    "-0",
+    "1",
+    "3",
+    "8",
+    "9",
+    "-1",
+    "64",
+    "65",
+    "1e3",
+    "1e309",
+    "-1e309",
+    "nan",
+    "inf",
+    "-inf",
+    "0.5",
+    "0.7",
+    "1.5",
+    "99999999999999999999999",
+    "١٢",
+    "１",
+    "²",
+    "0x10",
+    "1_000",
+    "3.0",
+    "1/0",
+    "0/0",
+    "50%",
+    "0.4, 0.6",
+    "0.4,0.25,0.2,0.1,0.05",
+    "0.3, 0.3, 0.15, 0.15, 0.1",
+    "0.5, 0.5 | 0.2, 0.8",
+    "|",
+    "||",
+    "a,b,c,d,e",
+    "A, A, B, C, D",
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "**bold** `code` $x$",
+    "\\",
+    "\x00",
+    "\n",
+    "é, ü, ß, 中, 🙂",
+    "custom",
+    "preset",
+    "000-round",
+    "000-rejection",
+    "003-A",
+    "003-I",
+    "correct",
+    "resample_from_p",
+    "no_bonus",
+    "x" * 2_001,
+    "0.01, " * 70,
 ]
 # The parameters each page reads (see the pages and specdec_ui/round_inputs.py), plus junk.
 PAGE_PARAMS = {
     "app.py": ["page", "x"],
-    "pages/1_Step_through_a_round.py": ["mode", "preset", "p", "q", "labels", "k", "seed", "step",
-                                        "coins", "drafts", "final"],
+    "pages/1_Step_through_a_round.py": [
+        "mode",
+        "preset",
+        "p",
+        "q",
+        "labels",
+        "k",
+        "seed",
+        "step",
+        "coins",
+        "drafts",
+        "final",
+    ],
     "pages/2_Speedup_explorer.py": ["preset", "alpha", "k", "c_q", "c_p"],
     "pages/3_Losslessness_lab.py": ["preset", "p", "q", "k", "rounds", "seed", "variant"],
     "pages/4_Self_test.py": ["q", "question", "seed", "answer"],
@@ -86,8 +146,18 @@ def _number_value(rng: random.Random, lo, hi, is_int: bool):
 
 def _act(rng: random.Random, at: AppTest, page: str) -> str | None:
     """One random interaction with a widget on screen; returns what was done."""
-    kinds = ["text_input", "number_input", "slider", "selectbox", "radio", "checkbox", "button",
-             "text_area", "select_slider", "toggle"]
+    kinds = [
+        "text_input",
+        "number_input",
+        "slider",
+        "selectbox",
+        "radio",
+        "checkbox",
+        "button",
+        "text_area",
+        "select_slider",
+        "toggle",
+    ]
     candidates = []
     for kind in kinds:
         try:
@@ -143,8 +213,15 @@ def _candidate_options() -> list:
     import specdec_core as sc
     from specdec_ui import figures_lab, figures_speedup
 
-    pool: list = [*sc.SCENARIOS, *sc.VARIANTS, *figures_lab.LAB_PRESETS,
-                  *figures_speedup.SPEED_PRESETS, figures_lab.CUSTOM, "custom", "mixed"]
+    pool: list = [
+        *sc.SCENARIOS,
+        *sc.VARIANTS,
+        *figures_lab.LAB_PRESETS,
+        *figures_speedup.SPEED_PRESETS,
+        figures_lab.CUSTOM,
+        "custom",
+        "mixed",
+    ]
     extra = (("specdec_core.lm.pairs", "PAIRS"), ("specdec_core.quiz", "QUESTION_KINDS"))
     for module, name in extra:
         try:

@@ -56,8 +56,12 @@ def test_a_run_of_every_pair_and_the_gpu_like_switch():
         assert not at.exception and not at.error, name
     at.toggle(key="lm_gpu").set_value(True).run()
     assert not at.exception
-    names = [tr["y"] for f in figures(at) for tr in f["data"] if tr.get("orientation") == "h"
-             and "measured" in tr.get("y", [])]
+    names = [
+        tr["y"]
+        for f in figures(at)
+        for tr in f["data"]
+        if tr.get("orientation") == "h" and "measured" in tr.get("y", [])
+    ]
     assert any(any(str(y).startswith("GPU-like") for y in ys) for ys in names)
 
 
@@ -74,8 +78,9 @@ def test_bad_prompts_show_an_error_and_no_traceback():
 
 
 def test_token_text_figure_escapes_prompt_text_and_marks_each_kind():
-    fig = fl.token_text_figure([("<b>x</b>", "prompt"), (" a", "accepted"), ("\n", "bonus"),
-                                ("z", "resampled")]).to_plotly_json()
+    fig = fl.token_text_figure(
+        [("<b>x</b>", "prompt"), (" a", "accepted"), ("\n", "bonus"), ("z", "resampled")]
+    ).to_plotly_json()
     texts = [t for tr in fig["data"] if tr.get("mode") == "text" for t in tr["text"]]
     assert "&lt;b&gt;x&lt;/b&gt;" in texts and "↵" in texts
     names = " ".join(str(tr.get("name")) for tr in fig["data"])
@@ -87,8 +92,15 @@ def test_token_text_figure_escapes_prompt_text_and_marks_each_kind():
 def test_round_figures_from_a_real_trace():
     tok = load_tokenizer()
     draft, target = load_pair("bigram-to-5gram")
-    res = generate(draft, target, encode_prompt(tok, "The list"), k=3, max_new_tokens=12,
-                   temperature=1.0, rng=np.random.default_rng(2))
+    res = generate(
+        draft,
+        target,
+        encode_prompt(tok, "The list"),
+        k=3,
+        max_new_tokens=12,
+        temperature=1.0,
+        rng=np.random.default_rng(2),
+    )
     rnd = res.rounds[0]
     bars = fl.position_bars_figure(rnd.positions, tok.vocab).to_plotly_json()
     assert len([t for t in bars["data"] if t["name"] == "q (draft)"]) == 3

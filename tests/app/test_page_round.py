@@ -272,8 +272,13 @@ def test_bad_query_params_warn_and_fall_back():
 
 
 def test_hostile_link_is_shown_as_text():
-    hostile = {"mode": "custom", "labels": "<script>alert(1)</script>,B,C,D,E",
-               "p": "0.2 0.2 0.2 0.2 0.2", "q": "0.2 0.2 0.2 0.2 0.2", "step": "999999999999"}
+    hostile = {
+        "mode": "custom",
+        "labels": "<script>alert(1)</script>,B,C,D,E",
+        "p": "0.2 0.2 0.2 0.2 0.2",
+        "q": "0.2 0.2 0.2 0.2 0.2",
+        "step": "999999999999",
+    }
     at = open_page(PAGE, hostile)
     assert not at.exception
     warning = at.warning[0].value
@@ -316,8 +321,16 @@ def test_custom_link_round_trip():
 
 
 def test_table_link_opens_per_position_rows():
-    link = {"mode": "custom", "labels": "x, y", "k": "2", "p": "0.5 0.5 | 0.9 0.1 | 0.1 0.9",
-            "q": "0.5 0.5 | 0.5 0.5", "drafts": "x, y", "coins": "0.1, 0.5", "final": "x"}
+    link = {
+        "mode": "custom",
+        "labels": "x, y",
+        "k": "2",
+        "p": "0.5 0.5 | 0.9 0.1 | 0.1 0.9",
+        "q": "0.5 0.5 | 0.5 0.5",
+        "drafts": "x, y",
+        "coins": "0.1, 0.5",
+        "final": "x",
+    }
     at = open_page(PAGE, link)
     assert not at.exception and not at.warning
     assert at.radio(key="round_rows").value.startswith("A row per position")
@@ -356,8 +369,9 @@ def test_edit_preset_in_custom_mode_gives_the_same_round():
     assert any("became 'comma'" in c.value for c in at.caption)
     click(at, "round_play")
     assert output_line(at) == preset_out == "Hello ✓ kept · world ✓ kept · “!” ↻ resampled"
-    assert drafts_line(at) == ("Drafts: Hello ✓ kept · world ✓ kept · comma ✗ rejected · "
-                               "again – discarded")
+    assert drafts_line(at) == (
+        "Drafts: Hello ✓ kept · world ✓ kept · comma ✗ rejected · again – discarded"
+    )
 
 
 def test_download_button_present():
@@ -418,8 +432,18 @@ def test_inputs_survive_switching_between_preset_and_custom():
 
 
 def test_link_without_labels_uses_letters_for_its_vocabulary():
-    at = open_page(PAGE, {"mode": "custom", "p": "0.5, 0.5", "q": "0.9, 0.1", "k": "1",
-                          "drafts": "A", "coins": "0.7", "final": "B"})
+    at = open_page(
+        PAGE,
+        {
+            "mode": "custom",
+            "p": "0.5, 0.5",
+            "q": "0.9, 0.1",
+            "k": "1",
+            "drafts": "A",
+            "coins": "0.7",
+            "final": "B",
+        },
+    )
     assert not at.exception and not at.warning
     click(at, "round_play")
     assert output_line(at) == "B ↻ resampled"  # a = 0.5/0.9 = 0.556 < 0.7: rejected

@@ -37,12 +37,62 @@ HOSTILE = settings(
 # --- strategies -------------------------------------------------------------------------
 
 SPECIAL_TOKENS = [
-    "nan", "NaN", "-nan", "inf", "-inf", "+inf", "Infinity", "infinity%", "1e309", "-1e309",
-    "1e-400", "1e308", "1.7976931348623157e308", "5e-324", "-0", "-0.0", "+0", "0", "0.0",
-    "1/0", "0/0", "1e-400/1e-400", "1e300/1e-300", "1_000", "1,000", "0x10", "1e", ".", "-",
-    "%", "/", "1//2", "1/2/3", "50%%", "--1", "+-1", "1e99999", "9" * 400, "0." + "0" * 400 + "1",
-    "１", "٣", "۰.۵", "½", "⅓", "²", "١/٢", "𝟏", "0.5\u200b", "\u00a00.5", "0,5", "1e+4", "1E-2",
-    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "$\\frac{1}{0}$", "**1**",
+    "nan",
+    "NaN",
+    "-nan",
+    "inf",
+    "-inf",
+    "+inf",
+    "Infinity",
+    "infinity%",
+    "1e309",
+    "-1e309",
+    "1e-400",
+    "1e308",
+    "1.7976931348623157e308",
+    "5e-324",
+    "-0",
+    "-0.0",
+    "+0",
+    "0",
+    "0.0",
+    "1/0",
+    "0/0",
+    "1e-400/1e-400",
+    "1e300/1e-300",
+    "1_000",
+    "1,000",
+    "0x10",
+    "1e",
+    ".",
+    "-",
+    "%",
+    "/",
+    "1//2",
+    "1/2/3",
+    "50%%",
+    "--1",
+    "+-1",
+    "1e99999",
+    "9" * 400,
+    "0." + "0" * 400 + "1",
+    "１",
+    "٣",
+    "۰.۵",
+    "½",
+    "⅓",
+    "²",
+    "١/٢",
+    "𝟏",
+    "0.5\u200b",
+    "\u00a00.5",
+    "0,5",
+    "1e+4",
+    "1E-2",
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "$\\frac{1}{0}$",
+    "**1**",
 ]
 SEPARATORS = [",", ";", " ", "\t", "\n", ", ", " ;", ",,", "\u3000", "\u00a0", "|", ""]
 
@@ -201,8 +251,24 @@ def test_validate_distribution_negative_zero_is_zero(normalize):
 label_text = st.one_of(
     hostile_text,
     st.lists(st.text(max_size=30), min_size=1, max_size=70).map(",".join),
-    st.lists(st.sampled_from(["A", "B", "<b>x</b>", "<script>alert(1)</script>", "é", "🙂",
-                              "\u200b", "a\nb", " ", "$x$", "**B**"]), max_size=8).map(",".join),
+    st.lists(
+        st.sampled_from(
+            [
+                "A",
+                "B",
+                "<b>x</b>",
+                "<script>alert(1)</script>",
+                "é",
+                "🙂",
+                "\u200b",
+                "a\nb",
+                " ",
+                "$x$",
+                "**B**",
+            ]
+        ),
+        max_size=8,
+    ).map(",".join),
 )
 
 
@@ -284,13 +350,34 @@ def test_check_k_returns_an_int_in_range_or_a_clear_error(k, k_max):
 
 param_values = st.one_of(
     hostile_text,
-    st.sampled_from(["3", "-0", "0", "99999999999999999999", "１", "٣", "3 ", " 3", "--3", "-",
-                     "1e3", "3.0", "nan", "inf", "", "000-round", "003-A"]),
+    st.sampled_from(
+        [
+            "3",
+            "-0",
+            "0",
+            "99999999999999999999",
+            "１",
+            "٣",
+            "3 ",
+            " 3",
+            "--3",
+            "-",
+            "1e3",
+            "3.0",
+            "nan",
+            "inf",
+            "",
+            "000-round",
+            "003-A",
+        ]
+    ),
     st.just("x" * (MAX_PARAM_LENGTH + 1)),
 )
 query_params = st.dictionaries(
-    st.one_of(st.sampled_from(["k", "p", "q", "labels", "coins", "seed", "preset", "alpha"]),
-              st.text(max_size=10)),
+    st.one_of(
+        st.sampled_from(["k", "p", "q", "labels", "coins", "seed", "preset", "alpha"]),
+        st.text(max_size=10),
+    ),
     param_values,
     max_size=10,
 )
@@ -346,9 +433,22 @@ def test_link_reader_caps_the_length_of_a_parameter():
 
 round_link_params = st.fixed_dictionaries(
     {"mode": st.sampled_from(["custom", "preset", "Custom", "", "x"])},
-    optional={name: param_values for name in
-              ("preset", "step", "labels", "p", "q", "k", "seed", "coins", "drafts", "final",
-               "norm")},
+    optional={
+        name: param_values
+        for name in (
+            "preset",
+            "step",
+            "labels",
+            "p",
+            "q",
+            "k",
+            "seed",
+            "coins",
+            "drafts",
+            "final",
+            "norm",
+        )
+    },
 )
 
 
@@ -366,21 +466,34 @@ def test_round_link_gives_a_valid_page_state_whatever_the_link(params):
     if values["round_mode"] == "Custom":
         # Whatever the link said, the state it leads to is a round that plays.
         spec = ri.custom_spec(
-            str(values["round_labels"]), str(values["round_p_text"]),
-            str(values["round_q_text"]), int(values["round_k"]),
-            str(values["round_drafts_text"]), str(values["round_coins_text"]),
-            str(values["round_final_text"]), int(values["round_seed"]),
-            *(state.table or (None, None)), normalize=bool(values.get("round_normalise")))
+            str(values["round_labels"]),
+            str(values["round_p_text"]),
+            str(values["round_q_text"]),
+            int(values["round_k"]),
+            str(values["round_drafts_text"]),
+            str(values["round_coins_text"]),
+            str(values["round_final_text"]),
+            int(values["round_seed"]),
+            *(state.table or (None, None)),
+            normalize=bool(values.get("round_normalise")),
+        )
         assert len(spec.labels) == spec.p_rows.shape[1]
 
 
 @HOSTILE
-@given(labels=label_text, p=hostile_text, q=hostile_text,
-       k=st.one_of(st.integers(-2, 20), st.sampled_from([True, 3.0, "3"])),
-       drafts=label_text, coins=hostile_text, final=label_text,
-       normalize=st.booleans())
-def test_typed_custom_round_is_a_round_or_a_clear_error(labels, p, q, k, drafts, coins, final,
-                                                        normalize):
+@given(
+    labels=label_text,
+    p=hostile_text,
+    q=hostile_text,
+    k=st.one_of(st.integers(-2, 20), st.sampled_from([True, 3.0, "3"])),
+    drafts=label_text,
+    coins=hostile_text,
+    final=label_text,
+    normalize=st.booleans(),
+)
+def test_typed_custom_round_is_a_round_or_a_clear_error(
+    labels, p, q, k, drafts, coins, final, normalize
+):
     from specdec_ui import round_inputs as ri
 
     try:
@@ -392,10 +505,13 @@ def test_typed_custom_round_is_a_round_or_a_clear_error(labels, p, q, k, drafts,
     assert spec.p_rows.shape[0] == spec.q_rows.shape[0] + 1
 
 
-@pytest.mark.parametrize("p, q, drafts", [
-    ("0.40, 0.25, 0.20, 0.10, 0.05", "0.30, 0.30, 0.15, 0.15, 0.10", "A, B, C"),
-    ("0.5, 0.5 | 0.2, 0.8 | 0.6, 0.4 | 0.1, 0.9", "1, 0 | 0.5, 0.5 | 0.3, 0.7", ""),
-])
+@pytest.mark.parametrize(
+    "p, q, drafts",
+    [
+        ("0.40, 0.25, 0.20, 0.10, 0.05", "0.30, 0.30, 0.15, 0.15, 0.10", "A, B, C"),
+        ("0.5, 0.5 | 0.2, 0.8 | 0.6, 0.4 | 0.1, 0.9", "1, 0 | 0.5, 0.5 | 0.3, 0.7", ""),
+    ],
+)
 def test_typed_custom_round_accepts_the_seed_syntax(p, q, drafts):
     from specdec_ui import round_inputs as ri
 

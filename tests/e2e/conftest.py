@@ -21,11 +21,20 @@ from benchmarks.local_server import free_port, start_server, stop_server, wait_h
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("SPECDEC_CHROMIUM", "/usr/bin/chromium"))  # Debian's chromium
 OUTPUT = ROOT / "test-output"
-SETTLED = ('[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
-           '[data-test-script-state="notRunning"]')
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--disable-dev-shm-usage"]
+SETTLED = (
+    '[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
+    '[data-test-script-state="notRunning"]'
+)
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 STARTUP_TIMEOUT_S = 60
 
 
@@ -70,8 +79,11 @@ def browser_type_launch_args(browser_type_launch_args):
 
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args):
-    return {**browser_context_args, "viewport": {"width": 1400, "height": 1000},
-            "service_workers": "block"}
+    return {
+        **browser_context_args,
+        "viewport": {"width": 1400, "height": 1000},
+        "service_workers": "block",
+    }
 
 
 # --- helpers the tests share ---------------------------------------------------------
@@ -121,8 +133,9 @@ def sidebar_link(page, title: str):
     return nav.get_by_role("link", name=re.compile(re.escape(title), re.IGNORECASE))
 
 
-def assert_charts_drew(page, scope: str = '[data-testid="stMainBlockContainer"]',
-                       minimum: int = 1) -> int:
+def assert_charts_drew(
+    page, scope: str = '[data-testid="stMainBlockContainer"]', minimum: int = 1
+) -> int:
     """Every plotly chart in ``scope`` has an SVG with drawn marks (bars, lines or cells).
 
     An empty frame (axes only) has no ``.trace`` paths with a non-empty ``d``.

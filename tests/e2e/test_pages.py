@@ -45,15 +45,17 @@ def test_home_page_renders_and_lists_every_page(page):
     screenshot(page, "page-0-home")
 
 
-@pytest.mark.parametrize(("title", "path", "heading", "charts"), PAGES,
-                         ids=[p[1].strip("/") for p in PAGES])
+@pytest.mark.parametrize(
+    ("title", "path", "heading", "charts"), PAGES, ids=[p[1].strip("/") for p in PAGES]
+)
 def test_open_each_page_from_the_sidebar(page, title, path, heading, charts):
     open_app(page, "/")
     sidebar_link(page, title).click()
     expect(page).to_have_url(re.compile(re.escape(path) + r"(\?.*)?$"))
     settle(page)
     expect(page.get_by_role("heading", level=1)).to_contain_text(
-        re.compile(re.escape(heading), re.IGNORECASE))
+        re.compile(re.escape(heading), re.IGNORECASE)
+    )
     if charts:
         assert_charts_drew(page)
     if title in BAR_PAGES:

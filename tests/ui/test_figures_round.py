@@ -81,11 +81,21 @@ def test_coin_figure_zones_and_coin():
 
 
 def test_chips_figure_statuses_positions_and_legend():
-    fig = fr.chips_figure(LABELS, (0, 1, 2), ("accepted", "rejected", "discarded"),
-                          ((0, 0, "accepted"), (1, 0, "resampled")))
+    fig = fr.chips_figure(
+        LABELS,
+        (0, 1, 2),
+        ("accepted", "rejected", "discarded"),
+        ((0, 0, "accepted"), (1, 0, "resampled")),
+    )
     traces = {t.name: t for t in fig.data}
-    assert set(traces) == {"✓ kept", "✗ rejected", "– discarded", "↻ resampled", "★ bonus",
-                           "… not checked yet"}
+    assert set(traces) == {
+        "✓ kept",
+        "✗ rejected",
+        "– discarded",
+        "↻ resampled",
+        "★ bonus",
+        "… not checked yet",
+    }
     kept = traces["✓ kept"]
     assert list(kept.x) == [1, 1] and list(kept.y) == ["drafts", "output"]
     assert list(traces["↻ resampled"].x) == [2] and list(traces["↻ resampled"].y) == ["output"]

@@ -30,15 +30,26 @@ def story_of(key: str):
 
 
 def custom(k: int = 3, **kw) -> RoundSpec:
-    return RoundSpec(labels=tuple("ABCDE"), p_rows=np.tile(P000, (k + 1, 1)),
-                     q_rows=np.tile(Q000, (k, 1)), **kw)
+    return RoundSpec(
+        labels=tuple("ABCDE"), p_rows=np.tile(P000, (k + 1, 1)), q_rows=np.tile(Q000, (k, 1)), **kw
+    )
 
 
 def test_number_formats_follow_the_seeds():
     assert [fmt_prob(x) for x in (0.3, 0.25, 5 / 6, 1.0, 0.0, 0.0004)] == [
-        "0.30", "0.25", "0.833", "1.00", "0", "0.0004"]
+        "0.30",
+        "0.25",
+        "0.833",
+        "1.00",
+        "0",
+        "0.0004",
+    ]
     assert [fmt_ratio(x) for x in (0.8 / 0.01, 0.4 / 0.3, 0.25 / 0.3, np.inf)] == [
-        "80", "1.33", "0.833", "infinite"]
+        "80",
+        "1.33",
+        "0.833",
+        "infinite",
+    ]
     assert [fmt_entry(x) for x in (0.1, 0.0, 2 / 3, 0.001)] == ["0.10", "0", "0.67", "0.001"]
     labels = tuple(f"t{i}" for i in range(12))
     long = np.zeros(12)
@@ -48,8 +59,17 @@ def test_number_formats_follow_the_seeds():
 
 def test_seed_000_round_decisions_in_order():
     story = story_of("000-round")
-    assert [s.kind for s in story.steps] == ["draft", "ratio", "coin", "ratio", "coin", "ratio",
-                                             "coin", "bonus", "result"]
+    assert [s.kind for s in story.steps] == [
+        "draft",
+        "ratio",
+        "coin",
+        "ratio",
+        "coin",
+        "ratio",
+        "coin",
+        "bonus",
+        "result",
+    ]
     ratio_a, ratio_b = story.steps[1], story.steps[3]
     assert "p = 0.40, q = 0.30, ratio 1.33, a = 1.00" in ratio_a.title
     assert "kept for sure" in ratio_a.why
@@ -80,8 +100,18 @@ def test_status_grows_one_decision_at_a_time():
 def test_rejection_shows_the_seed_residual_and_discards():
     story = story_of("000-rejection")
     kinds = [s.kind for s in story.steps]
-    assert kinds == ["draft", "ratio", "coin", "ratio", "coin", "discard", "residual",
-                     "normalise", "resample", "result"]
+    assert kinds == [
+        "draft",
+        "ratio",
+        "coin",
+        "ratio",
+        "coin",
+        "discard",
+        "residual",
+        "normalise",
+        "resample",
+        "result",
+    ]
     assert story.steps[4].title == "Coin u = 0.90 ≥ a = 0.833: reject B"
     discard = story.steps[5]
     assert "C at position 3" in discard.title and "context is different" in discard.why
@@ -107,12 +137,15 @@ def test_cell_b_discards_the_attractive_draft():
     assert len(story.step(99).emitted) == 3
 
 
-@pytest.mark.parametrize(("key", "words"), [
-    ("003-C", "equal confidence still gives a = 1"),
-    ("003-D", "The target forbids never (p = 0), so a = 0"),
-    ("003-E", "The ratio is 80, but min(1, ·) caps it"),
-    ("003-I", "never on rank"),
-])
+@pytest.mark.parametrize(
+    ("key", "words"),
+    [
+        ("003-C", "equal confidence still gives a = 1"),
+        ("003-D", "The target forbids never (p = 0), so a = 0"),
+        ("003-E", "The ratio is 80, but min(1, ·) caps it"),
+        ("003-I", "never on rank"),
+    ],
+)
 def test_special_cells_explain_themselves(key, words):
     story = story_of(key)
     assert words in story.steps[1].why
@@ -130,8 +163,9 @@ def test_latex_holds_numbers_never_labels():
     for step in story.steps:
         assert not any(lab in step.latex for lab in labels)
     hostile = ("<b>x</b>", r"\def", "$y$", "D", "E")
-    spec = RoundSpec(labels=hostile, p_rows=np.tile(P000, (4, 1)), q_rows=np.tile(Q000, (3, 1)),
-                     seed=5)
+    spec = RoundSpec(
+        labels=hostile, p_rows=np.tile(P000, (4, 1)), q_rows=np.tile(Q000, (3, 1)), seed=5
+    )
     for step in build_story(spec).steps:
         assert not any(lab in step.latex for lab in hostile[:3])
 
@@ -147,9 +181,14 @@ def test_trace_frame_rows_and_csv_safety():
     assert frame.loc[3, "final distribution(x)"] == pytest.approx(2 / 3)
     assert list(frame["emitted"]) == [True, False, False, True]
     assert csv_safe("=HYPERLINK(1)") == "'=HYPERLINK(1)" and csv_safe("A") == "A"
-    spec = RoundSpec(labels=("=cmd", "+x", "C", "D", "E"), p_rows=np.tile(P000, (4, 1)),
-                     q_rows=np.tile(Q000, (3, 1)), draft_tokens=(0, 1, 2), coins=(0.1,) * 3,
-                     final_token=0)
+    spec = RoundSpec(
+        labels=("=cmd", "+x", "C", "D", "E"),
+        p_rows=np.tile(P000, (4, 1)),
+        q_rows=np.tile(Q000, (3, 1)),
+        draft_tokens=(0, 1, 2),
+        coins=(0.1,) * 3,
+        final_token=0,
+    )
     tokens = list(build_story(spec).trace_frame()["token"])
     assert tokens == ["'=cmd", "'+x", "C", "'=cmd"]
 
@@ -170,13 +209,13 @@ def test_every_preset_story_matches_the_core(key):
 def test_play_round_is_seeded_and_keeps_coins_when_drafts_are_typed():
     a, b = play_round(custom(k=5, seed=11)), play_round(custom(k=5, seed=11))
     assert a.draft_tokens == b.draft_tokens and [s.coin for s in a.steps] == [
-        s.coin for s in b.steps]
+        s.coin for s in b.steps
+    ]
     drafts = {play_round(custom(k=5, seed=s)).draft_tokens for s in range(8)}
     assert len(drafts) > 1
     typed = play_round(custom(k=5, seed=11, draft_tokens=a.draft_tokens))
     assert [s.coin for s in typed.steps] == [s.coin for s in a.steps]
-    given = play_round(custom(k=3, draft_tokens=(0, 1, 2), coins=(0.5, 0.72, 0.9),
-                              final_token=3))
+    given = play_round(custom(k=3, draft_tokens=(0, 1, 2), coins=(0.5, 0.72, 0.9), final_token=3))
     assert given.emitted_tokens == (0, 1, 2, 3)
 
 
@@ -215,8 +254,12 @@ def _dist(weights: list[int]) -> np.ndarray:
 def test_story_invariants_for_any_round(v, k, seed, data):
     weights = st.lists(st.integers(0, 5), min_size=v, max_size=v).filter(lambda w: sum(w) > 0)
     p, q = _dist(data.draw(weights)), _dist(data.draw(weights))
-    spec = RoundSpec(labels=tuple(f"t{i}" for i in range(v)), p_rows=np.tile(p, (k + 1, 1)),
-                     q_rows=np.tile(q, (k, 1)), seed=seed)
+    spec = RoundSpec(
+        labels=tuple(f"t{i}" for i in range(v)),
+        p_rows=np.tile(p, (k + 1, 1)),
+        q_rows=np.tile(q, (k, 1)),
+        seed=seed,
+    )
     story = build_story(spec)
     res = story.result
     kinds = [s.kind for s in story.steps]
@@ -249,9 +292,11 @@ def test_custom_spec_names_bad_entries():
         (("", p, q, 3, "A, B"), "got 2 labels for K = 3"),
         (("", "0.5, 0.5, 0, 0, 0", "0, 0, 0.5, 0.5, 0", 1, "C", "", "A"), None),
         (("", p, "0, 0.3, 0.3, 0.3, 0.1", 3, "A, B, C"), "entry 1 ('A') has q = 0"),
-        (("", p, q, 3, "A, B, C", "0.5, 0.9", "D"),
-         "final token ('D') has probability 0 under the leftover max(0, p − q) at the rejected "
-         "position 2; choose one of A, C"),
+        (
+            ("", p, q, 3, "A, B, C", "0.5, 0.9", "D"),
+            "final token ('D') has probability 0 under the leftover max(0, p − q) at the rejected "
+            "position 2; choose one of A, C",
+        ),
     ]
     for args, message in cases:
         if message is None:
@@ -265,18 +310,43 @@ def test_custom_spec_names_bad_entries():
 def test_read_link_round_trip_and_problems():
     from specdec_ui.round_inputs import read_link, share_params
 
-    values = {"round_mode": "Custom", "round_labels": "x, y", "round_p_text": "0.5, 0.5",
-              "round_q_text": "0.9, 0.1", "round_k": 2, "round_seed": 9,
-              "round_coins_text": "0.2", "round_drafts_text": "", "round_final_text": ""}
+    values = {
+        "round_mode": "Custom",
+        "round_labels": "x, y",
+        "round_p_text": "0.5, 0.5",
+        "round_q_text": "0.9, 0.1",
+        "round_k": 2,
+        "round_seed": 9,
+        "round_coins_text": "0.2",
+        "round_drafts_text": "",
+        "round_final_text": "",
+    }
     params = share_params(values, 3)
-    assert params == {"mode": "custom", "labels": "x, y", "p": "0.5, 0.5", "q": "0.9, 0.1",
-                      "k": "2", "seed": "9", "coins": "0.2", "step": "3"}
+    assert params == {
+        "mode": "custom",
+        "labels": "x, y",
+        "p": "0.5, 0.5",
+        "q": "0.9, 0.1",
+        "k": "2",
+        "seed": "9",
+        "coins": "0.2",
+        "step": "3",
+    }
     state = read_link(params)
     assert not state.problems and state.step == 3 and state.table is None
     for key, value in values.items():
         assert state.values[key] == value
-    bad = read_link({"mode": "custom", "k": "99", "p": "garbage", "step": "-5",
-                     "preset": "nope", "seed": "1e9", "coins": "a\x00b"})
+    bad = read_link(
+        {
+            "mode": "custom",
+            "k": "99",
+            "p": "garbage",
+            "step": "-5",
+            "preset": "nope",
+            "seed": "1e9",
+            "coins": "a\x00b",
+        }
+    )
     text = " ".join(bad.problems)
     for name in ("'k'", "'p'", "'step'", "'preset'", "'seed'", "'coins'"):
         assert name in text
@@ -302,10 +372,17 @@ def test_preset_as_custom_keeps_every_number():
 
     for key in ROUND_KEYS:
         values, table, notes = scenario_as_custom(key)
-        spec = custom_spec(values["round_labels"], values["round_p_text"],
-                           values["round_q_text"], values["round_k"],
-                           values["round_drafts_text"], values["round_coins_text"],
-                           values["round_final_text"], 0, *(table or (None, None)))
+        spec = custom_spec(
+            values["round_labels"],
+            values["round_p_text"],
+            values["round_q_text"],
+            values["round_k"],
+            values["round_drafts_text"],
+            values["round_coins_text"],
+            values["round_final_text"],
+            0,
+            *(table or (None, None)),
+        )
         preset = play_round(spec_from_scenario(sc.SCENARIOS[key]))
         custom_result = play_round(spec)
         assert custom_result.emitted_tokens == preset.emitted_tokens

@@ -37,10 +37,12 @@ def test_every_shipped_pair_is_available_and_loads():
 @pytest.mark.parametrize("k", [1, 3, 8])
 def test_greedy_speculative_output_equals_the_targets_greedy_output(name, k):
     draft, target = load_pair(name)
-    plain = autoregressive_generate(target, PROMPT, max_new_tokens=40, temperature=0.0,
-                                    rng=np.random.default_rng(0))
-    spec = speculative_generate(draft, target, PROMPT, k=k, max_new_tokens=40, temperature=0.0,
-                                rng=np.random.default_rng(1))
+    plain = autoregressive_generate(
+        target, PROMPT, max_new_tokens=40, temperature=0.0, rng=np.random.default_rng(0)
+    )
+    spec = speculative_generate(
+        draft, target, PROMPT, k=k, max_new_tokens=40, temperature=0.0, rng=np.random.default_rng(1)
+    )
     assert spec.tokens == plain.tokens
     assert len(spec.tokens) == 40 == len(spec.kinds)
     # bookkeeping: every round checks up to its first rejection, then emits one more token
@@ -50,19 +52,32 @@ def test_greedy_speculative_output_equals_the_targets_greedy_output(name, k):
     assert spec.target_calls == calls_per_round * spec.n_rounds
     assert sum(len(r.emitted) for r in spec.rounds) >= 40
     # the untraced greedy path (argmax comparison, used for timing) decides the same way
-    fast = speculative_generate(draft, target, PROMPT, k=k, max_new_tokens=40, temperature=0.0,
-                                rng=np.random.default_rng(2), trace=False)
+    fast = speculative_generate(
+        draft,
+        target,
+        PROMPT,
+        k=k,
+        max_new_tokens=40,
+        temperature=0.0,
+        rng=np.random.default_rng(2),
+        trace=False,
+    )
     assert fast.tokens == spec.tokens and fast.kinds == spec.kinds
     assert (fast.n_rounds, fast.checked, fast.accepted, fast.target_calls) == (
-        spec.n_rounds, spec.checked, spec.accepted, spec.target_calls)
+        spec.n_rounds,
+        spec.checked,
+        spec.accepted,
+        spec.target_calls,
+    )
     assert np.isclose(fast.expected_acceptance_rate, spec.expected_acceptance_rate)
 
 
 def test_greedy_drafts_agree_often_with_the_gpt_target():
     draft, target = load_pair("trigram-to-gpt-4L")
     prompt = encode_prompt(TOK, ">>> import")
-    spec = speculative_generate(draft, target, prompt, k=4, max_new_tokens=60, temperature=0.0,
-                                rng=np.random.default_rng(0))
+    spec = speculative_generate(
+        draft, target, prompt, k=4, max_new_tokens=60, temperature=0.0, rng=np.random.default_rng(0)
+    )
     assert spec.acceptance_rate > 0.3
     assert spec.tokens_per_round > 1.3
 
@@ -71,8 +86,16 @@ def _first_tokens(draft, target, n, seed, k=2, temperature=1.0):
     counts = np.zeros(TOK.vocab_size)
     rng = np.random.default_rng(seed)
     for _ in range(n):
-        res = speculative_generate(draft, target, PROMPT, k=k, max_new_tokens=1,
-                                   temperature=temperature, rng=rng, trace=False)
+        res = speculative_generate(
+            draft,
+            target,
+            PROMPT,
+            k=k,
+            max_new_tokens=1,
+            temperature=temperature,
+            rng=rng,
+            trace=False,
+        )
         counts[res.tokens[0]] += 1
     return counts
 
@@ -85,8 +108,9 @@ def _target_first_distribution(target, temperature=1.0):
 @pytest.mark.parametrize("name", ["gpt-1L-to-gpt-4L", "bigram-to-5gram"])
 def test_first_token_at_temperature_1_follows_the_target(name):
     draft, target = load_pair(name)
-    fit = chi_square_test(_first_tokens(draft, target, 1500, seed=11),
-                          _target_first_distribution(target))
+    fit = chi_square_test(
+        _first_tokens(draft, target, 1500, seed=11), _target_first_distribution(target)
+    )
     assert fit.p_value > 1e-3
 
 
@@ -117,8 +141,9 @@ def test_the_classic_bug_raw_q_in_the_ratio_fails_the_same_test(monkeypatch):
 def test_a_broken_sampler_that_keeps_every_draft_fails_the_same_test(monkeypatch):
     draft, target = load_pair("bigram-to-5gram")
     monkeypatch.setattr(gen, "acceptance_probability", lambda p_x, q_x: np.ones_like(p_x))
-    fit = chi_square_test(_first_tokens(draft, target, 1500, seed=11),
-                          _target_first_distribution(target))
+    fit = chi_square_test(
+        _first_tokens(draft, target, 1500, seed=11), _target_first_distribution(target)
+    )
     assert fit.p_value < 1e-6
 
 
@@ -128,8 +153,7 @@ def test_verify_block_makes_the_same_decisions_as_the_cores_verify_round():
         k, v, t = int(rng.integers(1, 6)), 9, [0.0, 0.7, 1.0][trial % 3]
         lp = rng.normal(size=(k + 1, v)) * 2
         p, q = probabilities(lp, t), probabilities(lp[:k] + rng.normal(size=(k, v)), t)
-        drafts = [int(np.argmax(q[i])) if t == 0 else int(rng.choice(v, p=q[i]))
-                  for i in range(k)]
+        drafts = [int(np.argmax(q[i])) if t == 0 else int(rng.choice(v, p=q[i])) for i in range(k)]
         a = verify_block(p, q, drafts, np.random.default_rng(trial))
         b = verify_round(p, q, drafts, rng=np.random.default_rng(trial))
         assert a.emitted_tokens == b.emitted_tokens and a.final_kind == b.final_kind
@@ -148,8 +172,9 @@ def test_temperature_zero_is_argmax_without_division():
 
 def test_trace_records_each_round():
     draft, target = load_pair("gpt-1L-to-gpt-4L")
-    spec = speculative_generate(draft, target, PROMPT, k=3, max_new_tokens=30, temperature=1.0,
-                                rng=np.random.default_rng(5))
+    spec = speculative_generate(
+        draft, target, PROMPT, k=3, max_new_tokens=30, temperature=1.0, rng=np.random.default_rng(5)
+    )
     for rnd in spec.rounds:
         assert len(rnd.positions) == 4  # K drafts + the bonus position
         statuses = [p.status for p in rnd.positions[:-1]]
@@ -162,13 +187,15 @@ def test_trace_records_each_round():
             assert np.isclose(p.acceptance_probability, min(1.0, p.p_x / p.q_x))
         assert rnd.final_token in [t for t, _ in rnd.final_top]
         assert spec.tokens[rnd.start : rnd.start + len(rnd.emitted)] == list(
-            rnd.emitted[: len(spec.tokens) - rnd.start])
+            rnd.emitted[: len(spec.tokens) - rnd.start]
+        )
 
 
 def test_same_seed_same_tokens_and_compare_pair_reports_consistent_numbers():
     draft, target = load_pair("trigram-to-gpt-4L")
-    run = compare_pair(draft, target, PROMPT, k=2, max_new_tokens=30, temperature=0.0, seed=4,
-                       repeats=1)
+    run = compare_pair(
+        draft, target, PROMPT, k=2, max_new_tokens=30, temperature=0.0, seed=4, repeats=1
+    )
     assert run.identical
     assert run.plain.target_calls == 30
     assert run.target_calls_saved == 30 - run.spec.target_calls > 0
@@ -178,21 +205,24 @@ def test_same_seed_same_tokens_and_compare_pair_reports_consistent_numbers():
 
 @pytest.mark.parametrize(
     ("kwargs", "error", "fragment"),
-    [({"prompt_ids": []}, PromptError, "empty"),
-     ({"max_new_tokens": 250}, ContextLengthError, "ask for at most"),
-     ({"prompt_ids": list(range(300))}, ContextLengthError, "shorten the prompt"),
-     ({"temperature": -0.1}, InvalidParameterError, "temperature"),
-     ({"temperature": float("nan")}, InvalidParameterError, "temperature"),
-     ({"k": 0}, InvalidParameterError, "K"),
-     ({"max_new_tokens": 0}, InvalidParameterError, "max_new_tokens"),
-     ({"prompt_ids": [5, 600]}, PromptError, "600")],
+    [
+        ({"prompt_ids": []}, PromptError, "empty"),
+        ({"max_new_tokens": 250}, ContextLengthError, "ask for at most"),
+        ({"prompt_ids": list(range(300))}, ContextLengthError, "shorten the prompt"),
+        ({"temperature": -0.1}, InvalidParameterError, "temperature"),
+        ({"temperature": float("nan")}, InvalidParameterError, "temperature"),
+        ({"k": 0}, InvalidParameterError, "K"),
+        ({"max_new_tokens": 0}, InvalidParameterError, "max_new_tokens"),
+        ({"prompt_ids": [5, 600]}, PromptError, "600"),
+    ],
 )
 def test_bad_arguments_raise_clear_errors(kwargs, error, fragment):
     draft, target = load_pair("gpt-1L-to-gpt-4L")
     args = {"prompt_ids": PROMPT, "k": 4, "max_new_tokens": 20, "temperature": 1.0} | kwargs
     with pytest.raises(error, match=fragment):
-        speculative_generate(draft, target, args.pop("prompt_ids"), rng=np.random.default_rng(0),
-                             **args)
+        speculative_generate(
+            draft, target, args.pop("prompt_ids"), rng=np.random.default_rng(0), **args
+        )
 
 
 def test_unknown_pair_is_a_clear_error():
@@ -203,11 +233,32 @@ def test_unknown_pair_is_a_clear_error():
 def test_cost_model_on_hand_made_timings():
     from specdec_core.lm import GenerationResult, cost_model
 
-    spec = GenerationResult((1,), [0] * 25, ["accepted"] * 25, k=2, temperature=0.0,
-                            n_rounds=10, drafted=20, checked=20, accepted=10, target_calls=10,
-                            draft_calls=20, time_draft=0.2, time_verify=1.2, time_total=1.6)
-    plain = GenerationResult((1,), [0] * 25, ["target"] * 25, k=0, temperature=0.0,
-                             target_calls=25, time_verify=2.5, time_total=2.5)
+    spec = GenerationResult(
+        (1,),
+        [0] * 25,
+        ["accepted"] * 25,
+        k=2,
+        temperature=0.0,
+        n_rounds=10,
+        drafted=20,
+        checked=20,
+        accepted=10,
+        target_calls=10,
+        draft_calls=20,
+        time_draft=0.2,
+        time_verify=1.2,
+        time_total=1.6,
+    )
+    plain = GenerationResult(
+        (1,),
+        [0] * 25,
+        ["target"] * 25,
+        k=0,
+        temperature=0.0,
+        target_calls=25,
+        time_verify=2.5,
+        time_total=2.5,
+    )
     m = cost_model(spec, plain)
     assert np.isclose(m.target_step, 0.1) and np.isclose(m.c, 0.1) and np.isclose(m.v, 1.2)
     assert np.isclose(m.alpha, 0.5) and np.isclose(m.expected_tokens, 1.75)

@@ -35,8 +35,9 @@ TOK = load_tokenizer()  # the project's BPE: the tiny models use its 512 ids
 
 def tiny_gpt2(layers: int, seed: int) -> hf.HFCausalLM:
     torch.manual_seed(seed)
-    cfg = transformers.GPT2Config(vocab_size=TOK.vocab_size, n_positions=128, n_embd=32,
-                                  n_layer=layers, n_head=2)
+    cfg = transformers.GPT2Config(
+        vocab_size=TOK.vocab_size, n_positions=128, n_embd=32, n_layer=layers, n_head=2
+    )
     model = transformers.GPT2LMHeadModel(cfg)
     return hf.HFCausalLM(model, TOK, f"tiny-gpt2-{layers}")
 
@@ -64,11 +65,19 @@ def test_block_call_rollback_and_fresh_prefill_agree(pair):
 def test_greedy_speculative_equals_greedy_decoding_with_hf_models(pair):
     draft, target = pair
     ids = encode_prompt(TOK, "The for statement")
-    plain = autoregressive_generate(target, ids, max_new_tokens=20, temperature=0.0,
-                                    rng=np.random.default_rng(0))
+    plain = autoregressive_generate(
+        target, ids, max_new_tokens=20, temperature=0.0, rng=np.random.default_rng(0)
+    )
     for k in (1, 4):
-        spec = speculative_generate(draft, target, ids, k=k, max_new_tokens=20,
-                                    temperature=0.0, rng=np.random.default_rng(0))
+        spec = speculative_generate(
+            draft,
+            target,
+            ids,
+            k=k,
+            max_new_tokens=20,
+            temperature=0.0,
+            rng=np.random.default_rng(0),
+        )
         assert spec.tokens == plain.tokens
 
 

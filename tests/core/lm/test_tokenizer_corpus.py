@@ -57,8 +57,14 @@ def test_training_is_deterministic_and_merges_the_most_frequent_pair_first():
 
 @pytest.mark.parametrize(
     ("text", "fragment"),
-    [("", "empty"), ("   \n ", "empty"), ("x" * (MAX_PROMPT_CHARS + 1), "at most"),
-     ("café au lait", "'é'"), ("tab\there", "'\\t'"), ("emoji 🙂", "position 7")],
+    [
+        ("", "empty"),
+        ("   \n ", "empty"),
+        ("x" * (MAX_PROMPT_CHARS + 1), "at most"),
+        ("café au lait", "'é'"),
+        ("tab\there", "'\\t'"),
+        ("emoji 🙂", "position 7"),
+    ],
 )
 def test_bad_prompts_raise_a_clear_error(text, fragment):
     with pytest.raises(PromptError) as info:
@@ -84,8 +90,10 @@ def test_split_documents_on_a_toy_corpus():
     names = [f"doc{i}" for i in range(40)]
     val_name = next(n for n in names if is_validation(n))
     train_name = next(n for n in names if not is_validation(n))
-    docs = [{"name": train_name, "text": "shared\n\nonly train"},
-            {"name": val_name, "text": "shared\n\nnew words"}]
+    docs = [
+        {"name": train_name, "text": "shared\n\nonly train"},
+        {"name": val_name, "text": "shared\n\nnew words"},
+    ]
     train, validation = split_documents(docs)
     assert train == ("shared\n\nonly train",)
     assert validation == ("new words",)
