@@ -40,9 +40,13 @@ from .sampling import (
 )
 from .scenarios import PUBLISHED_SPEEDUPS, SCENARIOS, SELF_TEST, RoundScenario, TheoryScenario
 from .simulate import (
+    CHUNK_ROUNDS,
+    SIMULATED_VARIANTS,
+    VARIANT_LABELS,
     VARIANTS,
     GoodnessOfFit,
     LosslessnessReport,
+    SimulatedVariant,
     SimulationResult,
     chi_square_test,
     losslessness_test,
@@ -57,6 +61,7 @@ from .theory import (
 )
 
 __all__ = [
+    "CHUNK_ROUNDS",
     "GoodnessOfFit",
     "InvalidDistributionError",
     "InvalidParameterError",
@@ -72,10 +77,13 @@ __all__ = [
     "RoundStep",
     "SCENARIOS",
     "SELF_TEST",
+    "SIMULATED_VARIANTS",
+    "SimulatedVariant",
     "SimulationResult",
     "SpecDecError",
     "TheoryScenario",
     "VARIANTS",
+    "VARIANT_LABELS",
     "acceptance_probability",
     "acceptance_rate",
     "broadcast_rows",
