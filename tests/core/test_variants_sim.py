@@ -7,7 +7,7 @@ import pytest
 
 import specdec_core as sc
 from specdec_core import variants as vr
-from specdec_core import variants_sim as vs
+from specdec_core.simulate import ALGORITHM_VARIANT_LABELS, ALGORITHM_VARIANTS
 
 P000 = np.array([0.40, 0.25, 0.20, 0.10, 0.05])
 Q000 = np.array([0.30, 0.30, 0.15, 0.15, 0.10])
@@ -16,7 +16,7 @@ Q_PEAKED = np.array([0.6, 0.1, 0.1, 0.1, 0.1])
 
 
 def _run(variant, p=P000, q=Q000, k=3, n=100_000, seed=0, **options):
-    return vs.simulate_variant(
+    return sc.simulate_rounds(
         p, q, k, n, rng=np.random.default_rng(seed), variant=variant, **options
     )
 
@@ -78,7 +78,6 @@ def test_results_have_the_shape_of_simulate_rounds():
     assert result.emitted_counts.shape == (5,)
     assert result.tokens_per_round.shape == (1000,)
     assert result.emitted_counts.sum() == result.tokens_per_round.sum()
-    assert result.drafted_per_round == 9
     same = _run("multi_draft", n=1000, n_candidates=3)
     np.testing.assert_array_equal(result.position_counts, same.position_counts)  # seeded
 
@@ -87,7 +86,7 @@ def test_depth_dependent_rows_and_progress():
     p_rows = np.array([P000, FLAT, P000, FLAT])
     q_rows = np.array([Q000, Q_PEAKED, Q000])
     seen = []
-    result = vs.simulate_variant(
+    result = sc.simulate_rounds(
         p_rows,
         q_rows,
         3,
@@ -110,12 +109,14 @@ def test_depth_dependent_rows_and_progress():
         ({"k": 0}, "K = 0"),
         ({"n": 0}, "n_rounds"),
         ({"q": Q000[:4] / Q000[:4].sum()}, "must match"),
+        ({"epsilon": 0.1}, "do not apply to variant 'multi_draft'"),
+        ({"variant": "correct", "n_candidates": 2}, "allowed: none"),
     ],
 )
 def test_bad_arguments_raise_named_errors(kwargs, fragment):
     args = {"variant": "multi_draft", "p": P000, "q": Q000, "k": 3, "n": 10} | kwargs
     with pytest.raises(sc.SpecDecError, match=fragment):
-        vs.simulate_variant(
+        sc.simulate_rounds(
             args["p"],
             args["q"],
             args["k"],
@@ -124,3 +125,18 @@ def test_bad_arguments_raise_named_errors(kwargs, fragment):
             variant=args["variant"],
             **{k: v for k, v in kwargs.items() if k in ("n_candidates", "epsilon")},
         )
+
+
+def test_registry_labels_and_that_the_lab_menu_is_untouched():
+    assert ALGORITHM_VARIANT_LABELS["multi_draft"] == "Multi-draft (SpecInfer)"
+    assert set(ALGORITHM_VARIANTS).isdisjoint(sc.VARIANTS)
+    for name, spec in ALGORITHM_VARIANTS.items():
+        assert spec.label.startswith("Bug: ") == ("no_residual" in name)
+
+
+def test_multi_draft_and_correct_share_the_chunk_loop_and_its_memory_bound():
+    """2^16-round chunks: a run just past one chunk still counts every round once."""
+    n = (1 << 16) + 7
+    result = _run("multi_draft", n=n, n_candidates=2)
+    assert result.tokens_per_round_counts.sum() == n
+    assert result.position_counts[0].sum() == n
