@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import InvalidParameterError
 from .montecarlo import ChunkOutcome, emit_step, sample_by_row, sample_columns
 from .sampling import acceptance_probability, residual_distribution
 from .variants import (
@@ -67,22 +68,40 @@ class VariantTables:
         return self.q_rows.shape[1]
 
 
+def _widths(n_candidates, k: int) -> tuple[int, ...]:
+    """m for every position: one whole number, or one per position (a tree's widths)."""
+    if isinstance(n_candidates, (int, np.integer)) and not isinstance(n_candidates, bool):
+        return (check_candidates(n_candidates),) * k
+    widths = tuple(n_candidates) if isinstance(n_candidates, (tuple, list)) else None
+    if widths is None or len(widths) != k:
+        raise InvalidParameterError(
+            f"n_candidates must be a whole number or one per position ({k}), got {n_candidates!r}."
+        )
+    return tuple(check_candidates(m) for m in widths)
+
+
 def multidraft_tables(
-    p_rows: np.ndarray, q_rows: np.ndarray, *, n_candidates: int = 2, update_residual: bool = True
+    p_rows: np.ndarray,
+    q_rows: np.ndarray,
+    *,
+    n_candidates: int | tuple[int, ...] = 2,
+    update_residual: bool = True,
 ) -> VariantTables:
     """Tables of the multi-draft rule: accept (K, m, V), final rows (K+1, V), keep (K,).
 
     accept[j, i] = min(1, p_{j,i} / q_j) along the residual chain (SpecInfer);
-    keep[j] = beta_m = 1 - prod_i (1 - alpha_{j,i}). With
-    ``update_residual=False`` (a BUG, for the tests and the lab) every
-    candidate meets the original p_j and the final sample is norm(max(0, p_j - q_j)).
+    keep[j] = beta_m = 1 - prod_i (1 - alpha_{j,i}). ``n_candidates`` may give
+    one width per position (b_1..b_K: a token tree of those widths); slots past
+    b_j get accept 0 (drafted, never kept). With ``update_residual=False`` (a
+    BUG, for the tests and the lab) every candidate meets the original p_j and
+    the final sample is norm(max(0, p_j - q_j)).
     """
-    m = check_candidates(n_candidates)
-    k = q_rows.shape[0]
-    accept = np.empty((k, m, q_rows.shape[1]))  # (K, m, V)
-    final = np.empty((k + 1, q_rows.shape[1]))  # (K+1, V)
+    k, v = q_rows.shape
+    widths = _widths(n_candidates, k)
+    accept = np.zeros((k, max(widths), v))  # (K, m, V)
+    final = np.empty((k + 1, v))  # (K+1, V)
     keep = np.empty(k)  # (K,)
-    for j in range(k):
+    for j, m in enumerate(widths):
         p_i, reject = p_rows[j], 1.0
         for i in range(m):
             accept[j, i] = acceptance_probability(p_i, q_rows[j])

@@ -140,3 +140,16 @@ def test_multi_draft_and_correct_share_the_chunk_loop_and_its_memory_bound():
     result = _run("multi_draft", n=n, n_candidates=2)
     assert result.tokens_per_round_counts.sum() == n
     assert result.position_counts[0].sum() == n
+
+
+def test_per_position_widths_simulate_a_token_tree():
+    """Widths (3, 1): E = 1 + beta_3 + beta_3 * alpha (tree_expected_tokens), still lossless."""
+    from specdec_core import variants_tree as vt
+
+    result = _run("multi_draft", k=2, n=100_000, n_candidates=(3, 1))
+    assert sc.losslessness_test(result).passed
+    expected = vt.tree_expected_tokens(P000, Q000, (3, 1))
+    se = result.tokens_per_round.std() / np.sqrt(100_000)
+    assert abs(result.tokens_per_round.mean() - expected) < 4 * se
+    with pytest.raises(sc.InvalidParameterError, match="one per position"):
+        _run("multi_draft", k=2, n=10, n_candidates=(3, 1, 1))
