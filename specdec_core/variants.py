@@ -580,3 +580,42 @@ def emitted_distribution(variant: str, p, q, **options) -> np.ndarray:
     if variant == "greedy":
         return one_hot(p_target.size, int(np.argmax(p_target)))
     return typical_emitted(p_target, q_draft, **options)
+
+
+# ---------------------------------------------------------------------------
+# Drafting candidates and tokens per round (for the Variants lab's charts)
+# ---------------------------------------------------------------------------
+
+
+def draft_candidates(q, m: int, rng: np.random.Generator) -> tuple[int, ...]:
+    """m i.i.d. candidates x_i ~ q, with replacement (SpecInfer's sampling) -> (m,) ids."""
+    m = check_candidates(m)
+    q_draft = validate_distribution(q, "q")
+    return tuple(int(sample_index(q_draft, rng.random())) for _ in range(m))
+
+
+def multidraft_expected_tokens(p, q, k: int, m):
+    """E[tokens per round] with m candidates at each of K positions: sum_{i=0..K} beta_m^i.
+
+    Each position keeps one of its m candidates with beta_m
+    (:func:`multidraft_acceptance`), so the law is the truncated geometric
+    one of Leviathan et al. 2023, Eq. 1, with alpha replaced by beta_m
+    (i.i.d. p, q; equal to a full m-ary token tree of depth K). Vectorised
+    over ``m``; m = 1 gives (1 - alpha^(K+1)) / (1 - alpha).
+    """
+    k = check_k(k)
+    beta = np.asarray(multidraft_acceptance(p, q, m), dtype=np.float64)
+    out = (beta[..., None] ** np.arange(k + 1)).sum(axis=-1)
+    return float(out) if out.ndim == 0 else out
+
+
+def typical_expected_tokens(
+    p, q, k: int, epsilon: float = MEDUSA_EPSILON, delta: float = MEDUSA_DELTA
+) -> float:
+    """E[tokens per round] of typical acceptance: sum_{i=0..K} r^i, r = sum_x q(x) [p(x) > tau].
+
+    Every round emits its kept prefix plus one correction token.
+    """
+    k = check_k(k)
+    r = typical_keep_rate(p, q, epsilon, delta)
+    return float(np.sum(r ** np.arange(k + 1)))

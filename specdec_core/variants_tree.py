@@ -314,3 +314,23 @@ def chain_expected_tokens(p, q, n_drafted: int) -> float:
         raise InvalidParameterError(f"n_drafted = {n_drafted} is out of range.")
     alpha = acceptance_rate(p, q)
     return float(np.sum(alpha ** np.arange(int(n_drafted) + 1)))  # sum_{n=0..N} alpha^n
+
+
+def parse_branching(text: str) -> tuple[int, ...]:
+    """Typed tree widths, e.g. ``"3, 2"`` -> (3, 2): b_1 children of the root, b_2 under each.
+
+    Whole numbers separated by commas or spaces; checked by :func:`check_branching`.
+    """
+    if not isinstance(text, str):
+        raise InvalidParameterError(f"tree widths must be text, got {type(text).__name__}.")
+    parts = [t for t in text.replace(",", " ").split() if t]
+    if len(text) > 40 or not parts:
+        raise InvalidParameterError(
+            "tree widths: type 1 to 4 whole numbers such as 3, 2 (children per node, per level)."
+        )
+    for i, t in enumerate(parts, start=1):
+        if not (t.isascii() and t.isdigit()):
+            raise InvalidParameterError(
+                f"tree widths: entry {i} ({t[:10]!r}) is not a whole number; use e.g. 3, 2."
+            )
+    return check_branching(int(t) for t in parts)
