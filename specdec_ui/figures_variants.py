@@ -577,3 +577,102 @@ def results_csv_table(result: sc.SimulationResult, labels, emitted, settings: di
     for name, value in settings.items():
         frame[name] = value
     return frame
+
+
+def chain_lines(step: vr.MultiDraftResult, shown: int, labels) -> list[str]:
+    """Plain-text decisions 1..shown+1 of a multi-draft step (escape before display)."""
+    lines = []
+    for s in step.steps[: shown + 1]:
+        verdict = "kept" if s.accepted else "rejected"
+        lines.append(
+            f"Candidate {s.index + 1} ({labels[s.token]}) meets p_{s.index + 1}: a = min(1, "
+            f"{s.p_x:.3f} / {s.q_x:.3f}) = {s.acceptance_probability:.3f}; coin {s.coin:.3f} "
+            f"{'<' if s.accepted else '>='} a: {verdict}."
+        )
+        if not s.accepted:
+            lines.append(
+                f"The target shrinks to its residual p_{s.index + 2} = norm(max(0, "
+                f"p_{s.index + 1} - q)) before the next try."
+            )
+    if shown >= len(step.steps):
+        lines.append(
+            f"No candidate kept: emit a sample of p_{len(step.targets)}, which gives "
+            f"{labels[step.emitted_token]}."
+        )
+    return lines
+
+
+def tree_lines(result: vt.TreeResult, shown: int, labels) -> list[str]:
+    """Plain-text node decisions 1..shown of a tree walk."""
+    lines = []
+    for d, step in enumerate(result.node_steps[:shown]):
+        tried = ", ".join(
+            f"{labels[s.token]} ({'kept' if s.accepted else 'rejected'}, a = "
+            f"{s.acceptance_probability:.3f}, coin {s.coin:.3f})"
+            for s in step.steps
+        )
+        lines.append(f"Depth {d + 1}: children tried in order: {tried}.")
+    if shown >= len(result.node_steps):
+        ending = (
+            "a kept leaf: bonus token from p"
+            if result.final_kind == "bonus"
+            else "every child rejected: a sample of the last residual"
+        )
+        emitted = ", ".join(labels[t] for t in result.emitted_tokens)
+        lines.append(f"End of the walk, {ending}. Emitted: {emitted} ({result.n_emitted} tokens).")
+    return lines
+
+
+def simulation_args(variant: str, *, k: int, m: int, widths, epsilon: float, delta: float):
+    """The page's variant -> (simulate_rounds variant, K, options).
+
+    A tree of widths b_1..b_D runs as multi-draft with one width per position
+    (K = D); a deterministic draft runs the basic rule with its one-hot q.
+    """
+    if variant == "multi_draft":
+        return "multi_draft", k, {"n_candidates": m}
+    if variant == "tree":
+        return "multi_draft", len(widths), {"n_candidates": tuple(widths)}
+    if variant == "deterministic":
+        return "correct", k, {}
+    return "typical_acceptance", k, {"epsilon": epsilon, "delta": delta}
+
+
+def emitted_law(variant: str, p_target, q_draft, *, m: int, widths, epsilon, delta):
+    """The exact one-position law of the page's variant (via vr.emitted_distribution)."""
+    if variant == "multi_draft":
+        return vr.emitted_distribution("multi_draft", p_target, q_draft, n_candidates=m)
+    if variant == "tree":
+        return vr.emitted_distribution("tree", p_target, q_draft, branching=tuple(widths))
+    if variant == "deterministic":
+        return vr.emitted_distribution("deterministic", p_target, q_draft)
+    return vr.emitted_distribution(
+        "typical_acceptance", p_target, q_draft, epsilon=epsilon, delta=delta
+    )
+
+
+def expected_tokens_of(variant: str, p_target, q_draft, *, k, m, widths, epsilon, delta):
+    """E[tokens per round] of the page's variant and of the basic rule with as many drafts.
+
+    Returns (variant's, basic's, drafted tokens per round). Basic: one
+    candidate per position, K positions (a tree: a chain as long as it has nodes).
+    """
+    alpha = sc.acceptance_rate(p_target, q_draft)
+    if variant == "tree":
+        nodes = int(np.sum(np.cumprod(widths)))
+        return (
+            vt.tree_expected_tokens(p_target, q_draft, tuple(widths)),
+            vt.chain_expected_tokens(p_target, q_draft, nodes),
+            nodes,
+        )
+    basic = float(sc.expected_tokens(alpha, k))
+    if variant == "multi_draft":
+        return vr.multidraft_expected_tokens(p_target, q_draft, k, m), basic, k * m
+    if variant == "typical_acceptance":
+        return vr.typical_expected_tokens(p_target, q_draft, k, epsilon, delta), basic, k
+    return basic, basic, k
+
+
+def p_value_text(p_value: float) -> str:
+    """chi2.sf underflows to 0 below about 1e-300: say so instead of printing 0."""
+    return "< 1e-300" if p_value == 0 else f"{p_value:.3g}"
