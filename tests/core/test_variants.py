@@ -349,3 +349,19 @@ def test_lossy_variants_differ_from_p():
 def test_emitted_distribution_rejects_bad_options(args, options, fragment):
     with pytest.raises(sc.SpecDecError, match=fragment):
         vr.emitted_distribution(*args, **options)
+
+
+def test_expected_tokens_with_candidates_and_typical():
+    """m = 1: (1 - 0.85^4) / 0.15 = 3.5478 (seed 000, K = 3). m = 2: beta = 0.9175,
+    1 + 0.9175 + 0.9175^2 + 0.9175^3 = 3.6335. Typical: r = 0.9, 1 + 0.9 + 0.81 + 0.729."""
+    got = vr.multidraft_expected_tokens(P000, Q000, 3, np.array([1, 2]))
+    np.testing.assert_allclose(got, [(1 - 0.85**4) / 0.15, 1 + 0.9175 + 0.9175**2 + 0.9175**3])
+    assert got[0] == pytest.approx(sc.expected_tokens(0.85, 3))
+    assert vr.typical_expected_tokens(P000, Q000, 3) == pytest.approx(3.439)
+
+
+def test_draft_candidates_are_seeded_and_follow_q():
+    a = vr.draft_candidates(Q000, 5, np.random.default_rng(3))
+    assert a == vr.draft_candidates(Q000, 5, np.random.default_rng(3)) and len(a) == 5
+    many = vr.draft_candidates([0, 1, 0], 16, np.random.default_rng(0))
+    assert set(many) == {1}

@@ -139,3 +139,26 @@ def test_draft_tree_shape():
     tree = vt.draft_tree(Q3, (3, 2), np.random.default_rng(0))
     assert tree.n_nodes == 3 + 6 and tree.max_depth == 2
     assert [len(tree.children(n)) for n in (-1, 0, 1, 2)] == [3, 2, 2, 2]
+
+
+@pytest.mark.parametrize(
+    "text, widths", [("3, 2", (3, 2)), ("4", (4,)), (" 1 1 1 1 ", (1, 1, 1, 1))]
+)
+def test_parse_branching_reads_widths(text, widths):
+    assert vt.parse_branching(text) == widths
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("", "type 1 to 4"),
+        ("2, x", "entry 2"),
+        ("2, -1", "entry 2"),
+        ("5", "level 1 is 5"),
+        ("1,1,1,1,1", "1 to 4 levels"),
+        ("1" * 50, "type 1 to 4"),
+    ],
+)
+def test_parse_branching_rejects_bad_text(text, fragment):
+    with pytest.raises(sc.InvalidParameterError, match=fragment):
+        vt.parse_branching(text)
