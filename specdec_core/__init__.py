@@ -28,14 +28,17 @@ from .errors import (
     SpecDecError,
 )
 from .sampling import (
+    RoundInputs,
     RoundResult,
     RoundStep,
     acceptance_probability,
     acceptance_rate,
+    decide_round,
     draft_from,
     residual_distribution,
     residual_mass,
     sample_index,
+    validate_round,
     verify_round,
 )
 from .scenarios import PUBLISHED_SPEEDUPS, SCENARIOS, SELF_TEST, RoundScenario, TheoryScenario
@@ -72,6 +75,7 @@ __all__ = [
     "MAX_TEXT_LENGTH",
     "MAX_TYPED_ENTRIES",
     "PUBLISHED_SPEEDUPS",
+    "RoundInputs",
     "RoundResult",
     "RoundScenario",
     "RoundStep",
@@ -89,6 +93,7 @@ __all__ = [
     "broadcast_rows",
     "check_k",
     "chi_square_test",
+    "decide_round",
     "default_labels",
     "draft_from",
     "expected_tokens",
@@ -106,6 +111,7 @@ __all__ = [
     "time_per_token",
     "tokens_per_round_distribution",
     "validate_distribution",
+    "validate_round",
     "validate_rows",
     "verify_round",
 ]

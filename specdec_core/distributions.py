@@ -238,7 +238,7 @@ def validate_rows(rows: object, name: str, n_rows: int, v: int | None = None) ->
     """
     try:
         arr = np.array(rows, dtype=np.float64)
-    except (TypeError, ValueError) as err:
+    except (TypeError, ValueError, OverflowError) as err:
         raise InvalidDistributionError(f"{name}: not a table of numbers ({err}).") from None
     if arr.ndim != 2 or arr.shape[0] != n_rows or (v is not None and arr.shape[1] != v):
         want = f"({n_rows}, {v if v is not None else 'V'})"
