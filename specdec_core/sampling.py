@@ -24,10 +24,21 @@ from typing import Literal
 import numpy as np
 
 from .distributions import check_k, validate_distribution, validate_rows
-from .errors import InvalidDistributionError, InvalidParameterError
+from .errors import InvalidDistributionError, InvalidParameterError, mismatch_message
 
 RESIDUAL_TOLERANCE = 1e-12  # residual mass at or below this counts as zero
 FinalKind = Literal["bonus", "resample"]  # how a round's last token was drawn
+DraftStatus = Literal["accepted", "rejected", "discarded"]  # verdict at one draft position
+TokenStatus = Literal["accepted", "resampled", "bonus"]  # how an emitted token came about
+FINAL_STATUS: dict[FinalKind, TokenStatus] = {"resample": "resampled", "bonus": "bonus"}
+# Display words of every DraftStatus and TokenStatus, one vocabulary for pages and figures.
+STATUS_LABELS: dict[str, str] = {
+    "accepted": "kept",
+    "rejected": "rejected",
+    "discarded": "discarded",
+    "resampled": "resampled",
+    "bonus": "bonus",
+}
 
 
 def acceptance_probability(p_x, q_x):
@@ -56,9 +67,7 @@ def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
     p_target = validate_distribution(p, "p")
     q_draft = validate_distribution(q, "q")
     if p_target.shape != q_draft.shape:
-        raise InvalidDistributionError(
-            f"p has {p_target.size} entries but q has {q_draft.size}; they must match."
-        )
+        raise InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
     return p_target, q_draft
 
 
@@ -153,6 +162,22 @@ class RoundResult:
             if self.final_kind == "resample"
             else ()
         )
+
+    @property
+    def draft_statuses(self) -> tuple[DraftStatus, ...]:
+        """(K,) verdict at each draft position: kept, the first rejection, then never checked."""
+        checked = tuple("accepted" if s.accepted else "rejected" for s in self.steps)
+        return checked + ("discarded",) * (self.k_drafts - len(checked))
+
+    @property
+    def final_status(self) -> TokenStatus:
+        """How the last token came about: "resampled" (from the residual) or "bonus"."""
+        return FINAL_STATUS[self.final_kind]
+
+    @property
+    def emitted_statuses(self) -> tuple[TokenStatus, ...]:
+        """One status per emitted token: the kept drafts, then the final token."""
+        return ("accepted",) * self.n_accepted + (self.final_status,)
 
     @property
     def n_emitted(self) -> int:
