@@ -6,16 +6,17 @@ import streamlit as st
 
 import specdec_core as sc
 from specdec_ui import figures_speedup as fs
+from specdec_ui import presets
 from specdec_ui.share import LinkReader, share_query
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import download_csv, page_setup, show_error, show_source
 
 page_setup("Speedup explorer", "⚡")
 
-PRESETS = fs.SPEED_PRESETS
-CUSTOM = "custom"
+PRESETS = presets.SPEED_PRESETS
+CUSTOM = presets.CUSTOM
 OPTIONS = [CUSTOM, *PRESETS]
-MAX_COST = 1_000_000.0
+MAX_COST = presets.MAX_COST
 STATE = "speed__state"  # survives page switches (widget keys do not)
 
 
@@ -41,7 +42,7 @@ def _cost(name: str, positive: bool):
 # them): a cache hit saves the 2-8 ms each figure takes to build and validate.
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _fig_vs_k(alpha: float, c_q: float, c_p: float, k: int):
-    return fs.speedup_vs_k_figure(alpha, c_q, c_p, k_current=k)
+    return fs.speedup_vs_k_figure(alpha, c_q, c_p, k_current=k, k_max=presets.SPEED_K_MAX)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -61,12 +62,12 @@ def _fig_vs_alpha(c_q: float, c_p: float, curve_k: tuple[int, ...], alpha: float
 
 def _state_from_link() -> dict:
     reader = LinkReader(st.query_params)
-    preset = reader.choice("preset", OPTIONS, fs.DEFAULT_SPEED_PRESET)
-    base = PRESETS.get(preset, PRESETS[fs.DEFAULT_SPEED_PRESET])
+    preset = reader.choice("preset", OPTIONS, presets.DEFAULT_SPEED_PRESET)
+    base = PRESETS.get(preset, PRESETS[presets.DEFAULT_SPEED_PRESET])
     state = {
         "preset": preset,
         "alpha": reader.get("alpha", _probability, base.alpha),
-        "k": reader.int_in("k", 1, fs.K_MAX_PAGE, base.k),
+        "k": reader.int_in("k", 1, presets.SPEED_K_MAX, base.k),
         "c_q": reader.get("c_q", _cost("c_q", positive=False), base.c_q),
         "c_p": reader.get("c_p", _cost("c_p", positive=True), base.c_p),
     }
@@ -127,7 +128,9 @@ with st.sidebar:
         on_change=_to_custom,
         help="alpha = sum_x min(p(x), q(x)): the chance that one drafted token is kept.",
     )
-    st.slider("K: draft tokens per round", 1, fs.K_MAX_PAGE, key="speed_k", on_change=_to_custom)
+    st.slider(
+        "K: draft tokens per round", 1, presets.SPEED_K_MAX, key="speed_k", on_change=_to_custom
+    )
     st.number_input(
         "c_q: time of one draft step (ms)",
         0.0,
@@ -157,7 +160,7 @@ try:
     e_tokens = sc.expected_tokens(alpha, k)
     s_now = sc.speedup(alpha, k, c_q, c_p)
     t_now = sc.time_per_token(alpha, k, c_q, c_p)
-    best_k = sc.optimal_k(alpha, c_q, c_p, k_max=fs.K_MAX_PAGE)
+    best_k = sc.optimal_k(alpha, c_q, c_p, k_max=presets.SPEED_K_MAX)
     s_best = sc.speedup(alpha, best_k, c_q, c_p)
 except sc.SpecDecError as err:
     show_error(err)
@@ -183,9 +186,9 @@ cols[4].metric("best K", f"{best_k}")
 
 with st.container(key="speed_optimum", border=True):
     st.markdown(f"Best K = {best_k} (speedup {s_best:.2f}x)")
-if best_k == fs.K_MAX_PAGE:
+if best_k == presets.SPEED_K_MAX:
     st.caption(
-        f"The best K is the largest offered ({fs.K_MAX_PAGE}): with these numbers a longer "
+        f"The best K is the largest offered ({presets.SPEED_K_MAX}): with these numbers a longer "
         "draft keeps paying off (with alpha = 1 and a free draft, the speedup K + 1 grows "
         "without limit)."
     )
@@ -247,7 +250,7 @@ st.caption(
     "Left: speedup for every K at your alpha; the star is the best K. Right: the same "
     "for every alpha (200 values) and K from 1 to 64; the yellow line follows the best K."
 )
-curve_k = tuple(sorted(set(fs.CURVE_K) | {k}))
+curve_k = tuple(sorted(set(presets.CURVE_K) | {k}))
 a, b = st.columns(2)
 with a:
     st.plotly_chart(_fig_expected(curve_k, alpha), key="speed_fig_e")
@@ -260,7 +263,7 @@ st.caption(
 )
 
 st.subheader("Milliseconds per token for several K")
-table_k = set(fs.TABLE_K) | {k, best_k} | set(preset.table_k if preset else ())
+table_k = set(presets.TABLE_K) | {k, best_k} | set(preset.table_k if preset else ())
 table = fs.time_table(alpha, table_k, c_q, c_p)
 st.dataframe(
     table,

@@ -7,6 +7,7 @@ import streamlit as st
 
 import specdec_core as sc
 from specdec_ui import figures_lab as fl
+from specdec_ui import presets
 from specdec_ui.share import LinkReader, share_query
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import (
@@ -20,8 +21,8 @@ from specdec_ui.widgets import (
 
 page_setup("Losslessness lab", "🧪")
 
-PRESETS = fl.LAB_PRESETS
-OPTIONS = [*PRESETS, fl.CUSTOM]
+PRESETS = presets.LAB_PRESETS
+OPTIONS = [*PRESETS, presets.CUSTOM]
 VARIANT_NAMES = {
     "correct": "Correct algorithm",
     "resample_from_p": "Bug: resample from p",
@@ -58,7 +59,7 @@ def _simulate(
         variant=variant,
         progress=progress,
     )
-    report = sc.losslessness_test(result, significance=fl.SIGNIFICANCE)
+    report = sc.losslessness_test(result, significance=presets.SIGNIFICANCE)
     slot.empty()
     return result, report
 
@@ -84,25 +85,27 @@ def _distribution_text(name: str):
 
 def _state_from_link() -> dict:
     reader = LinkReader(st.query_params)
-    preset = reader.choice("preset", OPTIONS, fl.DEFAULT_LAB_PRESET)
-    base = PRESETS.get(preset, PRESETS[fl.DEFAULT_LAB_PRESET])
+    preset = reader.choice("preset", OPTIONS, presets.DEFAULT_LAB_PRESET)
+    base = PRESETS.get(preset, PRESETS[presets.DEFAULT_LAB_PRESET])
     p_text = reader.get("p", _distribution_text("p"), None)
     q_text = reader.get("q", _distribution_text("q"), None)
-    if preset == fl.CUSTOM or p_text is not None or q_text is not None:
+    if preset == presets.CUSTOM or p_text is not None or q_text is not None:
         p_text = p_text if p_text is not None else base.p_text
         q_text = q_text if q_text is not None else base.q_text
         if len(sc.parse_distribution(p_text)) != len(sc.parse_distribution(q_text, name="q")):
             reader.problems.append("link parameters 'p' and 'q' have different lengths")
-            preset, p_text, q_text = fl.DEFAULT_LAB_PRESET, None, None
+            preset, p_text, q_text = presets.DEFAULT_LAB_PRESET, None, None
         else:
-            preset = fl.CUSTOM
-    chosen = PRESETS.get(preset, PRESETS[fl.DEFAULT_LAB_PRESET])
+            preset = presets.CUSTOM
+    chosen = PRESETS.get(preset, PRESETS[presets.DEFAULT_LAB_PRESET])
     state = {
         "preset": preset,
-        "p_text": p_text if preset == fl.CUSTOM else chosen.p_text,
-        "q_text": q_text if preset == fl.CUSTOM else chosen.q_text,
-        "k": reader.int_in("k", 1, 8, fl.DEFAULT_K),
-        "rounds": reader.int_in("rounds", fl.MIN_ROUNDS, fl.MAX_ROUNDS_PAGE, fl.DEFAULT_ROUNDS),
+        "p_text": p_text if preset == presets.CUSTOM else chosen.p_text,
+        "q_text": q_text if preset == presets.CUSTOM else chosen.q_text,
+        "k": reader.int_in("k", 1, presets.LAB_K_MAX, presets.DEFAULT_K),
+        "rounds": reader.int_in(
+            "rounds", presets.MIN_ROUNDS, presets.MAX_ROUNDS_PAGE, presets.DEFAULT_ROUNDS
+        ),
         "seed": reader.int_in("seed", 0, MAX_SEED, 0),
         "variant": reader.choice("variant", list(sc.VARIANTS), "correct"),
     }
@@ -125,7 +128,7 @@ def _apply_preset() -> None:
 
 
 def _to_custom() -> None:
-    st.session_state["lab_preset"] = fl.CUSTOM
+    st.session_state["lab_preset"] = presets.CUSTOM
 
 
 st.title("🧪 Losslessness lab")
@@ -145,7 +148,7 @@ with st.sidebar:
         OPTIONS,
         key="lab_preset",
         on_change=_apply_preset,
-        format_func=lambda k: "Custom (type p and q)" if k == fl.CUSTOM else PRESETS[k].label,
+        format_func=lambda k: "Custom (type p and q)" if k == presets.CUSTOM else PRESETS[k].label,
     )
     st.text_input(
         "Target p",
@@ -162,14 +165,15 @@ with st.sidebar:
         max_chars=sc.MAX_TEXT_LENGTH,
         help="Same number of entries as p.",
     )
-    st.slider("K: draft tokens per round", 1, 8, key="lab_k")
+    st.slider("K: draft tokens per round", 1, presets.LAB_K_MAX, key="lab_k")
     st.number_input(
         "Rounds to simulate",
-        fl.MIN_ROUNDS,
-        fl.MAX_ROUNDS_PAGE,
+        presets.MIN_ROUNDS,
+        presets.MAX_ROUNDS_PAGE,
         step=10_000,
         key="lab_rounds",
-        help=f"{fl.MIN_ROUNDS:,} to {fl.MAX_ROUNDS_PAGE:,}. More rounds find smaller biases.",
+        help=f"{presets.MIN_ROUNDS:,} to {presets.MAX_ROUNDS_PAGE:,}. "
+        "More rounds find smaller biases.",
     )
     seed = seed_control("lab")
     st.selectbox("Algorithm", list(sc.VARIANTS), key="lab_variant", format_func=VARIANT_NAMES.get)
@@ -355,7 +359,7 @@ values = {
     "seed": applied["seed"],
     "variant": applied["variant"],
 }
-if applied["preset"] == fl.CUSTOM:
+if applied["preset"] == presets.CUSTOM:
     values |= {"p": applied["p_text"], "q": applied["q_text"]}
 st.query_params.from_dict({name: str(v) for name, v in values.items()})
 st.caption("Share this run: add this to the page's address (the address bar already has it).")

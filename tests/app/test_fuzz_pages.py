@@ -211,14 +211,14 @@ def _act(rng: random.Random, at: AppTest, page: str) -> str | None:
 def _candidate_options() -> list:
     """Raw option values the pages use (keys of the presets, variants, pairs, quiz kinds)."""
     import specdec_core as sc
-    from specdec_ui import figures_lab, figures_speedup
+    from specdec_ui import presets
 
     pool: list = [
         *sc.SCENARIOS,
         *sc.VARIANTS,
-        *figures_lab.LAB_PRESETS,
-        *figures_speedup.SPEED_PRESETS,
-        figures_lab.CUSTOM,
+        *presets.LAB_PRESETS,
+        *presets.SPEED_PRESETS,
+        presets.CUSTOM,
         "custom",
         "mixed",
     ]
