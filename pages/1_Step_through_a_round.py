@@ -22,8 +22,8 @@ KIND_NAME = {
     "result": "the round's output",
 }
 
-page_setup("Step through a round", "🪜")
-st.title("🪜 Step through a round")
+PAGE = page_setup(__file__)
+st.title(f"{PAGE.icon} {PAGE.title}")
 st.write(
     "The **draft** model q (the intern) writes K tokens ahead; the **target** model p (the "
     "editor) checks them all in one pass. Click **Next** to see one decision at a time: each "

@@ -11,7 +11,7 @@ from specdec_ui.share import LinkReader, share_query
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import download_csv, page_setup, show_error, show_source
 
-page_setup("Speedup explorer", "⚡")
+PAGE = page_setup(__file__)
 
 PRESETS = presets.SPEED_PRESETS
 CUSTOM = presets.CUSTOM
@@ -101,7 +101,7 @@ def _to_custom() -> None:
     st.session_state["speed_preset"] = CUSTOM
 
 
-st.title("⚡ Speedup explorer")
+st.title(f"{PAGE.icon} {PAGE.title}")
 st.write(
     "A round costs K cheap draft steps plus **one** target pass, and emits between 1 and K + 1 "
     "tokens. Is that faster than one target pass per token? It depends on how often the "

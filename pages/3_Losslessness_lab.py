@@ -19,7 +19,7 @@ from specdec_ui.widgets import (
     show_source,
 )
 
-page_setup("Losslessness lab", "🧪")
+PAGE = page_setup(__file__)
 
 PRESETS = presets.LAB_PRESETS
 OPTIONS = [*PRESETS, presets.CUSTOM]
@@ -131,7 +131,7 @@ def _to_custom() -> None:
     st.session_state["lab_preset"] = presets.CUSTOM
 
 
-st.title("🧪 Losslessness lab")
+st.title(f"{PAGE.icon} {PAGE.title}")
 st.write(
     "Speculative sampling claims that every token it emits follows the target p exactly, "
     "however bad the draft q is. Do not take it on trust: simulate many rounds, count what "

@@ -11,7 +11,7 @@ from specdec_core import quiz
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import page_setup, show_error, show_source
 
-page_setup("Self-test", "📝")
+PAGE = page_setup(__file__)
 
 KINDS = list(quiz.QUESTION_KINDS)
 MIXED = "mixed"
@@ -52,7 +52,7 @@ def _reset_score() -> None:
         st.session_state.pop(f"quiz_seed_{i}", None)
 
 
-st.title("📝 Self-test")
+st.title(f"{PAGE.icon} {PAGE.title}")
 st.write(
     "Check yourself: first the quick questions from the worked examples, then as many fresh "
     "numeric questions as you like. Every answer shows how to get there; only your first "
