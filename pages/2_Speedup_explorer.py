@@ -7,7 +7,8 @@ import streamlit as st
 import specdec_core as sc
 from specdec_ui import figures_speedup as fs
 from specdec_ui import presets
-from specdec_ui.share import LinkReader, share_query
+from specdec_ui.page_state import PageState
+from specdec_ui.share import LinkReader
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import download_csv, page_setup, show_error, show_source
 
@@ -17,7 +18,6 @@ PRESETS = presets.SPEED_PRESETS
 CUSTOM = presets.CUSTOM
 OPTIONS = [CUSTOM, *PRESETS]
 MAX_COST = presets.MAX_COST
-STATE = "speed__state"  # survives page switches (widget keys do not)
 
 
 def _probability(raw: str) -> float:
@@ -60,46 +60,35 @@ def _fig_vs_alpha(c_q: float, c_p: float, curve_k: tuple[int, ...], alpha: float
     return fs.speedup_vs_alpha_figure(c_q, c_p, curve_k, alpha_current=alpha)
 
 
-def _state_from_link() -> dict:
-    reader = LinkReader(st.query_params)
-    preset = reader.choice("preset", OPTIONS, presets.DEFAULT_SPEED_PRESET)
-    base = PRESETS.get(preset, PRESETS[presets.DEFAULT_SPEED_PRESET])
-    state = {
-        "preset": preset,
-        "alpha": reader.get("alpha", _probability, base.alpha),
-        "k": reader.int_in("k", 1, presets.SPEED_K_MAX, base.k),
-        "c_q": reader.get("c_q", _cost("c_q", positive=False), base.c_q),
-        "c_p": reader.get("c_p", _cost("c_p", positive=True), base.c_p),
+def _preset_values(key: str) -> dict[str, object] | None:
+    preset = PRESETS.get(key)
+    if preset is None:
+        return None
+    return {"alpha": preset.alpha, "k": preset.k, "c_q": preset.c_q, "c_p": preset.c_p}
+
+
+def _values_from_link(link: LinkReader) -> dict[str, object]:
+    """The link's settings; a link that changes a preset's numbers opens as Custom."""
+    preset = link.choice("preset", OPTIONS, presets.DEFAULT_SPEED_PRESET)
+    base = _preset_values(preset) or _preset_values(presets.DEFAULT_SPEED_PRESET)
+    values = {
+        "alpha": link.get("alpha", _probability, base["alpha"]),
+        "k": link.int_in("k", 1, presets.SPEED_K_MAX, base["k"]),
+        "c_q": link.get("c_q", _cost("c_q", positive=False), base["c_q"]),
+        "c_p": link.get("c_p", _cost("c_p", positive=True), base["c_p"]),
     }
-    if preset != CUSTOM and (state["alpha"], state["k"], state["c_q"], state["c_p"]) != (
-        base.alpha,
-        base.k,
-        base.c_q,
-        base.c_p,
-    ):
-        state["preset"] = CUSTOM  # the link changed the preset's numbers
-    st.session_state["speed__link_message"] = reader.message()
-    return state
+    return {"preset": preset if values == base else CUSTOM, **values}
 
 
-if STATE not in st.session_state:
-    st.session_state[STATE] = _state_from_link()
-for _name, _value in st.session_state[STATE].items():
-    st.session_state.setdefault(f"speed_{_name}", _value)
-
-
-def _apply_preset() -> None:
-    preset = PRESETS.get(st.session_state["speed_preset"])
-    if preset is not None:
-        st.session_state["speed_alpha"] = preset.alpha
-        st.session_state["speed_k"] = preset.k
-        st.session_state["speed_c_q"] = preset.c_q
-        st.session_state["speed_c_p"] = preset.c_p
-
-
-def _to_custom() -> None:
-    st.session_state["speed_preset"] = CUSTOM
-
+state = PageState(
+    "speed",
+    {"preset": presets.DEFAULT_SPEED_PRESET, **_preset_values(presets.DEFAULT_SPEED_PRESET)},
+)
+if (link := state.first_visit()) is not None:
+    state.start(_values_from_link(link), link.problems)
+state.restore()
+_apply_preset = state.apply_preset(_preset_values)
+_to_custom = state.to_custom(CUSTOM)
 
 st.title(f"{PAGE.icon} {PAGE.title}")
 st.write(
@@ -107,8 +96,7 @@ st.write(
     "tokens. Is that faster than one target pass per token? It depends on how often the "
     "target agrees with the draft (alpha), on K, and on how cheap the draft is."
 )
-if message := st.session_state.pop("speed__link_message", ""):
-    st.warning(message, icon="🔗")
+state.warn_link()
 
 with st.sidebar:
     st.header("Inputs")
@@ -148,12 +136,10 @@ with st.sidebar:
         on_change=_to_custom,
     )
 
-alpha = float(st.session_state["speed_alpha"])
-k = int(st.session_state["speed_k"])
-c_q = float(st.session_state["speed_c_q"])
-c_p = float(st.session_state["speed_c_p"])
-preset_key = st.session_state["speed_preset"]
-st.session_state[STATE] = {"preset": preset_key, "alpha": alpha, "k": k, "c_q": c_q, "c_p": c_p}
+chosen = state.keep()
+alpha, k = float(chosen["alpha"]), int(chosen["k"])
+c_q, c_p = float(chosen["c_q"]), float(chosen["c_p"])
+preset_key = str(chosen["preset"])
 preset = PRESETS.get(preset_key)
 
 try:
@@ -312,10 +298,10 @@ with st.expander("When does this formula hold?", expanded=False):
 """
     )
 
-values = {"preset": preset_key, "alpha": f"{alpha:g}", "k": k, "c_q": f"{c_q:g}", "c_p": f"{c_p:g}"}
-query = share_query(values)
-st.query_params.from_dict({name: str(v) for name, v in values.items()})
-st.caption("Share these settings: add this to the page's address (the address bar already has it).")
-st.code(query, language=None)
+state.share(
+    {"preset": preset_key, "alpha": f"{alpha:g}", "k": k, "c_q": f"{c_q:g}", "c_p": f"{c_p:g}"},
+    caption="Share these settings: add this to the page's address (the address bar already "
+    "has it).",
+)
 
 show_source(sc.expected_tokens, sc.speedup, sc.optimal_k)
