@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import specdec_core as sc
 
+MAX_SEED = 2**32 - 1  # seeds a page accepts (numpy takes any non-negative integer)
 CUSTOM = "custom"  # the preset key of "your own numbers" (speedup explorer and lab)
 
 # ----------------------------------------------------------------------------- round page

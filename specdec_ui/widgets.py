@@ -10,10 +10,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from .presets import MAX_SEED
 from .registry import PageInfo, page_info
 from .text import md_escape
-
-MAX_SEED = 2**32 - 1
 
 
 def page_setup(page: str | Path, icon: str | None = None) -> PageInfo:

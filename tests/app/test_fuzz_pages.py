@@ -78,7 +78,7 @@ HOSTILE_VALUES = [
     "x" * 2_001,
     "0.01, " * 70,
 ]
-# The parameters each page reads (see the pages and specdec_ui/round_inputs.py), plus junk.
+# The parameters each page reads (see the pages and specdec_ui/round_codec.py), plus junk.
 PAGE_PARAMS = {
     "app.py": ["page", "x"],
     "pages/1_Step_through_a_round.py": [
