@@ -96,7 +96,7 @@ PAGE_PARAMS = {
     ],
     "pages/2_Speedup_explorer.py": ["preset", "alpha", "k", "c_q", "c_p"],
     "pages/3_Losslessness_lab.py": ["preset", "p", "q", "k", "rounds", "seed", "variant"],
-    "pages/4_Self_test.py": ["q", "question", "seed", "answer"],
+    "pages/4_Self_test.py": ["kind", "vocab", "seed", "q", "answer"],
     "pages/5_Model_pair_lab.py": ["pair", "prompt", "k", "seed", "temperature"],
 }
 PAGES = sorted(PAGE_PARAMS)
