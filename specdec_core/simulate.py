@@ -19,7 +19,13 @@ import numpy as np
 from scipy.stats import chi2
 
 from .distributions import check_k, validate_rows
-from .errors import MAX_ROUNDS, MAX_SIM_CELLS, InvalidDistributionError, InvalidParameterError
+from .errors import (
+    MAX_ROUNDS,
+    MAX_SIM_CELLS,
+    InvalidDistributionError,
+    InvalidParameterError,
+    mismatch_message,
+)
 from .montecarlo import ChunkSimulator, RoundTables, correct_tables, count_step, rounds_chunk
 from .theory import tokens_per_round_distribution
 from .variants_sim import candidates_chunk, multidraft_tables, typical_tables
@@ -208,9 +214,7 @@ def _check_simulation(p, q, k, n_rounds, variant, options=()):
     v = q_rows.shape[1]
     p_rows = _rows(p, "p", k + 1, v) if np.ndim(p) == 2 or np.size(p) == v else None
     if p_rows is None:
-        raise InvalidDistributionError(
-            f"p has {np.size(p)} entries but q has {v}; they must match."
-        )
+        raise InvalidDistributionError(mismatch_message(int(np.size(p)), v))
     if n_rounds * v > MAX_SIM_CELLS:
         raise InvalidParameterError(
             f"n_rounds x V = {n_rounds * v:,} is too large; at most {MAX_SIM_CELLS:,}."
