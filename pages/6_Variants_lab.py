@@ -10,7 +10,8 @@ from specdec_core import variants as vr
 from specdec_core import variants_tree as vt
 from specdec_ui import figures_lab as fl
 from specdec_ui import figures_variants as fv
-from specdec_ui.share import LinkReader, share_query
+from specdec_ui.page_state import PageState
+from specdec_ui.share import LinkReader
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import (
     MAX_SEED,
@@ -21,12 +22,11 @@ from specdec_ui.widgets import (
     show_source,
 )
 
-page_setup("Variants lab", "🌳")
+PAGE = page_setup(__file__)
 
 PRESETS = fv.PRESETS
 OPTIONS = [*PRESETS, fv.CUSTOM]
 VARIANTS = list(fv.VARIANT_NAMES)
-STATE = "var__state"  # survives page switches (widget keys do not)
 STEP = "var__step"  # index of the decision on screen
 SIGNATURE = "var__signature"  # what the stepped example was drawn from
 
@@ -46,69 +46,74 @@ def _unit_interval(raw: str) -> float:
     return value
 
 
-def _state_from_link() -> dict:
-    reader = LinkReader(st.query_params)
-    preset_key = reader.choice("preset", OPTIONS, fv.DEFAULT_PRESET)
-    base = PRESETS.get(preset_key, PRESETS[fv.DEFAULT_PRESET])
-    p_text = reader.get("p", _checked(lambda r: sc.parse_distribution(r, name="p")), None)
-    q_text = reader.get("q", _checked(lambda r: sc.parse_distribution(r, name="q")), None)
+def _preset_values(key: str) -> dict[str, object] | None:
+    preset = PRESETS.get(key)
+    if preset is None:
+        return None
+    return {
+        "variant": preset.variant,
+        "p_text": preset.p_text,
+        "q_text": preset.q_text,
+        "m": preset.m,
+        "widths": preset.widths_text,
+        "token": preset.token,
+        "k": preset.k,
+    }
+
+
+def _values_from_link(link: LinkReader) -> dict[str, object]:
+    """The link's run; typed p or q make it a custom run."""
+    preset_key = link.choice("preset", OPTIONS, fv.DEFAULT_PRESET)
+    base = _preset_values(preset_key) or _preset_values(fv.DEFAULT_PRESET)
+    p_text = link.get("p", _checked(lambda r: sc.parse_distribution(r, name="p")), None)
+    q_text = link.get("q", _checked(lambda r: sc.parse_distribution(r, name="q")), None)
     if p_text is not None or q_text is not None:
         preset_key = fv.CUSTOM
-    state = {
+    return {
         "preset": preset_key,
-        "variant": reader.choice("variant", VARIANTS, base.variant),
-        "p_text": p_text if p_text is not None else base.p_text,
-        "q_text": q_text if q_text is not None else base.q_text,
-        "m": reader.int_in("m", 1, fv.MAX_M_PAGE, base.m),
-        "widths": reader.get("widths", _checked(vt.parse_branching), base.widths_text),
-        "token": reader.int_in("token", 0, sc.MAX_TYPED_ENTRIES - 1, base.token),
-        "k": reader.int_in("k", 1, 8, base.k),
-        "rounds": reader.int_in("rounds", fv.MIN_ROUNDS, fv.MAX_ROUNDS_PAGE, fv.DEFAULT_ROUNDS),
-        "seed": reader.int_in("seed", 0, MAX_SEED, 0),
-        "epsilon": reader.get("epsilon", _unit_interval, vr.MEDUSA_EPSILON),
-        "delta": reader.get("delta", _unit_interval, vr.MEDUSA_DELTA),
+        "variant": link.choice("variant", VARIANTS, base["variant"]),
+        "p_text": p_text if p_text is not None else base["p_text"],
+        "q_text": q_text if q_text is not None else base["q_text"],
+        "m": link.int_in("m", 1, fv.MAX_M_PAGE, base["m"]),
+        "widths": link.get("widths", _checked(vt.parse_branching), base["widths"]),
+        "token": link.int_in("token", 0, sc.MAX_TYPED_ENTRIES - 1, base["token"]),
+        "k": link.int_in("k", 1, 8, base["k"]),
+        "rounds": link.int_in("rounds", fv.MIN_ROUNDS, fv.MAX_ROUNDS_PAGE, fv.DEFAULT_ROUNDS),
+        "seed": link.int_in("seed", 0, MAX_SEED, 0),
+        "epsilon": link.get("epsilon", _unit_interval, vr.MEDUSA_EPSILON),
+        "delta": link.get("delta", _unit_interval, vr.MEDUSA_DELTA),
     }
-    st.session_state["var__link_message"] = reader.message()
-    return state
 
 
-if STATE not in st.session_state:
-    st.session_state[STATE] = _state_from_link()
-for _name, _value in st.session_state[STATE].items():
-    st.session_state.setdefault(f"var_{_name}", _value)
-
-
-def _apply_preset() -> None:
-    preset = PRESETS.get(st.session_state["var_preset"])
-    if preset is not None:
-        for name, value in (
-            ("variant", preset.variant),
-            ("p_text", preset.p_text),
-            ("q_text", preset.q_text),
-            ("m", preset.m),
-            ("widths", preset.widths_text),
-            ("token", preset.token),
-            ("k", preset.k),
-        ):
-            st.session_state[f"var_{name}"] = value
-
-
-def _to_custom() -> None:
-    st.session_state["var_preset"] = fv.CUSTOM
+state = PageState(
+    "var",
+    {
+        "preset": fv.DEFAULT_PRESET,
+        **_preset_values(fv.DEFAULT_PRESET),
+        "rounds": fv.DEFAULT_ROUNDS,
+        "seed": 0,
+        "epsilon": vr.MEDUSA_EPSILON,
+        "delta": vr.MEDUSA_DELTA,
+    },
+)
+if (link := state.first_visit()) is not None:
+    state.start(_values_from_link(link), link.problems)
+state.restore()
+_apply_preset = state.apply_preset(_preset_values)
+_to_custom = state.to_custom(fv.CUSTOM)
 
 
 def _step_to(index: int) -> None:
     st.session_state[STEP] = index
 
 
-st.title("🌳 Variants lab")
+st.title(f"{PAGE.icon} {PAGE.title}")
 st.write(
     "Real systems go beyond one draft per position: several candidates, token trees, drafts "
     "without probabilities, and rules that trade exactness for speed. Step through each rule "
     "one decision at a time, then test it with the same chi-square test as the Losslessness lab."
 )
-if message := st.session_state.pop("var__link_message", ""):
-    st.warning(message, icon="🔗")
+state.warn_link()
 
 with st.sidebar:
     st.header("Inputs")
@@ -164,11 +169,10 @@ with st.sidebar:
         step=10_000,
         key="var_rounds",
     )
-    seed = seed_control("var")
+    seed_control("var")
 
-current = {name: st.session_state[f"var_{name}"] for name in st.session_state[STATE]}
-current["seed"] = seed
-st.session_state[STATE] = current
+current = state.keep()
+seed = int(current["seed"])
 preset = PRESETS.get(current["preset"])
 
 
@@ -435,9 +439,7 @@ values = {
 }
 if current["preset"] == fv.CUSTOM:
     values |= {"p": current["p_text"], "q": current["q_text"]}
-st.query_params.from_dict({name: str(v) for name, v in values.items()})
-st.caption("Share this run: add this to the page's address (the address bar already has it).")
-st.code(share_query(values), language=None)
+state.share(values)
 
 show_source(
     {
