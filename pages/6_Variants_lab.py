@@ -8,6 +8,7 @@ import streamlit as st
 import specdec_core as sc
 from specdec_core import variants as vr
 from specdec_core import variants_tree as vt
+from specdec_core.errors import mismatch_message
 from specdec_ui import figures_lab as fl
 from specdec_ui import figures_variants as fv
 from specdec_ui.page_state import PageState
@@ -191,9 +192,7 @@ def _inputs(state: dict):
         return p_target, vr.one_hot(p_target.size, state["token"]), labels, None
     q_draft = sc.parse_distribution(state["q_text"], name="q")
     if q_draft.size != p_target.size:
-        raise sc.InvalidDistributionError(
-            f"p has {p_target.size} entries but q has {q_draft.size}; they must match."
-        )
+        raise sc.InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
     widths = vt.parse_branching(state["widths"]) if state["variant"] == "tree" else None
     return p_target, q_draft, labels, widths
 

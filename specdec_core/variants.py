@@ -33,7 +33,7 @@ from typing import Literal
 import numpy as np
 
 from .distributions import check_k, validate_distribution
-from .errors import InvalidDistributionError, InvalidParameterError
+from .errors import InvalidDistributionError, InvalidParameterError, mismatch_message
 from .sampling import acceptance_probability, residual_distribution, sample_index
 
 MAX_CANDIDATES = 16  # candidates at one position (the page offers 1..8)
@@ -78,9 +78,7 @@ def _draft_rows_for(q, m: int, v: int) -> np.ndarray:
 
 def _same_size(p_target: np.ndarray, q_rows: np.ndarray) -> None:
     if q_rows.shape[-1] != p_target.size:
-        raise InvalidDistributionError(
-            f"p has {p_target.size} entries but q has {q_rows.shape[-1]}; they must match."
-        )
+        raise InvalidDistributionError(mismatch_message(p_target.size, q_rows.shape[-1]))
 
 
 def _token(x: object, v: int, what: str) -> int:
