@@ -256,7 +256,8 @@ cols[2].button(
     disabled=shown >= n_steps - 1,
     type="primary",
 )
-cols[3].progress((shown + 1) / n_steps, text=f"Decision {shown + 1} of {n_steps}")
+cols[3].progress((shown + 1) / n_steps)
+st.subheader(f"Decision {shown + 1} of {n_steps}")
 
 if variant == "multi_draft":
     st.caption(
