@@ -29,6 +29,7 @@ VARIANT_NAMES: dict[str, str] = {
 LOSSLESS = {"multi_draft": True, "tree": True, "deterministic": True, "typical_acceptance": False}
 MIN_ROUNDS, MAX_ROUNDS_PAGE, DEFAULT_ROUNDS = 1_000, 300_000, 50_000
 MAX_M_PAGE = 8
+MAX_TREE_HEIGHT = 1_000  # px: a 340-node tree is drawn, not read node by node
 SIGNIFICANCE = 1e-3
 CUSTOM = "custom"
 
@@ -273,7 +274,7 @@ def tree_figure(result: vt.TreeResult, shown: int, labels) -> go.Figure:
     return make_figure(
         traces,
         title=_tree_title(result, shown, labels),
-        height=max(300, 40 * tree.n_nodes),
+        height=min(max(300, 40 * tree.n_nodes), MAX_TREE_HEIGHT),
         xaxis={"title": {"text": "depth"}, "dtick": 1, "range": [-0.4, tree.max_depth + 1.6]},
         yaxis={"visible": False},
     )
