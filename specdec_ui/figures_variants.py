@@ -210,6 +210,7 @@ def _tree_layout(tree: vt.DraftTree) -> dict[int, tuple[float, float]]:
     next_leaf = [0.0]
 
     def place(node: int, depth: int) -> float:
+        """Place the subtree of ``node``; returns the node's y (mean of its children's)."""
         kids = tree.children(node)
         y = float(np.mean([place(c, depth + 1) for c in kids])) if kids else next_leaf[0]
         if not kids:
