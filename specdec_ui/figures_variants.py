@@ -640,10 +640,16 @@ def simulation_args(variant: str, *, k: int, m: int, widths, epsilon: float, del
     return "typical_acceptance", k, {"epsilon": epsilon, "delta": delta}
 
 
-def emitted_law(variant: str, p_target, q_draft, *, m: int, widths, epsilon, delta):
-    """The exact one-position law of the page's variant (via vr.emitted_distribution)."""
+def emitted_law(
+    variant: str, p_target, q_draft, *, m: int, widths, epsilon, delta, broken: bool = False
+):
+    """The exact one-position law of the page's variant (via vr.emitted_distribution).
+
+    ``broken`` (multi-draft only): the bug that skips the residual update.
+    """
     if variant == "multi_draft":
-        return vr.emitted_distribution("multi_draft", p_target, q_draft, n_candidates=m)
+        name = "multi_draft_no_residual" if broken else "multi_draft"
+        return vr.emitted_distribution(name, p_target, q_draft, n_candidates=m)
     if variant == "tree":
         return vr.emitted_distribution("tree", p_target, q_draft, branching=tuple(widths))
     if variant == "deterministic":
