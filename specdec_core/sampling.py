@@ -302,28 +302,33 @@ def _token_ids(draft_tokens) -> list:
         ) from None
 
 
+def _token_id(x, v: int, what: str) -> int:
+    """``x`` as a token id: a whole number (not a bool) in 0..V-1, else an error naming ``what``."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise InvalidParameterError(
+            f"{what} is {_shown(x)}; token ids are whole numbers from 0 to {v - 1}."
+        )
+    if not 0 <= x < v:
+        raise InvalidParameterError(f"{what} is {_shown(x)}; token ids run from 0 to {v - 1}.")
+    return int(x)
+
+
 def _check_draft_tokens(draft_tokens, q_draft: np.ndarray) -> tuple[int, ...]:
     """K whole-number token ids in 0..V-1, each with q_i(x_i) > 0 (the draft could sample it)."""
     k, v = q_draft.shape
     entries = _token_ids(draft_tokens)
     if len(entries) != k:
         raise InvalidParameterError(f"draft_tokens: got {len(entries)} tokens for K = {k}.")
-    for i, x in enumerate(entries):
-        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
-            raise InvalidParameterError(
-                f"draft token at position {i + 1} is {_shown(x)}; token ids are whole numbers "
-                f"from 0 to {v - 1}."
-            )
-        if not 0 <= x < v:
-            raise InvalidParameterError(
-                f"draft token at position {i + 1} is {_shown(x)}; token ids run from 0 to {v - 1}."
-            )
+    tokens = tuple(
+        _token_id(x, v, f"draft token at position {i + 1}") for i, x in enumerate(entries)
+    )
+    for i, x in enumerate(tokens):
         if q_draft[i, x] <= 0:
             raise InvalidParameterError(
                 f"draft token at position {i + 1} (id {x}) has q = 0: the draft cannot have "
                 "sampled it. Pick a token with q > 0."
             )
-    return tuple(int(x) for x in entries)
+    return tokens
 
 
 def _check_coins(uniforms, k: int) -> tuple[float, ...]:
@@ -357,22 +362,6 @@ class RoundInputs:
     final_token: int | None = None  # a token id in 0..V-1, or None to draw it
 
 
-def _check_final_token(final_token, v: int) -> int | None:
-    """None, or a whole-number token id in 0..V-1 (its probability is checked after the round)."""
-    if final_token is None:
-        return None
-    if isinstance(final_token, (bool, np.bool_)) or not isinstance(final_token, (int, np.integer)):
-        raise InvalidParameterError(
-            f"final token {_shown(final_token)} is not a token id; ids are whole numbers "
-            f"from 0 to {v - 1}."
-        )
-    if not 0 <= final_token < v:
-        raise InvalidParameterError(
-            f"final token {_shown(final_token)} is out of range; token ids run from 0 to {v - 1}."
-        )
-    return int(final_token)
-
-
 def validate_round(p_rows, q_rows, draft_tokens, uniforms=None, final_token=None) -> RoundInputs:
     """Check one round's inputs; raise a :class:`SpecDecError` naming what is wrong.
 
@@ -387,7 +376,7 @@ def validate_round(p_rows, q_rows, draft_tokens, uniforms=None, final_token=None
         q_draft=q_draft,
         draft_tokens=_check_draft_tokens(draft_tokens, q_draft),
         coins=_check_coins(uniforms, k),
-        final_token=_check_final_token(final_token, v),
+        final_token=None if final_token is None else _token_id(final_token, v, "final token"),
     )
 
 

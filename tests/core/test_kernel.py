@@ -145,9 +145,9 @@ def test_rows_too_large_for_a_float_raise_the_projects_error():
         ({"draft_tokens": [0, True]}, "draft token at position 2 is True; token ids are whole"),
         ({"draft_tokens": [None, 0]}, "draft token at position 1 is None"),
         ({"draft_tokens": [10**400, 0]}, "draft token at position 1 is 10000000000000000000…;"),
-        ({"final_token": "A"}, "final token 'A' is not a token id"),
-        ({"final_token": 2.0}, "final token 2.0 is not a token id"),
-        ({"final_token": 5}, "final token 5 is out of range; token ids run from 0 to 4"),
+        ({"final_token": "A"}, "final token is 'A'; token ids are whole numbers from 0 to 4"),
+        ({"final_token": 2.0}, "final token is 2.0; token ids are whole numbers"),
+        ({"final_token": 5}, "final token is 5; token ids run from 0 to 4"),
     ],
 )
 def test_token_ids_must_be_whole_numbers_in_range(kwargs, message):
