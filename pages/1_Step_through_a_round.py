@@ -119,7 +119,16 @@ st.plotly_chart(
 with st.expander("All decisions so far", expanded=step.kind == "result"):
     st.markdown("\n".join(f"{s.index + 1}. {md_escape(s.title)}" for s in story.steps[: index + 1]))
     if step.kind == "result":
-        st.dataframe(trace.astype(object).where(trace.notna(), "—"), hide_index=True)
+        st.dataframe(
+            trace,
+            hide_index=True,
+            placeholder="—",  # a number that does not apply (no ratio for the final token)
+            column_config={
+                name: st.column_config.NumberColumn(format="%.4f")
+                for name in trace.select_dtypes("number").columns
+                if name != "position"
+            },
+        )
 
 with st.expander("The two rules in plain words"):
     st.markdown("**Keep or reject.** A drafted token x is kept with probability")
