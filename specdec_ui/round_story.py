@@ -57,15 +57,23 @@ CSV_RISKY = ("=", "+", "-", "@", "\t", "\r")  # cells a spreadsheet would run as
 
 
 # ----------------------------------------------------------------------------- numbers as text
-def fmt_prob(x: float) -> str:
-    """A probability as the seeds write it: 0.30, 0.833, 1.00, 0 (tiny values: 2 digits)."""
+def _fmt_decimal(x: float, decimals: int, tiny: float, *, trim: bool = False) -> str:
+    """0 as '0'; |x| < tiny with 2 significant digits; else ``decimals`` decimals.
+
+    ``trim`` drops one trailing 0 of the fixed form (0.300 -> 0.30, as the seeds write).
+    """
     x = float(x)
     if x == 0:
         return "0"
-    if abs(x) < 0.001:
+    if abs(x) < tiny:
         return f"{x:.2g}"
-    text = f"{x:.3f}"
-    return text[:-1] if text.endswith("0") else text
+    text = f"{x:.{decimals}f}"
+    return text[:-1] if trim and text.endswith("0") else text
+
+
+def fmt_prob(x: float) -> str:
+    """A probability as the seeds write it: 0.30, 0.833, 1.00, 0 (tiny values: 2 digits)."""
+    return _fmt_decimal(x, 3, 0.001, trim=True)
 
 
 def fmt_ratio(x: float) -> str:
@@ -78,12 +86,7 @@ def fmt_ratio(x: float) -> str:
 
 def fmt_entry(x: float) -> str:
     """A vector entry as in seed 000: 0.10, 0.67, 0 (2 decimals; tiny nonzero: 2 digits)."""
-    x = float(x)
-    if x == 0:
-        return "0"
-    if abs(x) < 0.005:
-        return f"{x:.2g}"
-    return f"{x:.2f}"
+    return _fmt_decimal(x, 2, 0.005)
 
 
 def show(label: str) -> str:
