@@ -10,10 +10,12 @@ before it reaches a figure, so ``<img src=x onerror=...>`` shows as text.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 import numpy as np
 import plotly.graph_objects as go
+
+import specdec_core as sc
 
 from .text import plotly_escape
 from .theme import COLORS, PATTERN, STATUS_SYMBOL, STATUS_WORD, make_figure
@@ -23,7 +25,8 @@ if TYPE_CHECKING:
 
 DIM = 0.35  # opacity of the bars that are not the token in focus
 PENDING_FILL = "#DDDDDD"  # a draft that has not been checked yet
-CHIP_STATUSES = ("accepted", "rejected", "discarded", "resampled", "bonus", "pending")
+# Every status a chip can show: the core's DraftStatus, its final-token statuses, "pending".
+CHIP_STATUSES = (*get_args(sc.DraftStatus), *sc.FINAL_STATUS.values(), "pending")
 CHIP_LABEL_MAX = 7  # characters of a label shown inside a chip (the hover shows all)
 ROW_DRAFT = "drafts"
 ROW_OUTPUT = "output"
