@@ -6,21 +6,9 @@ import specdec_core as sc
 from specdec_ui import figures_round as fr
 from specdec_ui import round_codec as codec
 from specdec_ui import round_state as rs
-from specdec_ui.round_story import build_story
+from specdec_ui.round_story import STEP_KINDS, build_story
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import download_csv, page_setup, show_error, show_source
-
-KIND_NAME = {
-    "draft": "the draft proposes",
-    "ratio": "acceptance probability",
-    "coin": "the coin decides",
-    "discard": "discard the rest",
-    "residual": "the leftover max(0, p − q)",
-    "normalise": "normalise the leftover",
-    "resample": "resample the token",
-    "bonus": "the free bonus token",
-    "result": "the round's output",
-}
 
 PAGE = page_setup(__file__)
 st.title(f"{PAGE.icon} {PAGE.title}")
@@ -82,7 +70,7 @@ cols[3].button(
 cols[4].progress((index + 1) / n_steps, text=f"Step {index + 1} of {n_steps}")
 
 step = story.step(index)
-st.subheader(f"Step {index + 1} of {n_steps}: {KIND_NAME[step.kind]}")
+st.subheader(f"Step {index + 1} of {n_steps}: {STEP_KINDS[step.kind]}")
 with st.container(key="round_why"):
     st.markdown(f"#### {md_escape(step.title)}")
     st.markdown(f"**Why this step?** {md_escape(step.why)}")
@@ -119,7 +107,16 @@ st.plotly_chart(
 with st.expander("All decisions so far", expanded=step.kind == "result"):
     st.markdown("\n".join(f"{s.index + 1}. {md_escape(s.title)}" for s in story.steps[: index + 1]))
     if step.kind == "result":
-        st.dataframe(trace.astype(object).where(trace.notna(), "—"), hide_index=True)
+        st.dataframe(
+            trace,
+            hide_index=True,
+            placeholder="—",  # a number that does not apply (no ratio for the final token)
+            column_config={
+                name: st.column_config.NumberColumn(format="%.4f")
+                for name in trace.select_dtypes("number").columns
+                if name != "position"
+            },
+        )
 
 with st.expander("The two rules in plain words"):
     st.markdown("**Keep or reject.** A drafted token x is kept with probability")

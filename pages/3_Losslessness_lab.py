@@ -6,6 +6,7 @@ import numpy as np
 import streamlit as st
 
 import specdec_core as sc
+from specdec_core.errors import mismatch_message
 from specdec_ui import figures_lab as fl
 from specdec_ui import presets
 from specdec_ui.page_state import PageState
@@ -24,13 +25,6 @@ PAGE = page_setup(__file__)
 
 PRESETS = presets.LAB_PRESETS
 OPTIONS = [*PRESETS, presets.CUSTOM]
-VARIANT_NAMES = {
-    "correct": "Correct algorithm",
-    "resample_from_p": "Bug: resample from p",
-    "accept_if_p_ge_q": "Bug: accept when p >= q",
-    "ratio_with_wrong_q": "Bug: greedy draft, softmax q in the ratio",
-    "no_bonus": "Bug: no bonus token",
-}
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -81,6 +75,11 @@ def _distribution_text(name: str):
         return raw
 
     return parse
+
+
+def _variant_label(name: str) -> str:
+    """The core's display name of a variant (its key if the core has no label for it)."""
+    return sc.VARIANT_LABELS.get(name, name)
 
 
 def _preset_values(key: str) -> dict[str, object] | None:
@@ -180,7 +179,7 @@ with st.sidebar:
         "More rounds find smaller biases.",
     )
     seed_control("lab")
-    st.selectbox("Algorithm", list(sc.VARIANTS), key="lab_variant", format_func=VARIANT_NAMES.get)
+    st.selectbox("Algorithm", list(sc.VARIANTS), key="lab_variant", format_func=_variant_label)
     auto = st.checkbox("Run automatically when a setting changes", value=True, key="lab_auto")
     run_clicked = st.button("▶ Run simulation", key="lab_run", type="primary")
 
@@ -196,7 +195,7 @@ if applied != current:
     )
 
 st.info(
-    f"**{md_escape(VARIANT_NAMES[applied['variant']].removeprefix('Bug: ').capitalize())}."
+    f"**{md_escape(_variant_label(applied['variant']).removeprefix('Bug: ').capitalize())}."
     f"** {md_escape(sc.VARIANTS[applied['variant']])}",
     icon="🧬",
 )
@@ -205,9 +204,7 @@ try:
     p_target = sc.parse_distribution(applied["p_text"], name="p")
     q_draft = sc.parse_distribution(applied["q_text"], name="q")
     if p_target.size != q_draft.size:
-        raise sc.InvalidDistributionError(
-            f"p has {p_target.size} entries but q has {q_draft.size}; they must match."
-        )
+        raise sc.InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
     preset = PRESETS.get(applied["preset"])
     labels = preset.labels if preset is not None else sc.default_labels(p_target.size)
     result, report = _simulate(
