@@ -9,9 +9,11 @@ generation took 0.5-1.0 s instead of 0.2 s. This module removes both causes:
 
 - **single flight**: identical requests (same ``namespace`` and ``key``) share one
   computation; callers that arrive while it runs wait for it instead of starting their own;
-- **one heavy-work queue**: CPU-heavy jobs run on ``workers`` worker threads (1 by
-  default, ``SPECDEC_HEAVY_WORKERS`` to change it) in FIFO order, so at most that many
-  threads do numpy work at once; a waiting caller is told its position in the queue;
+- **bounded heavy-work queues**: CPU-heavy jobs run in FIFO order on worker threads, in
+  two lanes: ``"heavy"`` for work a student waits for (generation, Monte Carlo; 1 worker
+  by default, ``SPECDEC_HEAVY_WORKERS`` to change it) and ``"background"`` for long
+  measurements nobody should queue behind (the speed measurement; 1 worker). At most
+  one thread per lane does numpy work at once; a waiting caller is told its position;
 - **bounded results**: finished results are kept in one process-wide LRU bounded in
   entries and in bytes; an entry whose key holds text a student typed gets a time to live
   (``ttl_s``) and is dropped after it, so typed text is not kept longer than needed.
@@ -19,7 +21,7 @@ generation took 0.5-1.0 s instead of 0.2 s. This module removes both causes:
 API (module-level functions use one process-wide :class:`SharedWork`)::
 
     value = shared_result(namespace, key, compute, heavy=True, ttl_s=None,
-                          on_wait=None, size_of=None)
+                          on_wait=None, size_of=None, lane="heavy", wait=True)
 
 ``key`` is any hashable value made of small scalars and strings (it is the identity of
 the request: include every input of ``compute``). ``compute()`` takes no argument.
@@ -31,9 +33,22 @@ the first caller's thread (for light work that only needs the single flight).
 ``status.text`` a sentence for a spinner or ``st.status``. An exception raised by
 ``compute`` reaches every caller that waited for that computation and is not stored:
 the next call computes again. :class:`QueueFullError` is raised when ``max_waiting``
-jobs already wait. ``peek(namespace, key)`` returns a stored result or ``MISSING``
-without computing; ``run_heavy(fn, on_wait=...)`` queues work that is not shared;
-``snapshot()`` gives the queue's size; ``clear()`` empties the store.
+jobs already wait in the lane. ``wait=False`` starts the computation (if it is not
+stored or running) and returns ``MISSING`` at once: poll ``peek`` later (for example
+from an ``st.fragment(run_every=...)``). ``peek(namespace, key)`` returns a stored
+result or ``MISSING`` without computing; ``status(namespace, key)`` a
+:class:`WaitStatus` while it is queued or running; ``run_heavy(fn, on_wait=...,
+lane=...)`` queues work that is not shared; ``snapshot(lane)`` gives a queue's size;
+``clear()`` empties the store.
+
+Example (the Losslessness lab's Monte Carlo)::
+
+    box = st.empty()
+    result = shared_result(
+        "lab.simulate", (p_text, q_text, k, rounds, seed, variant),
+        lambda: simulate(...), ttl_s=TEXT_TTL_S,  # typed p and q are in the key
+        on_wait=lambda s: box.info(s.text, icon="⏳"))
+    box.empty()
 
 Why threads and not a process pool: a process pool would use the second core, but each
 job would have to pickle the request (the student's prompt) and the result to another
@@ -93,9 +108,10 @@ class _Entry:
 class _Flight:
     """One computation in progress, shared by every caller of the same key."""
 
-    __slots__ = ("done", "value", "error", "abandoned", "waiters", "running")
+    __slots__ = ("done", "value", "error", "abandoned", "waiters", "running", "lane")
 
-    def __init__(self) -> None:
+    def __init__(self, lane: str = "") -> None:
+        self.lane = lane
         self.done = threading.Event()
         self.value: Any = None
         self.error: BaseException | None = None
@@ -141,6 +157,7 @@ class SharedWork:
         max_entries: int = 256,
         max_bytes: int = 64 * 2**20,
         workers: int = 1,
+        background_workers: int = 1,
         max_waiting: int = 512,
         poll_s: float = 0.25,
     ) -> None:
@@ -152,10 +169,10 @@ class SharedWork:
         self._store: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()
         self._bytes = 0
         self._flights: dict[tuple, _Flight] = {}
-        self._jobs: collections.deque = collections.deque()  # (flight, fn) in FIFO order
-        self._has_job = threading.Condition(self._lock)
-        self._threads: list[threading.Thread] = []
-        self._running = 0  # heavy jobs running now
+        self._lanes = {
+            "heavy": _Lane("heavy", workers, self._lock),
+            "background": _Lane("background", background_workers, self._lock),
+        }
         self.computations = 0  # computations started (for tests and /metrics-like checks)
 
     # ------------------------------------------------------------------ store
@@ -210,42 +227,32 @@ class SharedWork:
             self._bytes = 0
 
     # ------------------------------------------------------------------ queue
-    def snapshot(self) -> tuple[int, int]:
-        """(jobs running, jobs waiting) in the heavy-work queue right now."""
+    def snapshot(self, lane: str = "heavy") -> tuple[int, int]:
+        """(jobs running, jobs waiting) in a lane's queue right now."""
         with self._lock:
-            return self._running, len(self._jobs)
+            return self._lanes[lane].running, len(self._lanes[lane].jobs)
+
+    def status(self, namespace: str, key: Hashable) -> WaitStatus | None:
+        """Where the computation of (namespace, key) stands, or None when none runs."""
+        with self._lock:
+            flight = self._flights.get((namespace, key))
+            if flight is None:
+                return None
+            return WaitStatus(
+                self._position(flight), len(self._lanes[flight.lane].jobs), flight.waiters, 0.0
+            )
 
     def _position(self, flight: _Flight) -> int:
-        if flight.running or flight.done.is_set():
+        if flight.running or flight.done.is_set() or flight.lane not in self._lanes:
             return 0
-        for i, (queued, _) in enumerate(self._jobs):
+        for i, (queued, _) in enumerate(self._lanes[flight.lane].jobs):
             if queued is flight:
                 return i + 1
         return 0
 
-    def _start_workers(self) -> None:
-        self._threads = [t for t in self._threads if t.is_alive()]
-        for i in range(len(self._threads), self.workers):
-            thread = threading.Thread(
-                target=self._work_loop, name=f"specdec-heavy-{i}", daemon=True
-            )
-            thread.start()
-            self._threads.append(thread)
-
-    def _work_loop(self) -> None:
-        _limit_blas()
-        while True:
-            with self._has_job:
-                while not self._jobs:
-                    self._has_job.wait()
-                flight, fn = self._jobs.popleft()
-                flight.running = True
-                self._running += 1
-            try:
-                fn()
-            finally:
-                with self._lock:
-                    self._running -= 1
+    def _in_worker(self) -> bool:
+        me = threading.current_thread()
+        return any(me in lane.threads for lane in self._lanes.values())
 
     # ------------------------------------------------------------------ entry points
     def shared_result(
@@ -258,10 +265,14 @@ class SharedWork:
         ttl_s: float | None = None,
         on_wait: Callable[[WaitStatus], None] | None = None,
         size_of: Callable[[T], int] | None = None,
+        lane: str = "heavy",
+        wait: bool = True,
     ) -> T:
         """The result of ``compute()`` for (namespace, key), computed once and shared.
 
-        See the module docstring for the contract of each argument.
+        See the module docstring for the contract of each argument. ``wait=False``
+        (heavy only) starts the computation if needed and returns ``MISSING`` at once
+        unless the result is already stored.
         """
         full = (namespace, key)
         hash(full)  # an unhashable key fails here, in the caller, with Python's TypeError
@@ -276,10 +287,13 @@ class SharedWork:
                 if leader:
                     flight = _Flight()
                     self._flights[full] = flight
+                    flight.lane = lane if heavy else ""
                     job = self._job(full, flight, compute, ttl_s, size_of)
                     if heavy:
                         self._enqueue(full, flight, job)
                     self.computations += 1
+                if not wait and heavy:
+                    return MISSING
                 flight.waiters += 1
             try:
                 if leader and not heavy:
@@ -295,10 +309,14 @@ class SharedWork:
             return flight.value
 
     def run_heavy(
-        self, fn: Callable[[], T], *, on_wait: Callable[[WaitStatus], None] | None = None
+        self,
+        fn: Callable[[], T],
+        *,
+        on_wait: Callable[[WaitStatus], None] | None = None,
+        lane: str = "heavy",
     ) -> T:
-        """Run ``fn()`` on the heavy-work queue (FIFO) and return its result; not stored."""
-        flight = _Flight()
+        """Run ``fn()`` on a lane's queue (FIFO) and return its result; not stored."""
+        flight = _Flight(lane)
         with self._lock:
 
             def job() -> None:
@@ -320,16 +338,17 @@ class SharedWork:
 
     def _enqueue(self, full: tuple | None, flight: _Flight, job: Callable[[], None]) -> None:
         # called with self._lock held
-        if len(self._jobs) >= self.max_waiting:
+        lane = self._lanes[flight.lane]
+        if len(lane.jobs) >= self.max_waiting:
             if full is not None:
                 del self._flights[full]
             raise QueueFullError(
-                f"the server is busy: {len(self._jobs)} computations are waiting; "
+                f"the server is busy: {len(lane.jobs)} computations are waiting; "
                 "try again in a minute."
             )
-        self._jobs.append((flight, job))
-        self._start_workers()
-        self._has_job.notify()
+        lane.jobs.append((flight, job))
+        lane.start_workers()
+        lane.has_job.notify()
 
     def _job(self, full, flight, compute, ttl_s, size_of) -> Callable[[], None]:
         def job() -> None:
@@ -340,7 +359,7 @@ class SharedWork:
                 error = err
             except BaseException:  # a Streamlit rerun / stop of an in-thread leader
                 abandoned = True
-                if threading.current_thread() in self._threads:
+                if self._in_worker():
                     return  # keep the worker alive; the waiters retry
                 raise
             finally:
@@ -361,11 +380,45 @@ class SharedWork:
                 with self._lock:
                     status = WaitStatus(
                         self._position(flight),
-                        len(self._jobs),
+                        len(self._lanes[flight.lane].jobs) if flight.lane else 0,
                         flight.waiters,
                         time.monotonic() - start,
                     )
                 on_wait(status)
+
+
+class _Lane:
+    """A FIFO queue of jobs and the worker threads that run them, one job each at a time."""
+
+    def __init__(self, name: str, workers: int, lock: threading.Lock) -> None:
+        self.name, self.workers = name, workers
+        self.jobs: collections.deque = collections.deque()  # (flight, job) in FIFO order
+        self.has_job = threading.Condition(lock)
+        self.threads: list[threading.Thread] = []
+        self.running = 0
+
+    def start_workers(self) -> None:  # called with the lock held
+        self.threads = [t for t in self.threads if t.is_alive()]
+        for i in range(len(self.threads), self.workers):
+            name = f"specdec-{self.name}-{i}"
+            thread = threading.Thread(target=self._loop, name=name, daemon=True)
+            thread.start()
+            self.threads.append(thread)
+
+    def _loop(self) -> None:
+        _limit_blas()
+        while True:
+            with self.has_job:
+                while not self.jobs:
+                    self.has_job.wait()
+                flight, job = self.jobs.popleft()
+                flight.running = True
+                self.running += 1
+            try:
+                job()
+            finally:
+                with self.has_job:
+                    self.running -= 1
 
 
 def _limit_blas() -> None:
@@ -391,6 +444,11 @@ def shared_result(namespace: str, key: Hashable, compute: Callable[[], T], **opt
     return WORK.shared_result(namespace, key, compute, **options)
 
 
+def status(namespace: str, key: Hashable) -> WaitStatus | None:
+    """:meth:`SharedWork.status` on the process-wide :data:`WORK`."""
+    return WORK.status(namespace, key)
+
+
 def run_heavy(fn: Callable[[], T], **options) -> T:
     """:meth:`SharedWork.run_heavy` on the process-wide :data:`WORK`."""
     return WORK.run_heavy(fn, **options)
@@ -401,9 +459,9 @@ def peek(namespace: str, key: Hashable) -> Any:
     return WORK.peek(namespace, key)
 
 
-def snapshot() -> tuple[int, int]:
-    """(running, waiting) heavy jobs of the process-wide :data:`WORK`."""
-    return WORK.snapshot()
+def snapshot(lane: str = "heavy") -> tuple[int, int]:
+    """(running, waiting) jobs of a lane of the process-wide :data:`WORK`."""
+    return WORK.snapshot(lane)
 
 
 def clear() -> None:

@@ -198,3 +198,21 @@ def test_estimate_size_counts_numpy_buffers_and_nested_containers_once():
     assert estimate_size(arr) >= 8_000
     assert estimate_size([arr, arr]) < 2 * 8_000  # shared buffer counted once
     assert estimate_size({"a": "x" * 10_000}) >= 10_000
+
+
+def test_background_lane_does_not_hold_up_the_heavy_lane_and_wait_false_returns_at_once():
+    work = SharedWork(poll_s=0.01)
+    gate = threading.Event()
+    started = work.shared_result(
+        "speed", "k", lambda: gate.wait(10) and "measured", lane="background", wait=False
+    )
+    assert started is MISSING
+    while work.snapshot("background") != (1, 0):
+        time.sleep(0.005)
+    status = work.status("speed", "k")
+    assert status is not None and status.position == 0
+    assert work.shared_result("gen", 1, lambda: "text") == "text"  # not behind the measurement
+    assert work.peek("speed", "k") is MISSING
+    gate.set()
+    assert work.shared_result("speed", "k", lambda: "again", lane="background") == "measured"
+    assert work.status("speed", "k") is None and work.stats()["computations"] == 2
