@@ -29,7 +29,7 @@ the request: include every input of ``compute``). ``compute()`` takes no argumen
 not stop it: the result is still stored for the next rerun); ``heavy=False`` runs it on
 the first caller's thread (for light work that only needs the single flight).
 ``on_wait(status: WaitStatus)`` is called about every ``poll_s`` while the caller waits:
-``status.position`` is the number of jobs before this one (0 = running now),
+``status.position`` is the place in the queue (1 = next, 0 = running now),
 ``status.text`` a sentence for a spinner or ``st.status``. An exception raised by
 ``compute`` reaches every caller that waited for that computation and is not stored:
 the next call computes again. :class:`QueueFullError` is raised when ``max_waiting``
@@ -84,7 +84,7 @@ class QueueFullError(RuntimeError):
 class WaitStatus:
     """What a waiting caller can show: its place in the queue and how long it waited."""
 
-    position: int  # jobs before this one in the queue; 0 = running now
+    position: int  # place in the queue: 1 = runs next; 0 = running now
     waiting: int  # jobs waiting in the queue in all
     sharing: int  # callers waiting for this same computation (this one included)
     elapsed_s: float
@@ -94,8 +94,7 @@ class WaitStatus:
         shared = f" (shared with {self.sharing - 1} others)" if self.sharing > 1 else ""
         if self.position == 0:
             return f"Running{shared}… {self.elapsed_s:.0f} s"
-        ahead = "1 job" if self.position == 1 else f"{self.position} jobs"
-        return f"Queued: {ahead} ahead of yours{shared}… {self.elapsed_s:.0f} s"
+        return f"Queued: number {self.position} in line{shared}… {self.elapsed_s:.0f} s"
 
 
 @dataclasses.dataclass

@@ -170,7 +170,7 @@ def test_heavy_queue_runs_in_fifo_order_and_reports_positions():
         t.join(10)
     assert order == ["A", "B", "C", "D"]
     assert [seen[n].position for n in "BCD"] == [1, 2, 3]
-    assert seen["D"].text.startswith("Queued: 3 jobs ahead")
+    assert seen["D"].text.startswith("Queued: number 3 in line")
     assert work.snapshot() == (0, 0)
 
 
