@@ -286,7 +286,7 @@ def _speed_section(speed) -> None:
         if reasons:
             st.warning(
                 "No speedup figure: this measurement cannot be right, so it is not shown. "
-                + " ".join(f"{md_escape(x)}." for x in reasons)
+                + " ".join(f"{x}." for x in reasons)
                 + " It usually means the server was very busy; it is measured again after "
                 "a restart.",
                 icon="🚫",
