@@ -22,6 +22,18 @@ KIND_WORD = {"accepted": "kept drafts", "resampled": "resampled", "bonus": "bonu
 MODE_KEYS = {label: key for key, label in lw.MODES.items()}
 
 
+# Figures are shared read-only by every session (st.plotly_chart serialises a copy);
+# the text figure holds typed text, so it lives no longer than the shared run.
+@st.cache_resource(max_entries=64, ttl=sw.TEXT_TTL_S, show_spinner=False)
+def _text_figure(pieces: tuple[tuple[str, str], ...]):
+    return fl.token_text_figure(pieces)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _speedup_figure(rows: tuple[tuple[str, float], ...]):
+    return fl.speedup_figure(rows)
+
+
 def _restore_settings(pairs: list[str]) -> None:
     """Fill the widgets from the link (first visit) or from the saved copy (coming back)."""
     saved = st.session_state.get(SAVED)
@@ -146,7 +158,7 @@ else:
 st.subheader("Generated text")
 pieces = [(vocab[t], "prompt") for t in run.prompt_ids]
 pieces += [(vocab[t], kind) for t, kind in zip(shown_tokens, shown_kinds, strict=True)]
-st.plotly_chart(fl.token_text_figure(pieces), key="lm_text_chart")
+st.plotly_chart(_text_figure(tuple(pieces)), key="lm_text_chart")
 with st.container(key="lm_output", border=True):
     st.caption("The same text, plain (prompt + generated):")
     st.text(prompt + lm.load_tokenizer().decode(shown_tokens))
@@ -368,7 +380,8 @@ def _speed_section(speed) -> None:
                 "Same α, but the costs of a large model on a GPU (the papers report 2-3x "
                 "with c between 0.02 and 0.1)."
             )
-        st.plotly_chart(fl.speedup_figure(rows), key="lm_speedup")
+        rounded = tuple((label, round(float(value), 2)) for label, value in rows)
+        st.plotly_chart(_speedup_figure(rounded), key="lm_speedup")
 
 
 st.subheader("Measured against plain decoding of the same target")

@@ -133,9 +133,19 @@ def compute_run(pair: str, prompt: str, k: int, temperature: float, n_tokens: in
         draft, target, ids, k=k, rng=np.random.default_rng(seed), trace=True, **common
     )
     identical = None
-    if temperature == 0:
-        plain = lm.autoregressive_generate(target, ids, rng=np.random.default_rng(seed), **common)
-        identical = plain.tokens == spec.tokens
+    if temperature == 0:  # the greedy output does not depend on the seed: shared across seeds
+        greedy = shared_result(
+            "lm.greedy",
+            (pair, prompt, n_tokens),
+            lambda: (
+                lm.autoregressive_generate(
+                    target, ids, rng=np.random.default_rng(0), **common
+                ).tokens
+            ),
+            heavy=False,  # already on a worker: compute here, single flight only
+            ttl_s=TEXT_TTL_S,
+        )
+        identical = greedy == spec.tokens
     return LabRun(spec, run_counts(spec, target.parallel_verify), identical, tuple(ids))
 
 
