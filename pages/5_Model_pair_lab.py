@@ -10,13 +10,12 @@ from specdec_core.lm.timing import impossible_reasons
 from specdec_ui import figures_lm as fl
 from specdec_ui import lm_work as lw
 from specdec_ui import shared_work as sw
-from specdec_ui.share import share_query
+from specdec_ui.page_state import PageState
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import page_setup, seed_control, show_error, show_source
 
-page_setup("Model pair lab", "🤖")
+PAGE = page_setup(__file__)
 
-SAVED = "lm__saved"  # the settings, kept under a non-widget key across page switches
 ROUND = "lm_round"  # the round shown in step mode (a widget key; buttons move it)
 KIND_WORD = {"accepted": "kept drafts", "resampled": "resampled", "bonus": "bonus"}
 MODE_KEYS = {label: key for key, label in lw.MODES.items()}
@@ -34,27 +33,16 @@ def _speedup_figure(rows: tuple[tuple[str, float], ...]):
     return fl.speedup_figure(rows)
 
 
-def _restore_settings(pairs: list[str]) -> None:
-    """Fill the widgets from the link (first visit) or from the saved copy (coming back)."""
-    saved = st.session_state.get(SAVED)
-    if saved is None:
-        saved, message = lw.state_from_link(st.query_params, pairs)
-        st.session_state["lm__link_message"] = message
-    values = {
-        "lm_pair": saved["pair"],
-        "lm_prompt": saved["prompt"],
-        "lm_k": saved["k"],
-        "lm_temperature": saved["temperature"],
-        "lm_seed": saved["seed"],
-        "lm_tokens": saved["tokens"],
-        "lm_mode": lw.MODES[saved["mode"]],
-        ROUND: saved["round"],
-    }
-    for key, value in values.items():
-        st.session_state.setdefault(key, value)
+def _link_values(pairs: list[str]) -> None:
+    """On the session's first run of the page: the settings from the link."""
+    if (link := page.first_visit()) is None:
+        return
+    values, problems = lw.state_from_link(link.params, pairs)
+    values["mode"] = lw.MODES[values["mode"]]  # the radio holds the label
+    page.start(values, problems)
 
 
-st.title("🤖 Model pair lab")
+st.title(f"{PAGE.icon} {PAGE.title}")
 st.write(
     "Real language models, trained on Python's own documentation, run speculative decoding "
     "here in numpy. The **draft** q proposes K tokens, the **target** p checks them all in "
@@ -63,9 +51,22 @@ st.write(
     "same prompt the plain way, one call per token, so you can compare the clocks."
 )
 pairs = lm.available_pairs()
-_restore_settings(pairs)
-if message := st.session_state.pop("lm__link_message", ""):
-    st.warning(message, icon="🔗")
+page = PageState(
+    "lm",
+    {
+        "pair": lw.DEFAULT_PAIR if lw.DEFAULT_PAIR in pairs else pairs[0],
+        "prompt": lw.DEFAULT_PROMPT,
+        "k": lw.DEFAULT_K,
+        "temperature": 0.0,
+        "seed": 0,
+        "tokens": lw.DEFAULT_TOKENS,
+        "mode": lw.MODES["run"],
+        "round": 1,
+    },
+)
+_link_values(pairs)
+page.restore()
+page.warn_link()
 
 with st.container(border=True):
     left, mid, right = st.columns([3, 2, 2])
@@ -425,10 +426,6 @@ state = {
     "mode": mode,
     "round": r,
 }
-st.session_state[SAVED] = state
-params = lw.link_params(state)
-if st.query_params.to_dict() != params:
-    st.query_params.from_dict(params)
-st.caption("Share this run: add this to the page's address (the address bar already has it).")
-st.code(share_query(params), language=None)
+page.keep()
+page.share(lw.link_params(state))
 show_source(lm.speculative_generate)

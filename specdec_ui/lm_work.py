@@ -230,10 +230,10 @@ def _temperature(raw: str) -> float:
     return round(value, 1)
 
 
-def state_from_link(params: Mapping[str, str], pairs: list[str]) -> tuple[dict, str]:
-    """The page's settings from a link, and a warning ('' when every value was fine).
+def state_from_link(params: Mapping[str, str], pairs: list[str]) -> tuple[dict, list[str]]:
+    """The page's settings from a link, and its problems ([] when every value was fine).
 
-    Each bad value falls back to its default and is named in the warning.
+    Each bad value falls back to its default and is named in a problem.
     """
     reader = LinkReader(params)
     default_pair = DEFAULT_PAIR if DEFAULT_PAIR in pairs else pairs[0]
@@ -251,7 +251,7 @@ def state_from_link(params: Mapping[str, str], pairs: list[str]) -> tuple[dict, 
         "mode": reader.choice("mode", list(MODES), "run"),
         "round": reader.int_in("round", 1, TOKENS_MAX, 1),
     }
-    return state, reader.message()
+    return state, reader.problems
 
 
 def link_params(state: Mapping[str, object]) -> dict[str, str]:

@@ -197,3 +197,11 @@ def json_text(fig: dict) -> str:
     import json
 
     return json.dumps(fig)
+
+
+def test_the_page_opens_through_the_router_with_its_link():
+    from tests.app.conftest import open_app
+
+    at = open_app(PAGE, {"k": "2", "tokens": "20"})
+    assert not at.exception
+    assert at.slider(key="lm_k").value == 2 and at.query_params["tokens"] == "20"
