@@ -21,16 +21,15 @@ KIND_WORD = {"accepted": "kept drafts", "resampled": "resampled", "bonus": "bonu
 MODE_KEYS = {label: key for key, label in lw.MODES.items()}
 
 
-# Figures are shared read-only by every session (st.plotly_chart serialises a copy);
-# the text figure holds typed text, so it lives no longer than the shared run.
-@st.cache_resource(max_entries=64, ttl=sw.TEXT_TTL_S, show_spinner=False)
-def _text_figure(pieces: tuple[tuple[str, str], ...]):
-    return fl.token_text_figure(pieces)
+# Figures are shared read-only by every session (st.plotly_chart serialises a copy),
+# keyed on the small request key (hashing the token list cost more than the lookup).
+def _text_figure(request: tuple, upto: int, pieces: list[tuple[str, str]]):
+    build = lambda: fl.token_text_figure(pieces)  # noqa: E731
+    return sw.shared_result("lm.fig.text", (request, upto), build, heavy=False, ttl_s=sw.TEXT_TTL_S)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
 def _speedup_figure(rows: tuple[tuple[str, float], ...]):
-    return fl.speedup_figure(rows)
+    return sw.shared_result("lm.fig.speedup", rows, lambda: fl.speedup_figure(rows), heavy=False)
 
 
 def _link_values(pairs: list[str]) -> None:
@@ -159,7 +158,8 @@ else:
 st.subheader("Generated text")
 pieces = [(vocab[t], "prompt") for t in run.prompt_ids]
 pieces += [(vocab[t], kind) for t, kind in zip(shown_tokens, shown_kinds, strict=True)]
-st.plotly_chart(_text_figure(tuple(pieces)), key="lm_text_chart")
+request = (pair, prompt, k, temperature, n_tokens, seed)
+st.plotly_chart(_text_figure(request, len(shown_tokens), pieces), key="lm_text_chart")
 with st.container(key="lm_output", border=True):
     st.caption("The same text, plain (prompt + generated):")
     st.text(prompt + lm.load_tokenizer().decode(shown_tokens))
