@@ -150,21 +150,22 @@ async def same_k(url, pid, sessions) -> Row:
 
 
 async def _round_clicker(url, row: Row, stop: asyncio.Event, timeout_s: float) -> None:
-    session = await _connect(url, row, timeout_s)
-    if session is None:
-        return
-    try:
-        for _ in range(1_000):
-            if stop.is_set():
-                return
+    """A student on the Round page: a fresh tab per round, Next every 0.3 s, until ``stop``."""
+    for _ in range(1_000):
+        if stop.is_set():
+            return
+        session = await _connect(url, row, timeout_s)
+        if session is None:
+            return
+        try:
             row.record(await session.open_page(ROUND_PAGE, ROUND_QUERY), "Step 1 of")
-            for _ in range(8):
+            for step in range(2, 10):
                 if stop.is_set():
                     return
                 await asyncio.sleep(0.3)
-                row.record(await session.click("round_next"), "Step ")
-    finally:
-        await session.close()
+                row.record(await session.click("round_next"), f"Step {step} of")
+        finally:
+            await session.close()
 
 
 async def new_seed(url, pid, sessions, timeout_s) -> tuple[Row, Row]:
