@@ -287,7 +287,9 @@ def print_rows(rows: list[Row]) -> None:
             print(f"  {r.name}: {len(r.failures)} failed, e.g. {sorted(set(r.failures))[:4]}")
 
 
-async def run_classroom(url: str, pid: int | None, only: set[str], seed: int) -> list[Row]:
+async def run_classroom(
+    url: str, pid: int | None, only: set[str], seed: int, hall_sizes: tuple[int, int] = (5, 200)
+) -> list[Row]:
     """The scenarios named in ``only`` (all by default), in order; the rows to print."""
     timeout_s = 120.0
     rows: list[Row] = []
@@ -308,9 +310,9 @@ async def run_classroom(url: str, pid: int | None, only: set[str], seed: int) ->
     if "monte_carlo" in only:
         rows.append(await monte_carlo(url, pid, timeout_s))
     if "hall" in only:
-        small = await hall(url, pid, 5, seed, timeout_s)
-        big = await hall(url, pid, 200, seed + 1, timeout_s)
+        small = await hall(url, pid, hall_sizes[0], seed, timeout_s)
+        big = await hall(url, pid, hall_sizes[1], seed + 1, timeout_s)
         rows.extend([*small, *big])
         rate = [float(r.extra.split()[0]) for r in (small[1], big[1])]
-        big[1].extra += f" (at 5: {rate[0]:.2f})"
+        big[1].extra += f" (at {hall_sizes[0]}: {rate[0]:.2f})"
     return rows

@@ -323,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
         help="classroom scenarios to run (comma-separated)",
     )
     parser.add_argument("--log", type=Path, help="the log of the server given by --url")
+    parser.add_argument(
+        "--hall", default="5,200", help="the two lecture-hall sizes compared (classroom)"
+    )
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # progress shows when piped to a file
     levels_n = [int(x) for x in args.students.split(",") if x.strip()]
@@ -351,7 +354,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         if args.scenario == "classroom":
             only = {x.strip() for x in args.only.split(",") if x.strip()}
-            rows = asyncio.run(run_classroom(url, pid, only, args.seed))
+            sizes = tuple(int(x) for x in args.hall.split(","))
+            if len(sizes) != 2 or not all(1 <= n <= 500 for n in sizes):
+                parser.error("--hall takes two class sizes 1..500, e.g. 5,200")
+            rows = asyncio.run(run_classroom(url, pid, only, args.seed, sizes))
             print()
             print_rows(rows)
             found = tracebacks(log)
