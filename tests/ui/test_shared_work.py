@@ -216,3 +216,16 @@ def test_background_lane_does_not_hold_up_the_heavy_lane_and_wait_false_returns_
     gate.set()
     assert work.shared_result("speed", "k", lambda: "again", lane="background") == "measured"
     assert work.status("speed", "k") is None and work.stats()["computations"] == 2
+
+
+def test_background_work_runs_niced_and_heavy_work_does_not():
+    import os
+
+    work = SharedWork(poll_s=0.01)
+
+    def niceness():
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    base = niceness()
+    assert work.shared_result("n", "bg", niceness, lane="background") == min(19, base + 10)
+    assert work.shared_result("n", "heavy", niceness) == base
