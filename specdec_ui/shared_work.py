@@ -427,8 +427,9 @@ class _Lane:
 
 
 def _lower_priority(niceness: int = 10) -> None:
-    """Nice this thread by ``niceness`` more (Linux schedules threads by id). CPU-time measurements on it are
-    not distorted by this: a thread's CPU time counts only while it runs."""
+    """Nice this thread by ``niceness`` more (Linux schedules threads by id). CPU-time
+    measurements on it are not distorted by this: a thread's CPU time counts only while
+    it runs."""
     try:
         me = threading.get_native_id()
         os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + niceness))
