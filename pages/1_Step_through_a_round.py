@@ -4,9 +4,9 @@ import streamlit as st
 
 import specdec_core as sc
 from specdec_ui import figures_round as fr
-from specdec_ui import round_inputs as ri
+from specdec_ui import round_codec as codec
+from specdec_ui import round_state as rs
 from specdec_ui.round_story import build_story
-from specdec_ui.share import MAX_PARAM_LENGTH, share_query
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import download_csv, page_setup, show_error, show_source
 
@@ -22,8 +22,8 @@ KIND_NAME = {
     "result": "the round's output",
 }
 
-page_setup("Step through a round", "🪜")
-st.title("🪜 Step through a round")
+PAGE = page_setup(__file__)
+st.title(f"{PAGE.icon} {PAGE.title}")
 st.write(
     "The **draft** model q (the intern) writes K tokens ahead; the **target** model p (the "
     "editor) checks them all in one pass. Click **Next** to see one decision at a time: each "
@@ -32,10 +32,11 @@ st.write(
     "from p."
 )
 warning_box = st.container()
-link = ri.apply_link_once()
+rs.open_state()
 
 with st.container(border=True):
-    spec, error, (share_values, share_table) = ri.round_controls()
+    controls = rs.round_controls()
+spec, error = controls.spec, controls.error
 if error is not None:
     show_error(error)
     st.info(
@@ -45,20 +46,18 @@ if error is not None:
 story = build_story(spec)
 trace = story.trace_frame()
 n_steps = len(story.steps)
-index, step_problem = ri.current_step(spec.signature(), n_steps)
-problems = (link.problems if link else []) + ([step_problem] if step_problem else [])
-if problems:
-    warning_box.warning(ri.link_message(problems), icon="🔗")
+index, step_problem = rs.current_step(spec.signature(), n_steps)
+rs.STATE.warn_link([step_problem] if step_problem else [], box=warning_box)
 
 # Stepping: one decision per click.
 cols = st.columns(5)
 cols[0].button(
-    "⏮ Reset", key="round_reset", on_click=ri.go_to, args=(0,), disabled=index == 0, width="stretch"
+    "⏮ Reset", key="round_reset", on_click=rs.go_to, args=(0,), disabled=index == 0, width="stretch"
 )
 cols[1].button(
     "◀ Back",
     key="round_back",
-    on_click=ri.step_by,
+    on_click=rs.step_by,
     args=(-1, n_steps),
     disabled=index == 0,
     width="stretch",
@@ -66,7 +65,7 @@ cols[1].button(
 cols[2].button(
     "Next ▶",
     key="round_next",
-    on_click=ri.step_by,
+    on_click=rs.step_by,
     args=(1, n_steps),
     disabled=index == n_steps - 1,
     type="primary",
@@ -75,7 +74,7 @@ cols[2].button(
 cols[3].button(
     "⏭ Play to end",
     key="round_play",
-    on_click=ri.go_to,
+    on_click=rs.go_to,
     args=(n_steps - 1,),
     disabled=index == n_steps - 1,
     width="stretch",
@@ -144,22 +143,11 @@ with st.expander("The two rules in plain words"):
     )
 
 st.subheader("Share and download")
-params = ri.share_params(share_values, index, share_table)
-query = share_query(params)
-if st.query_params.to_dict() != params:
-    st.query_params.from_dict(params)
-st.caption(
-    "This page's address already holds the state; copy it, or add this to the app's "
-    "address to reopen this exact step:"
+rs.STATE.share(
+    codec.share_params(controls.choice, index),
+    caption="This page's address already holds the state; copy it, or add this to the app's "
+    "address to reopen this exact step:",
 )
-st.code(query, language=None, wrap_lines=True)
-too_long = [name for name, value in params.items() if len(value) > MAX_PARAM_LENGTH]
-if too_long:
-    st.warning(
-        f"This link's {', '.join(too_long)} is longer than {MAX_PARAM_LENGTH:,} characters, "
-        "so the link cannot reopen it; use fewer tokens or a shared p and q.",
-        icon="🔗",
-    )
 download_csv(
     trace, "round_trace.csv", key="round_download", label="⬇️ Download the round trace (CSV)"
 )

@@ -7,7 +7,9 @@ import streamlit as st
 
 import specdec_core as sc
 from specdec_ui import figures_lab as fl
-from specdec_ui.share import LinkReader, share_query
+from specdec_ui import presets
+from specdec_ui.page_state import PageState
+from specdec_ui.share import LinkReader
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import (
     MAX_SEED,
@@ -18,10 +20,10 @@ from specdec_ui.widgets import (
     show_source,
 )
 
-page_setup("Losslessness lab", "🧪")
+PAGE = page_setup(__file__)
 
-PRESETS = fl.LAB_PRESETS
-OPTIONS = [*PRESETS, fl.CUSTOM]
+PRESETS = presets.LAB_PRESETS
+OPTIONS = [*PRESETS, presets.CUSTOM]
 VARIANT_NAMES = {
     "correct": "Correct algorithm",
     "resample_from_p": "Bug: resample from p",
@@ -29,7 +31,6 @@ VARIANT_NAMES = {
     "ratio_with_wrong_q": "Bug: greedy draft, softmax q in the ratio",
     "no_bonus": "Bug: no bonus token",
 }
-STATE = "lab__state"  # survives page switches (widget keys do not)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -58,7 +59,7 @@ def _simulate(
         variant=variant,
         progress=progress,
     )
-    report = sc.losslessness_test(result, significance=fl.SIGNIFICANCE)
+    report = sc.losslessness_test(result, significance=presets.SIGNIFICANCE)
     slot.empty()
     return result, report
 
@@ -82,61 +83,67 @@ def _distribution_text(name: str):
     return parse
 
 
-def _state_from_link() -> dict:
-    reader = LinkReader(st.query_params)
-    preset = reader.choice("preset", OPTIONS, fl.DEFAULT_LAB_PRESET)
-    base = PRESETS.get(preset, PRESETS[fl.DEFAULT_LAB_PRESET])
-    p_text = reader.get("p", _distribution_text("p"), None)
-    q_text = reader.get("q", _distribution_text("q"), None)
-    if preset == fl.CUSTOM or p_text is not None or q_text is not None:
-        p_text = p_text if p_text is not None else base.p_text
-        q_text = q_text if q_text is not None else base.q_text
-        if len(sc.parse_distribution(p_text)) != len(sc.parse_distribution(q_text, name="q")):
-            reader.problems.append("link parameters 'p' and 'q' have different lengths")
-            preset, p_text, q_text = fl.DEFAULT_LAB_PRESET, None, None
-        else:
-            preset = fl.CUSTOM
-    chosen = PRESETS.get(preset, PRESETS[fl.DEFAULT_LAB_PRESET])
-    state = {
-        "preset": preset,
-        "p_text": p_text if preset == fl.CUSTOM else chosen.p_text,
-        "q_text": q_text if preset == fl.CUSTOM else chosen.q_text,
-        "k": reader.int_in("k", 1, 8, fl.DEFAULT_K),
-        "rounds": reader.int_in("rounds", fl.MIN_ROUNDS, fl.MAX_ROUNDS_PAGE, fl.DEFAULT_ROUNDS),
-        "seed": reader.int_in("seed", 0, MAX_SEED, 0),
-        "variant": reader.choice("variant", list(sc.VARIANTS), "correct"),
+def _preset_values(key: str) -> dict[str, object] | None:
+    preset = PRESETS.get(key)
+    return None if preset is None else {"p_text": preset.p_text, "q_text": preset.q_text}
+
+
+def _values_from_link(link: LinkReader) -> dict[str, object]:
+    """The link's run; typed p and q (of equal length) make it a custom run."""
+    preset = link.choice("preset", OPTIONS, presets.DEFAULT_LAB_PRESET)
+    base = _preset_values(preset) or _preset_values(presets.DEFAULT_LAB_PRESET)
+    typed = {
+        "p_text": link.get("p", _distribution_text("p"), None),
+        "q_text": link.get("q", _distribution_text("q"), None),
     }
-    st.session_state["lab__link_message"] = reader.message()
-    return state
+    pair = base
+    if preset == presets.CUSTOM or any(v is not None for v in typed.values()):
+        pair = {name: base[name] if v is None else v for name, v in typed.items()}
+        preset = presets.CUSTOM
+        if len(sc.parse_distribution(pair["p_text"])) != len(
+            sc.parse_distribution(pair["q_text"], name="q")
+        ):
+            link.problems.append("link parameters 'p' and 'q' have different lengths")
+            preset = presets.DEFAULT_LAB_PRESET
+            pair = _preset_values(preset)
+    return {
+        "preset": preset,
+        **pair,
+        "k": link.int_in("k", 1, presets.LAB_K_MAX, presets.DEFAULT_K),
+        "rounds": link.int_in(
+            "rounds", presets.MIN_ROUNDS, presets.MAX_ROUNDS_PAGE, presets.DEFAULT_ROUNDS
+        ),
+        "seed": link.int_in("seed", 0, MAX_SEED, 0),
+        "variant": link.choice("variant", list(sc.VARIANTS), "correct"),
+    }
 
 
-if STATE not in st.session_state:
-    st.session_state[STATE] = _state_from_link()
-for _name, _value in st.session_state[STATE].items():
-    st.session_state.setdefault(f"lab_{_name}", _value)
+state = PageState(
+    "lab",
+    {
+        "preset": presets.DEFAULT_LAB_PRESET,
+        **_preset_values(presets.DEFAULT_LAB_PRESET),
+        "k": presets.DEFAULT_K,
+        "rounds": presets.DEFAULT_ROUNDS,
+        "seed": 0,
+        "variant": "correct",
+    },
+)
+if (link := state.first_visit()) is not None:
+    state.start(_values_from_link(link), link.problems)
+state.restore()
 st.session_state.setdefault("lab__applied", None)
+_apply_preset = state.apply_preset(_preset_values)
+_to_custom = state.to_custom(presets.CUSTOM)
 
-
-def _apply_preset() -> None:
-    preset = PRESETS.get(st.session_state["lab_preset"])
-    if preset is not None:
-        st.session_state["lab_p_text"] = preset.p_text
-        st.session_state["lab_q_text"] = preset.q_text
-
-
-def _to_custom() -> None:
-    st.session_state["lab_preset"] = fl.CUSTOM
-
-
-st.title("🧪 Losslessness lab")
+st.title(f"{PAGE.icon} {PAGE.title}")
 st.write(
     "Speculative sampling claims that every token it emits follows the target p exactly, "
     "however bad the draft q is. Do not take it on trust: simulate many rounds, count what "
     "comes out, and test the counts against p. Then switch on a bug and watch the same test "
     "catch it."
 )
-if message := st.session_state.pop("lab__link_message", ""):
-    st.warning(message, icon="🔗")
+state.warn_link()
 
 with st.sidebar:
     st.header("Inputs")
@@ -145,7 +152,7 @@ with st.sidebar:
         OPTIONS,
         key="lab_preset",
         on_change=_apply_preset,
-        format_func=lambda k: "Custom (type p and q)" if k == fl.CUSTOM else PRESETS[k].label,
+        format_func=lambda k: "Custom (type p and q)" if k == presets.CUSTOM else PRESETS[k].label,
     )
     st.text_input(
         "Target p",
@@ -162,35 +169,22 @@ with st.sidebar:
         max_chars=sc.MAX_TEXT_LENGTH,
         help="Same number of entries as p.",
     )
-    st.slider("K: draft tokens per round", 1, 8, key="lab_k")
+    st.slider("K: draft tokens per round", 1, presets.LAB_K_MAX, key="lab_k")
     st.number_input(
         "Rounds to simulate",
-        fl.MIN_ROUNDS,
-        fl.MAX_ROUNDS_PAGE,
+        presets.MIN_ROUNDS,
+        presets.MAX_ROUNDS_PAGE,
         step=10_000,
         key="lab_rounds",
-        help=f"{fl.MIN_ROUNDS:,} to {fl.MAX_ROUNDS_PAGE:,}. More rounds find smaller biases.",
+        help=f"{presets.MIN_ROUNDS:,} to {presets.MAX_ROUNDS_PAGE:,}. "
+        "More rounds find smaller biases.",
     )
-    seed = seed_control("lab")
+    seed_control("lab")
     st.selectbox("Algorithm", list(sc.VARIANTS), key="lab_variant", format_func=VARIANT_NAMES.get)
     auto = st.checkbox("Run automatically when a setting changes", value=True, key="lab_auto")
     run_clicked = st.button("▶ Run simulation", key="lab_run", type="primary")
 
-preset_key = st.session_state["lab_preset"]
-p_text, q_text = st.session_state["lab_p_text"], st.session_state["lab_q_text"]
-k = int(st.session_state["lab_k"])
-rounds = int(st.session_state["lab_rounds"])
-variant = st.session_state["lab_variant"]
-current = {
-    "preset": preset_key,
-    "p_text": p_text,
-    "q_text": q_text,
-    "k": k,
-    "rounds": rounds,
-    "seed": seed,
-    "variant": variant,
-}
-st.session_state[STATE] = current
+current = state.keep()
 if auto or run_clicked or st.session_state["lab__applied"] is None:
     st.session_state["lab__applied"] = dict(current)
 applied = st.session_state["lab__applied"]
@@ -348,17 +342,12 @@ with st.expander("The counts behind the charts"):
     st.dataframe(fl.rounds_table(result), hide_index=True)
 download_csv(table, "losslessness_lab.csv", key="lab_csv", label="Download the results (CSV)")
 
-values = {
-    "preset": applied["preset"],
-    "k": applied["k"],
-    "rounds": applied["rounds"],
-    "seed": applied["seed"],
-    "variant": applied["variant"],
-}
-if applied["preset"] == fl.CUSTOM:
-    values |= {"p": applied["p_text"], "q": applied["q_text"]}
-st.query_params.from_dict({name: str(v) for name, v in values.items()})
-st.caption("Share this run: add this to the page's address (the address bar already has it).")
-st.code(share_query(values), language=None)
+shared = {name: applied[name] for name in ("preset", "k", "rounds", "seed", "variant")}
+if applied["preset"] == presets.CUSTOM:
+    shared |= {"p": applied["p_text"], "q": applied["q_text"]}
+state.share(
+    shared,
+    caption="Share this run: add this to the page's address (the address bar already has it).",
+)
 
 show_source(sc.simulate_rounds, sc.losslessness_test)

@@ -23,6 +23,7 @@ from .errors import (
     SUM_TOLERANCE,
     InvalidDistributionError,
     InvalidParameterError,
+    mismatch_message,
 )
 
 _SEPARATORS = re.compile(r"[,;\s]+")
@@ -238,7 +239,7 @@ def validate_rows(rows: object, name: str, n_rows: int, v: int | None = None) ->
     """
     try:
         arr = np.array(rows, dtype=np.float64)
-    except (TypeError, ValueError) as err:
+    except (TypeError, ValueError, OverflowError) as err:
         raise InvalidDistributionError(f"{name}: not a table of numbers ({err}).") from None
     if arr.ndim != 2 or arr.shape[0] != n_rows or (v is not None and arr.shape[1] != v):
         want = f"({n_rows}, {v if v is not None else 'V'})"
@@ -254,7 +255,5 @@ def broadcast_rows(p: Sequence[float], q: Sequence[float], k: int) -> tuple[np.n
     p_target = validate_distribution(p, "p")
     q_draft = validate_distribution(q, "q")
     if p_target.size != q_draft.size:
-        raise InvalidDistributionError(
-            f"p has {p_target.size} entries but q has {q_draft.size}; they must match."
-        )
+        raise InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
     return np.tile(p_target, (k + 1, 1)), np.tile(q_draft, (k, 1))

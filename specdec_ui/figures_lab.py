@@ -2,13 +2,10 @@
 
 Pure functions of a :class:`specdec_core.SimulationResult` (or of p and q):
 they return plotly figures and pandas tables and never read widgets. The
-lab's presets and limits live here, so that the page, its tests and the
-benchmark share them.
+lab's presets and limits live in :mod:`specdec_ui.presets`.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -20,79 +17,6 @@ from .text import plotly_escape
 from .theme import COLORS, PATTERN, make_figure
 
 SIMULATED = "#7F7F7F"  # neutral grey for simulated counts (the theme's colours are concepts)
-MIN_ROUNDS, MAX_ROUNDS_PAGE, DEFAULT_ROUNDS = 1_000, 500_000, 100_000
-DEFAULT_K = 4
-SIGNIFICANCE = 1e-3
-
-
-@dataclass(frozen=True)
-class LabPreset:
-    """A target p and a draft q to test, with where they come from."""
-
-    key: str
-    label: str
-    p_text: str
-    q_text: str
-    labels: tuple[str, ...]
-    lesson: str
-
-
-LAB_PRESETS: dict[str, LabPreset] = {
-    p.key: p
-    for p in (
-        LabPreset(
-            "000",
-            "Seed 000: p = [0.40, 0.25, 0.20, 0.10, 0.05]",
-            "0.40, 0.25, 0.20, 0.10, 0.05",
-            "0.30, 0.30, 0.15, 0.15, 0.10",
-            ("A", "B", "C", "D", "E"),
-            "The seed's worked example: alpha = 0.85, a good draft.",
-        ),
-        LabPreset(
-            "003-I",
-            "Seed 003 Ex 9: over-confident draft (Paris 0.9)",
-            "0.40, 0.35, 0.25",
-            "0.90, 0.05, 0.05",
-            ("Paris", "London", "Rome"),
-            "The draft puts 0.9 on the top token; alpha is only 0.5.",
-        ),
-        LabPreset(
-            "003-D",
-            "Seed 003 Ex 4: the target forbids a token",
-            "0.50, 0.30, 0.20, 0",
-            "0.20, 0.20, 0.20, 0.40",
-            ("yes", "no", "maybe", "never"),
-            "'never' has p = 0: it must never come out, however often the draft proposes it.",
-        ),
-        LabPreset(
-            "close",
-            "Teaching pair: a close draft (alpha = 0.95)",
-            "0.35, 0.30, 0.20, 0.10, 0.05",
-            "0.30, 0.30, 0.20, 0.10, 0.10",
-            ("A", "B", "C", "D", "E"),
-            "A draft that almost agrees: most rounds keep all K drafts.",
-        ),
-        LabPreset(
-            "far",
-            "Teaching pair: a poor draft (alpha = 0.20)",
-            "0.05, 0.05, 0.10, 0.80",
-            "0.80, 0.10, 0.05, 0.05",
-            ("A", "B", "C", "D"),
-            "A draft that mostly disagrees: most rounds emit one token, still from p.",
-        ),
-        LabPreset(
-            "equal",
-            "Teaching pair: a perfect draft (p = q, alpha = 1)",
-            "0.40, 0.30, 0.20, 0.10",
-            "0.40, 0.30, 0.20, 0.10",
-            ("A", "B", "C", "D"),
-            "Nothing is ever rejected: every round emits K + 1 tokens. Bugs in the "
-            "rejection path cannot show here.",
-        ),
-    )
-}
-DEFAULT_LAB_PRESET = "000"
-CUSTOM = "custom"
 
 
 def overlap_figure(p_target, q_draft, labels) -> go.Figure:

@@ -2,13 +2,11 @@
 
 Pure functions of numbers: they call the closed-form theory in
 :mod:`specdec_core.theory` and return plotly figures or pandas tables; they
-never read widgets. Presets of the speedup page live here too, so that the
-page, its tests and the benchmark share them.
+never read widgets. The page's presets and limits live in
+:mod:`specdec_ui.presets`.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -19,11 +17,9 @@ import specdec_core as sc
 
 from .theme import COLORS, make_figure
 
-K_MAX_PAGE = 32  # K offered by the speedup page (slider, speedup-vs-K chart, optimum)
 HEATMAP_ALPHAS = 200  # alpha grid of the heatmap (the core benchmark measures 200 x 64)
 HEATMAP_K_MAX = 64
-TABLE_K = (1, 2, 4, 8)  # K values always in the ms-per-token table
-CURVE_K = (1, 2, 4, 8)  # K values of the curves versus alpha
+CURVE_K = (1, 2, 4, 8)  # default K values of the curves versus alpha
 
 
 def k_colors(k_values) -> dict[int, str]:
@@ -88,78 +84,8 @@ def vline(x: float, text: str, *, color: str, dash: str = "dot") -> tuple[dict, 
     return shape, label
 
 
-@dataclass(frozen=True)
-class SpeedPreset:
-    """Inputs of the speedup page: alpha, K, draft and target step costs."""
-
-    key: str
-    label: str
-    alpha: float
-    k: int
-    c_q: float
-    c_p: float
-    source: str
-    lesson: str = ""
-    table_k: tuple[int, ...] = ()
-    paper: dict | None = None  # a row of Leviathan et al. 2023 Table 4
-
-
-def _speed_presets() -> dict[str, SpeedPreset]:
-    out: dict[str, SpeedPreset] = {}
-    h = sc.SCENARIOS["003-H"]
-    out["003-H"] = SpeedPreset(
-        "003-H",
-        "Seed 003 Ex 8: latency budget (alpha 0.7, 5 ms / 40 ms)",
-        h.alpha,
-        4,
-        h.c_q,
-        h.c_p,
-        "seed 003, Ex 8",
-        h.lesson,
-        h.k_values,
-    )
-    g = sc.SCENARIOS["003-G"]
-    out["003-G"] = SpeedPreset(
-        "003-G",
-        "Seed 003 Ex 7: the ceiling (alpha = 1, free draft, K = 4)",
-        g.alpha,
-        g.k_values[0],
-        g.c_q,
-        g.c_p,
-        "seed 003, Ex 7",
-        g.lesson,
-        g.k_values,
-    )
-    for i, row in enumerate(sc.PUBLISHED_SPEEDUPS, start=1):
-        key = f"table4-{i}"
-        label = (
-            f"Leviathan et al. 2023 Table 4: {row['task']}, {row['draft']} draft, "
-            f"T = {row['temperature']}"
-        )
-        # c = c_q / c_p; a target step of 100 time units makes c_q = 100 c.
-        out[key] = SpeedPreset(
-            key,
-            label,
-            row["alpha"],
-            row["k"],
-            round(100 * row["c"], 6),
-            100.0,
-            f"Leviathan et al. 2023, Table 4, row {i}",
-            f"Only the ratio c = c_q / c_p = {row['c']} matters: entered as "
-            f"c_q = {100 * row['c']:g} and c_p = 100 (a target step of 100 "
-            "time units).",
-            paper=dict(row),
-            table_k=(row["k"],),
-        )
-    return out
-
-
-SPEED_PRESETS: dict[str, SpeedPreset] = _speed_presets()
-DEFAULT_SPEED_PRESET = "003-H"
-
-
 def speedup_vs_k_figure(
-    alpha: float, c_q: float, c_p: float, *, k_current: int | None = None, k_max: int = K_MAX_PAGE
+    alpha: float, c_q: float, c_p: float, *, k_current: int | None = None, k_max: int
 ) -> go.Figure:
     """Speedup for K = 1..k_max at one alpha; the best K (core ``optimal_k``) starred.
 

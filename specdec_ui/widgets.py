@@ -5,20 +5,31 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
+from .presets import MAX_SEED
+from .registry import PageInfo, page_info
 from .text import md_escape
 
-MAX_SEED = 2**32 - 1
 
+def page_setup(page: str | Path, icon: str | None = None) -> PageInfo:
+    """Title, icon and wide layout (for projectors) of a page; returns its registry entry.
 
-def page_setup(title: str, icon: str) -> None:
-    """Wide layout for projectors; ``icon`` must be an emoji (no font CDN fetch)."""
+    Call ``page_setup(__file__)``: the title and the emoji icon come from
+    :mod:`specdec_ui.registry`, where each page is defined once. The older
+    ``page_setup(title, icon)`` still works for a page not yet registered.
+    """
+    if icon is None:
+        info = page_info(page)
+    else:
+        info = PageInfo(path="", title=str(page), icon=icon, url_path="-", blurb="")
     st.set_page_config(
-        page_title=f"{title} · Speculative Decoding Lab", page_icon=icon, layout="wide"
+        page_title=f"{info.title} · Speculative Decoding Lab", page_icon=info.icon, layout="wide"
     )
+    return info
 
 
 def show_error(err: Exception | str) -> None:

@@ -31,13 +31,12 @@ from .gpt import GPTModel
 from .ngram import NGramModel
 from .pairs import (
     PAIRS,
-    LanguageModel,
-    PairInfo,
     available_pairs,
     load_pair,
     load_tokenizer,
     pair_info,
 )
+from .protocol import LanguageModel, PairInfo
 from .report import (
     CostModel,
     PairRun,

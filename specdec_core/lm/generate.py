@@ -32,13 +32,7 @@ import numpy as np
 
 from ..distributions import check_k
 from ..errors import InvalidParameterError
-from ..sampling import (
-    RoundResult,
-    RoundStep,
-    acceptance_probability,
-    residual_distribution,
-    sample_index,
-)
+from ..sampling import RoundResult, acceptance_probability, decide_round, sample_index
 from .errors import MAX_NEW_TOKENS, ContextLengthError, PromptError
 
 MAX_TEMPERATURE = 5.0
@@ -178,45 +172,16 @@ def verify_block(
 ) -> RoundResult:
     """The decisions of :func:`specdec_core.verify_round`, without re-checking the rows.
 
-    Same rule, same core functions and the same order of random draws (one coin per
-    checked position, then one uniform for the final token), so for the same ``rng`` it
-    returns the same round as ``verify_round`` (a test checks this). The rows come from
-    :func:`probabilities`, valid by construction, so the O(K V) validation that
-    ``verify_round`` runs on typed input is skipped: it cost as much as a quarter of a
-    target step per round. p_rows (K+1, V), q_rows (K, V).
+    Calls the same kernel, :func:`specdec_core.sampling.decide_round` (Leviathan et al.
+    2023, Algorithm 1: keep x_i while u_i < min(1, p_i(x_i) / q_i(x_i)), then a residual
+    sample or the bonus), with the same order of random draws (one coin per checked
+    position, then one uniform for the final token), so for the same ``rng`` it returns
+    the same round as ``verify_round``. The rows come from :func:`probabilities`, valid by
+    construction, so the O(K V) validation that ``verify_round`` runs on typed input is
+    skipped: it cost as much as a quarter of a target step per round.
+    p_rows (K+1, V), q_rows (K, V), drafts (K,).
     """
-    k = len(drafts)
-    idx = np.arange(k)
-    p_x, q_x = p_rows[idx, drafts], q_rows[idx, drafts]  # (K,), (K,)
-    a = acceptance_probability(p_x, q_x)  # (K,) one vectorised call for the round
-    steps = []
-    for i, x in enumerate(drafts):
-        u = float(rng.random())  # drawn only for positions that are checked
-        px, qx, ai = float(p_x[i]), float(q_x[i]), float(a[i])
-        steps.append(RoundStep(i, x, px, qx, px / qx, ai, u, u < ai))
-        if not u < ai:
-            break
-    n = len(steps) - (not steps[-1].accepted) if steps else 0
-    if n < k:
-        kind, leftover = "resample", np.maximum(0.0, p_rows[n] - q_rows[n])  # (V,)
-        dist = residual_distribution(p_rows[n], q_rows[n])
-    else:
-        kind, leftover, dist = "bonus", None, p_rows[k]
-    u_final = float(rng.random())
-    token = int(sample_index(dist, u_final))
-    return RoundResult(
-        k,
-        tuple(drafts),
-        tuple(steps),
-        n,
-        kind,
-        n,
-        token,
-        u_final,
-        dist,
-        leftover,
-        tuple(drafts[:n]) + (token,),
-    )
+    return decide_round(p_rows, q_rows, tuple(int(x) for x in drafts), rng=rng)
 
 
 def _top(row: np.ndarray, n: int = TOP_N) -> tuple[tuple[int, float], ...]:
@@ -265,6 +230,94 @@ def autoregressive_generate(
     return res
 
 
+@dataclass
+class _Round:
+    """What one round proposed and decided (internal to :func:`speculative_generate`)."""
+
+    drafts: list[int]
+    n_accepted: int
+    emitted: tuple[int, ...]  # accepted drafts + the resampled or bonus token
+    final_kind: str  # "resample" | "bonus"
+    checked: int  # drafts compared with a coin (up to the first rejection)
+    overlap: float  # sum over checked positions of sum_x min(p, q)
+    result: RoundResult | None = None  # None on the greedy fast path
+    p_rows: np.ndarray | None = None  # (K+1, V)
+    q_rows: np.ndarray | None = None  # (K, V)
+
+
+def _draft_step(d_model, feed, k, t, rng, fast_greedy):
+    """K draft calls, x_i ~ q_i = softmax(logits / T) (argmax at T = 0).
+
+    The first call feeds every committed token the draft has not read yet. Returns the
+    drafts and q_rows (K, V), or None on the greedy fast path (no distributions needed).
+    """
+    drafts: list[int] = []
+    if fast_greedy:
+        for _ in range(k):
+            x = int(d_model.extend(feed, last_only=True)[0].argmax())
+            drafts.append(x)
+            feed = (x,)
+        return drafts, None
+    q_rows = np.empty((k, d_model.tokenizer.vocab_size))  # (K, V)
+    for i in range(k):
+        q_rows[i] = probabilities(d_model.extend(feed, last_only=True), t)[0]
+        x = _sample(q_rows[i], t, rng)
+        drafts.append(x)
+        feed = (x,)
+    return drafts, q_rows
+
+
+def _verify_step(t_model, last, drafts, q_rows, t, rng) -> _Round:
+    """One target call on the last committed token + K drafts (K+1 rows), then decide.
+
+    Greedy without rows (q_rows None): keep drafts while they equal the target's
+    argmax and emit the argmax at the first mismatch (or the bonus): what
+    :func:`specdec_core.verify_round` decides with one-hot p and q, since the residual
+    max(0, p - q) of two different one-hot rows is p itself. Otherwise the rule of
+    Leviathan et al. 2023, Alg. 1 via :func:`verify_block` on p = softmax(logits / T).
+    """
+    k = len(drafts)
+    logits = t_model.extend([last, *drafts])  # (K+1, V)
+    if q_rows is None:
+        best = logits.argmax(axis=1)  # (K+1,) the target's greedy choices
+        n = 0
+        while n < k and drafts[n] == best[n]:
+            n += 1
+        emitted = (*drafts[:n], int(best[n]))
+        kind, checked = ("bonus", n) if n == k else ("resample", n + 1)
+        return _Round(drafts, n, emitted, kind, checked, float(n))  # one-hot overlap: 1 or 0
+    p_rows = probabilities(logits, t)  # (K+1, V)
+    rr = verify_block(p_rows, q_rows, drafts, rng)
+    checked = len(rr.steps)
+    overlap = float(np.minimum(p_rows[:checked], q_rows[:checked]).sum())
+    return _Round(
+        drafts,
+        rr.n_accepted,
+        rr.emitted_tokens,
+        rr.final_kind,
+        checked,
+        overlap,
+        result=rr,
+        p_rows=p_rows,
+        q_rows=q_rows,
+    )
+
+
+def _count(res: GenerationResult, rnd: _Round, parallel_verify: bool) -> None:
+    """Add one round to the counters of ``res``."""
+    k = len(rnd.drafts)
+    res.n_rounds += 1
+    res.drafted += k
+    res.checked += rnd.checked
+    res.accepted += rnd.n_accepted
+    res.emitted += len(rnd.emitted)
+    res.draft_calls += k
+    res.target_calls += 1 if parallel_verify else k + 1
+    res.overlap_sum += rnd.overlap
+    final = "bonus" if rnd.final_kind == "bonus" else "resampled"
+    res.kinds.extend(["accepted"] * rnd.n_accepted + [final])
+
+
 def speculative_generate(
     draft,
     target,
@@ -279,86 +332,45 @@ def speculative_generate(
 ) -> GenerationResult:
     """Speculative decoding (Leviathan et al. 2023, Alg. 1) with K drafts per round.
 
-    Returns a :class:`GenerationResult`: ``tokens`` (exactly ``max_new_tokens``; the last
-    round's surplus is cut), ``kinds``, the per-round trace (``trace=False`` skips it,
-    for benchmarks), counts and wall-clock split. ``on_round(n_tokens_so_far)`` is
-    called after every round (a progress bar).
+    Each round: draft (:func:`_draft_step`), verify (:func:`_verify_step`), roll both
+    caches back to the accepted prefix, count (:func:`_count`). Returns a
+    :class:`GenerationResult`: ``tokens`` (exactly ``max_new_tokens``; the last round's
+    surplus is cut), ``kinds``, the per-round trace (``trace=False`` skips it, for
+    benchmarks; at T = 0 it also takes the argmax fast path), counts and wall-clock
+    split. ``on_round(n_tokens_so_far)`` is called after every round (a progress bar).
     """
     k = check_k(k)
     ids, n_new, t = _check_common([draft, target], prompt_ids, k, max_new_tokens, temperature, rng)
     d_model, t_model = draft.fresh(), target.fresh()
-    vocab = target.tokenizer.vocab_size
-    # Greedy without a trace: decide by comparing argmaxes, which is what verify_round
-    # does with one-hot p and q (x kept iff p(x) = 1; the residual max(0, p - q) of two
-    # different one-hot rows is p itself; the bonus is argmax p). Same tokens and counts
-    # as the traced path (a test checks it), without building (K+1, V) rows.
     fast_greedy = t == 0.0 and not trace
     res = GenerationResult(tuple(ids), [], [], k, t)
-    start = time.perf_counter()
+    perf = time.perf_counter
+    start = perf()
     if len(ids) > 1:
         d_model.extend(ids[:-1], last_only=True)
         t_model.extend(ids[:-1], last_only=True)
-    res.time_prefill = time.perf_counter() - start
+    res.time_prefill = perf() - start
     seq = list(ids)  # committed tokens; both models cache seq[:-1] (draft maybe less)
-    perf = time.perf_counter
     start = perf()
-    time_draft = time_verify = 0.0
     while len(seq) - len(ids) < n_new:
         base = len(seq)
-        # --- draft: K calls; the first feeds every committed token the draft has not read
         t0 = perf()
-        drafts: list[int] = []
-        feed = seq[d_model.length :]
-        if fast_greedy:  # argmax drafts; no distributions needed
-            for _ in range(k):
-                x = int(d_model.extend(feed, last_only=True)[0].argmax())
-                drafts.append(x)
-                feed = (x,)
-        else:
-            q_rows = np.empty((k, vocab))  # (K, V)
-            for i in range(k):
-                q_rows[i] = probabilities(d_model.extend(feed, last_only=True), t)[0]
-                x = _sample(q_rows[i], t, rng)
-                drafts.append(x)
-                feed = (x,)
+        drafts, q_rows = _draft_step(d_model, seq[d_model.length :], k, t, rng, fast_greedy)
         t1 = perf()
-        # --- verify: one target call on the last committed token + K drafts -> K+1 rows
-        logits = t_model.extend([seq[-1], *drafts])  # (K+1, V)
-        if fast_greedy:
-            best = logits.argmax(axis=1)  # (K+1,) the target's greedy choices
-            n = 0
-            while n < k and drafts[n] == best[n]:
-                n += 1
-            emitted = (*drafts[:n], int(best[n]))
-            final_kind, checked = ("bonus", n) if n == k else ("resample", n + 1)
-            overlap = float(n)  # one-hot p and q overlap fully when kept, not at all else
-        else:
-            p_rows = probabilities(logits, t)  # (K+1, V)
-            rr = verify_block(p_rows, q_rows, drafts, rng)
-            n, emitted, final_kind = rr.n_accepted, rr.emitted_tokens, rr.final_kind
-            checked = len(rr.steps)
-            overlap = float(np.minimum(p_rows[:checked], q_rows[:checked]).sum())
-        time_draft += t1 - t0
-        time_verify += perf() - t1  # the target call and the accept / reject decisions
-        seq.extend(emitted)
-        t_model.rollback(base + n)
-        d_model.rollback(min(d_model.length, base + n))
-        res.n_rounds += 1
-        res.drafted += k
-        res.checked += checked
-        res.accepted += n
-        res.emitted += len(emitted)
-        res.draft_calls += k
-        res.target_calls += 1 if target.parallel_verify else k + 1
-        res.overlap_sum += overlap
-        kinds = ["accepted"] * n + ["bonus" if final_kind == "bonus" else "resampled"]
+        rnd = _verify_step(t_model, seq[-1], drafts, q_rows, t, rng)
+        res.time_draft += t1 - t0
+        res.time_verify += perf() - t1  # the target call and the accept / reject decisions
+        seq.extend(rnd.emitted)
+        t_model.rollback(base + rnd.n_accepted)
+        d_model.rollback(min(d_model.length, base + rnd.n_accepted))
+        _count(res, rnd, target.parallel_verify)
         if trace:
-            res.rounds.append(_round_trace(res.n_rounds - 1, base - len(ids), rr, p_rows, q_rows))
-        res.kinds.extend(kinds)
+            res.rounds.append(
+                _round_trace(res.n_rounds - 1, base - len(ids), rnd.result, rnd.p_rows, rnd.q_rows)
+            )
         if on_round is not None:
             on_round(min(n_new, len(seq) - len(ids)))
     res.time_total = perf() - start
-    res.time_draft, res.time_verify = time_draft, time_verify
     res.tokens = seq[len(ids) : len(ids) + n_new]
     res.kinds = res.kinds[:n_new]
     return res

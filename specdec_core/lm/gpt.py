@@ -18,12 +18,14 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
 
+from ..errors import InvalidParameterError
 from .errors import ContextLengthError
+from .tokenizer import Tokenizer
 
 LN_EPS = 1e-5  # torch.nn.LayerNorm default
 GELU_C = np.float32(np.sqrt(2.0 / np.pi))
@@ -37,6 +39,45 @@ class GPTConfig:
     layers: int
     dim: int
     heads: int
+
+
+@dataclass(frozen=True)
+class Block:
+    """One transformer layer, LayerNorm gains and biases folded into the next matrix.
+
+    attention: qkv = LN(x) @ w_qkv + b_qkv, then (heads) @ w_proj + b_proj;
+    MLP: GELU(LN(x) @ w_fc + b_fc) @ w_out + b_out (pre-LN block, Radford et al. 2019).
+    """
+
+    w_qkv: np.ndarray  # (d, 3d)
+    b_qkv: np.ndarray  # (3d,)
+    w_proj: np.ndarray  # (d, d)
+    b_proj: np.ndarray  # (d,)
+    w_fc: np.ndarray  # (d, 4d)
+    b_fc: np.ndarray  # (4d,)
+    w_out: np.ndarray  # (4d, d)
+    b_out: np.ndarray  # (d,)
+
+    @classmethod
+    def from_arrays(cls, f32: dict[str, np.ndarray], i: int) -> Block:
+        """Layer i of the exported arrays (train_gpt.export), with the LayerNorms folded:
+        LN(x) @ W + c = ((x - mean) / std) @ (g * W) + (b @ W + c)."""
+        g1, b1 = f32[f"h{i}_ln1_g"], f32[f"h{i}_ln1_b"]
+        g2, b2 = f32[f"h{i}_ln2_g"], f32[f"h{i}_ln2_b"]
+        qkv_w, fc_w = f32[f"h{i}_qkv_w"], f32[f"h{i}_fc_w"]
+        return cls(
+            w_qkv=np.ascontiguousarray(g1[:, None] * qkv_w),
+            b_qkv=b1 @ qkv_w + f32[f"h{i}_qkv_b"],
+            w_proj=f32[f"h{i}_proj_w"],
+            b_proj=f32[f"h{i}_proj_b"],
+            w_fc=np.ascontiguousarray(g2[:, None] * fc_w),
+            b_fc=b2 @ fc_w + f32[f"h{i}_fc_b"],
+            w_out=f32[f"h{i}_out_w"],
+            b_out=f32[f"h{i}_out_b"],
+        )
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return tuple(getattr(self, f.name) for f in fields(self))
 
 
 def _normalise(x: np.ndarray) -> np.ndarray:
@@ -94,33 +135,23 @@ class GPTModel:
 
     parallel_verify = True  # K+1 positions in one call
 
-    def __init__(self, arrays: dict[str, np.ndarray], name: str = "gpt") -> None:
+    def __init__(
+        self,
+        arrays: dict[str, np.ndarray],
+        *,
+        tokenizer: Tokenizer | None = None,
+        name: str = "gpt",
+    ) -> None:
+        """``tokenizer``: the pair's shared tokenizer (None only for a bare parity check)."""
         cfg = json.loads(str(arrays["config"]))
         self.config = GPTConfig(cfg["vocab"], cfg["ctx"], cfg["layers"], cfg["dim"], cfg["heads"])
-        self.meta = cfg
         self.name = name
+        self.tokenizer = tokenizer
         c = self.config
         f32 = {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items() if k != "config"}
         self.wte = f32["wte"]  # (V, d)
         self.wpe = f32["wpe"]  # (T, d)
-        self.layers = []
-        for i in range(c.layers):
-            g1, b1 = f32[f"h{i}_ln1_g"], f32[f"h{i}_ln1_b"]
-            g2, b2 = f32[f"h{i}_ln2_g"], f32[f"h{i}_ln2_b"]
-            qkv_w, qkv_b = f32[f"h{i}_qkv_w"], f32[f"h{i}_qkv_b"]
-            fc_w, fc_b = f32[f"h{i}_fc_w"], f32[f"h{i}_fc_b"]
-            self.layers.append(
-                (
-                    np.ascontiguousarray(g1[:, None] * qkv_w),
-                    b1 @ qkv_w + qkv_b,  # (d, 3d), (3d,)
-                    f32[f"h{i}_proj_w"],
-                    f32[f"h{i}_proj_b"],  # (d, d), (d,)
-                    np.ascontiguousarray(g2[:, None] * fc_w),
-                    b2 @ fc_w + fc_b,  # (d, 4d), (4d,)
-                    f32[f"h{i}_out_w"],
-                    f32[f"h{i}_out_b"],  # (4d, d), (d,)
-                )
-            )
+        self.blocks = tuple(Block.from_arrays(f32, i) for i in range(c.layers))
         gf, bf = f32["lnf_g"], f32["lnf_b"]
         self.head_w = np.ascontiguousarray(gf[:, None] * self.wte.T)  # (d, V)
         self.head_b = bf @ self.wte.T  # (V,)
@@ -129,23 +160,23 @@ class GPTModel:
         self.k_cache = np.zeros((c.layers, c.heads, c.ctx, hd), np.float32)
         self.v_cache = np.zeros((c.layers, c.heads, c.ctx, hd), np.float32)
         self.length = 0
-        for arr in (self.wte, self.wpe, self.head_w, self.head_b, *sum(self.layers, ())):
+        for arr in (self.wte, self.wpe, self.head_w, self.head_b):
+            arr.flags.writeable = False
+        for arr in (a for b in self.blocks for a in b.arrays()):
             arr.flags.writeable = False
 
     @classmethod
-    def load(cls, path: str | Path, name: str | None = None) -> GPTModel:
+    def load(
+        cls, path: str | Path, *, tokenizer: Tokenizer | None = None, name: str | None = None
+    ) -> GPTModel:
+        """Read an exported .npz (float16 weights + JSON config)."""
         with np.load(path) as data:
             arrays = {k: data[k] for k in data.files}
-        return cls(arrays, name or Path(path).stem)
+        return cls(arrays, tokenizer=tokenizer, name=name or Path(path).stem)
 
     @property
     def context_length(self) -> int:
         return self.config.ctx
-
-    @property
-    def n_params(self) -> int:
-        c = self.config
-        return c.vocab * c.dim + c.ctx * c.dim + c.layers * 12 * c.dim * c.dim + 2 * c.dim
 
     def fresh(self) -> GPTModel:
         """A new runner that shares the (read-only) weights and has its own empty cache."""
@@ -155,13 +186,13 @@ class GPTModel:
         other.length = 0
         return other
 
-    def reset(self) -> None:
-        self.length = 0
-
     def rollback(self, length: int) -> None:
         """Forget cached positions length.. (the rejected tokens)."""
         if not 0 <= length <= self.length:
-            raise ValueError(f"cannot roll back to {length}: {self.length} tokens are cached")
+            raise InvalidParameterError(
+                f"{self.name}: cannot roll back to {length} tokens; allowed: 0 to "
+                f"{self.length} (the tokens it has cached)."
+            )
         self.length = length
 
     def extend(self, tokens, *, last_only: bool = False) -> np.ndarray:
@@ -179,9 +210,9 @@ class GPTModel:
         h, hd, d = c.heads, c.dim // c.heads, c.dim
         x = self.wte[ids] + self.wpe[n : n + m]  # (m, d)
         mask = _causal_mask(m) if m > 1 else None  # row i sees cached + new[: i + 1]
-        for li, (wqkv, bqkv, wp, bp, wfc, bfc, wo, bo) in enumerate(self.layers):
-            qkv = _mm(_normalise(x), wqkv)  # (m, 3d)
-            qkv += bqkv
+        for li, blk in enumerate(self.blocks):
+            qkv = _mm(_normalise(x), blk.w_qkv)  # (m, 3d)
+            qkv += blk.b_qkv
             qkv = qkv.reshape(m, 3, h, hd).transpose(1, 2, 0, 3)  # (3, h, m, hd)
             kc, vc = self.k_cache[li], self.v_cache[li]
             kc[:, n : n + m] = qkv[1]
@@ -194,10 +225,10 @@ class GPTModel:
             np.exp(att, out=att)
             att /= att.sum(axis=-1, keepdims=True)
             y = (att @ vc[:, : n + m]).transpose(1, 0, 2).reshape(m, d)  # (m, d)
-            x = x + (_mm(y, wp) + bp)
-            hid = _mm(_normalise(x), wfc)  # (m, 4d)
-            hid += bfc
-            x = x + (_mm(_gelu(hid), wo) + bo)
+            x = x + (_mm(y, blk.w_proj) + blk.b_proj)
+            hid = _mm(_normalise(x), blk.w_fc)  # (m, 4d)
+            hid += blk.b_fc
+            x = x + (_mm(_gelu(hid), blk.w_out) + blk.b_out)
         self.length = n + m
         if last_only:
             x = x[-1:]

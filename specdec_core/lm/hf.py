@@ -20,8 +20,9 @@ import importlib.util
 
 import numpy as np
 
+from ..errors import InvalidParameterError
 from .errors import ContextLengthError, PairUnavailableError, PromptError
-from .pairs import PairInfo
+from .protocol import PairInfo
 
 CANDIDATES = {
     "hf-distilgpt2-to-gpt2": ("distilgpt2", "gpt2"),
@@ -143,7 +144,10 @@ class HFCausalLM:
 
     def rollback(self, length: int) -> None:
         if not 0 <= length <= len(self.tokens):
-            raise ValueError(f"cannot roll back to {length}: {len(self.tokens)} tokens are held")
+            raise InvalidParameterError(
+                f"{self.name}: cannot roll back to {length} tokens; allowed: 0 to "
+                f"{len(self.tokens)} (the tokens it holds)."
+            )
         if length == len(self.tokens):
             return
         kept = self.tokens[:length]

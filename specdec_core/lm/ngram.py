@@ -21,7 +21,9 @@ import copy
 
 import numpy as np
 
+from ..errors import InvalidParameterError
 from .errors import ContextLengthError
+from .tokenizer import Tokenizer
 
 NGRAM_CONTEXT = 4096  # tokens an n-gram model accepts in one sequence (no real limit)
 
@@ -34,11 +36,21 @@ class NGramModel:
 
     parallel_verify = False
 
-    def __init__(self, token_ids: np.ndarray, order: int, vocab: int, name: str | None = None):
-        if order < 1:
-            raise ValueError("order must be >= 1")
+    def __init__(
+        self,
+        token_ids: np.ndarray,
+        order: int,
+        vocab: int,
+        name: str | None = None,
+        *,
+        tokenizer: Tokenizer | None = None,
+    ):
+        """Count the n-grams of ``token_ids``; ``tokenizer`` is the pair's (None for toys)."""
+        if isinstance(order, bool) or not isinstance(order, int) or order < 1:
+            raise InvalidParameterError(f"n-gram order is {order!r}; allowed: 1 or more.")
         self.order, self.vocab = order, vocab
         self.name = name or f"{order}-gram"
+        self.tokenizer = tokenizer
         ids = np.asarray(token_ids, dtype=np.int64)
         self.keys: list[np.ndarray] = []  # per order n >= 2: sorted keys ctx * V + next
         self.counts: list[np.ndarray] = []
@@ -64,10 +76,6 @@ class NGramModel:
     def length(self) -> int:
         return len(self.tokens)
 
-    @property
-    def n_entries(self) -> int:
-        return sum(k.size for k in self.keys)
-
     def fresh(self) -> NGramModel:
         """A new runner sharing the (read-only) counts, with an empty history."""
         other = copy.copy(self)
@@ -75,12 +83,13 @@ class NGramModel:
         other._log_rows = {}  # each generation starts with an empty row cache
         return other
 
-    def reset(self) -> None:
-        self.tokens = []
-
     def rollback(self, length: int) -> None:
+        """Forget the tokens from position ``length`` on (the rejected drafts)."""
         if not 0 <= length <= len(self.tokens):
-            raise ValueError(f"cannot roll back to {length}: {len(self.tokens)} tokens are held")
+            raise InvalidParameterError(
+                f"{self.name}: cannot roll back to {length} tokens; allowed: 0 to "
+                f"{len(self.tokens)} (the tokens it holds)."
+            )
         del self.tokens[length:]
 
     def distribution(self, history) -> np.ndarray:

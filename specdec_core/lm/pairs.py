@@ -1,20 +1,13 @@
-"""Model pairs: the protocol every model implements, the registry, and loading.
+"""Model pairs: the registry and loading (the model protocol is in :mod:`.protocol`).
 
-A model (draft or target) implements :class:`LanguageModel`: it owns the shared
-tokenizer, feeds a block of m tokens in one call and returns m rows of next-token
-logits (``extend``), keeps a cache of what it has read (``length``) and forgets rejected
-positions (``rollback``). ``fresh()`` gives a runner with its own empty cache that shares
-the read-only weights, so one loaded pair can serve many sessions at once.
-``parallel_verify`` says whether scoring K+1 positions costs one target call (a
-transformer) or K+1 (an n-gram model looks each position up on its own).
+Each pair is loaded once per process (``lru_cache``); callers take ``fresh()`` runners,
+so the cached models are never mutated.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.util
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -23,36 +16,8 @@ from .corpus import ASSETS, load_corpus
 from .errors import PairUnavailableError
 from .gpt import GPTModel
 from .ngram import NGramModel
+from .protocol import LanguageModel, PairInfo
 from .tokenizer import Tokenizer
-
-
-@runtime_checkable
-class LanguageModel(Protocol):
-    name: str
-    tokenizer: Tokenizer
-    parallel_verify: bool
-
-    @property
-    def context_length(self) -> int: ...
-
-    @property
-    def length(self) -> int: ...
-
-    def fresh(self) -> LanguageModel: ...
-
-    def extend(self, tokens, *, last_only: bool = False) -> np.ndarray: ...
-
-    def rollback(self, length: int) -> None: ...
-
-
-@dataclass(frozen=True)
-class PairInfo:
-    name: str  # the id passed to load_pair
-    label: str  # what the page shows
-    draft: str
-    target: str
-    description: str
-
 
 PAIRS: dict[str, PairInfo] = {
     "gpt-1L-to-gpt-4L": PairInfo(
@@ -98,22 +63,19 @@ def _gpt(which: str) -> GPTModel:
     path = ASSETS / f"gpt_{which}.npz"
     if not path.exists():
         raise PairUnavailableError(f"the weights {path.name} are missing; run tools/train_gpt.py.")
-    model = GPTModel.load(path, name=f"GPT {which}")
-    model.tokenizer = load_tokenizer()
-    return model
+    return GPTModel.load(path, tokenizer=load_tokenizer(), name=f"GPT {which}")
 
 
 @functools.lru_cache(maxsize=4)
 def _ngram(order: int) -> NGramModel:
     tok = load_tokenizer()
-    model = NGramModel(
+    return NGramModel(
         corpus_token_ids(),
         order,
         tok.vocab_size,
         name={2: "bigram", 3: "trigram"}.get(order, f"{order}-gram"),
+        tokenizer=tok,
     )
-    model.tokenizer = tok
-    return model
 
 
 _LOADERS = {

@@ -78,7 +78,7 @@ HOSTILE_VALUES = [
     "x" * 2_001,
     "0.01, " * 70,
 ]
-# The parameters each page reads (see the pages and specdec_ui/round_inputs.py), plus junk.
+# The parameters each page reads (see the pages and specdec_ui/round_codec.py), plus junk.
 PAGE_PARAMS = {
     "app.py": ["page", "x"],
     "pages/1_Step_through_a_round.py": [
@@ -96,7 +96,7 @@ PAGE_PARAMS = {
     ],
     "pages/2_Speedup_explorer.py": ["preset", "alpha", "k", "c_q", "c_p"],
     "pages/3_Losslessness_lab.py": ["preset", "p", "q", "k", "rounds", "seed", "variant"],
-    "pages/4_Self_test.py": ["q", "question", "seed", "answer"],
+    "pages/4_Self_test.py": ["kind", "vocab", "seed", "q", "answer"],
     "pages/5_Model_pair_lab.py": ["pair", "prompt", "k", "seed", "temperature"],
 }
 PAGES = sorted(PAGE_PARAMS)
@@ -211,14 +211,14 @@ def _act(rng: random.Random, at: AppTest, page: str) -> str | None:
 def _candidate_options() -> list:
     """Raw option values the pages use (keys of the presets, variants, pairs, quiz kinds)."""
     import specdec_core as sc
-    from specdec_ui import figures_lab, figures_speedup
+    from specdec_ui import presets
 
     pool: list = [
         *sc.SCENARIOS,
         *sc.VARIANTS,
-        *figures_lab.LAB_PRESETS,
-        *figures_speedup.SPEED_PRESETS,
-        figures_lab.CUSTOM,
+        *presets.LAB_PRESETS,
+        *presets.SPEED_PRESETS,
+        presets.CUSTOM,
         "custom",
         "mixed",
     ]

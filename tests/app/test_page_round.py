@@ -7,7 +7,7 @@ import re
 import pytest
 
 import specdec_core as sc
-from specdec_ui.round_inputs import ROUND_KEYS
+from specdec_ui.round_codec import ROUND_KEYS
 from tests.app.conftest import figures, open_page
 
 PAGE = "pages/1_Step_through_a_round.py"

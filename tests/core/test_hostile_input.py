@@ -429,7 +429,7 @@ def test_link_reader_caps_the_length_of_a_parameter():
     assert "longer than" in link.problems[0]
 
 
-# --- the round page's link and typed round (pure parts of specdec_ui.round_inputs) -------
+# --- the round page's link and typed round (specdec_ui.round_codec) ---------------------
 
 round_link_params = st.fixed_dictionaries(
     {"mode": st.sampled_from(["custom", "preset", "Custom", "", "x"])},
@@ -455,28 +455,16 @@ round_link_params = st.fixed_dictionaries(
 @HOSTILE
 @given(params=round_link_params)
 def test_round_link_gives_a_valid_page_state_whatever_the_link(params):
-    from specdec_ui import round_inputs as ri
+    from specdec_ui import round_codec as rc
 
-    state = ri.read_link(params)
-    values = state.values
-    assert values["round_mode"] in ri.MODES
-    assert values["round_preset"] in ri.ROUND_KEYS
-    assert state.step is None or 0 <= state.step <= ri.MAX_STEP_LINK
+    state = rc.read_link(params)
+    choice = state.choice
+    assert choice.preset in rc.ROUND_KEYS
+    assert state.step is None or 0 <= state.step <= rc.MAX_STEP_LINK
     assert all(isinstance(p, str) and p for p in state.problems)
-    if values["round_mode"] == "Custom":
+    if choice.custom is not None:
         # Whatever the link said, the state it leads to is a round that plays.
-        spec = ri.custom_spec(
-            str(values["round_labels"]),
-            str(values["round_p_text"]),
-            str(values["round_q_text"]),
-            int(values["round_k"]),
-            str(values["round_drafts_text"]),
-            str(values["round_coins_text"]),
-            str(values["round_final_text"]),
-            int(values["round_seed"]),
-            *(state.table or (None, None)),
-            normalize=bool(values.get("round_normalise")),
-        )
+        spec = rc.custom_spec(choice.custom, choice.tables)
         assert len(spec.labels) == spec.p_rows.shape[1]
 
 
@@ -494,14 +482,16 @@ def test_round_link_gives_a_valid_page_state_whatever_the_link(params):
 def test_typed_custom_round_is_a_round_or_a_clear_error(
     labels, p, q, k, drafts, coins, final, normalize
 ):
-    from specdec_ui import round_inputs as ri
+    from specdec_ui import round_codec as rc
+    from specdec_ui.presets import ROUND_K_MAX
 
+    inputs = rc.CustomInputs(labels, p, q, k, drafts, coins, final, 0, normalize)
     try:
-        spec = ri.custom_spec(labels, p, q, k, drafts, coins, final, 0, normalize=normalize)
+        spec = rc.custom_spec(inputs)
     except Exception as err:  # noqa: BLE001
         assert_clear_error(err)
         return
-    assert 1 <= spec.q_rows.shape[0] <= ri.K_MAX_PAGE
+    assert 1 <= spec.q_rows.shape[0] <= ROUND_K_MAX
     assert spec.p_rows.shape[0] == spec.q_rows.shape[0] + 1
 
 
@@ -513,7 +503,7 @@ def test_typed_custom_round_is_a_round_or_a_clear_error(
     ],
 )
 def test_typed_custom_round_accepts_the_seed_syntax(p, q, drafts):
-    from specdec_ui import round_inputs as ri
+    from specdec_ui import round_codec as rc
 
-    spec = ri.custom_spec("", p, q, 3, drafts)
+    spec = rc.custom_spec(rc.CustomInputs(labels="", p_text=p, q_text=q, k=3, drafts_text=drafts))
     assert spec.q_rows.shape[0] == 3

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from specdec_core import InvalidParameterError
 from specdec_core.lm import ContextLengthError, GPTModel, NGramModel, load_pair
 from specdec_core.lm.corpus import ASSETS
 from specdec_core.lm.generate import probabilities
@@ -68,7 +69,7 @@ def test_context_overflow_is_a_clear_error_not_an_index_error(target):
     runner.extend(np.zeros(target.context_length - 2, dtype=np.int64))
     with pytest.raises(ContextLengthError, match="context of 256"):
         runner.extend([1, 2, 3])
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidParameterError, match="cannot roll back to 255 tokens"):
         runner.rollback(runner.length + 1)
 
 
@@ -95,6 +96,10 @@ def test_ngram_extend_and_rollback():
     model.rollback(2)
     again = model.extend([3, 4])
     assert np.allclose(again, rows[2:])
+    with pytest.raises(InvalidParameterError, match="allowed: 0 to 4"):
+        model.rollback(5)
+    with pytest.raises(InvalidParameterError, match="order"):
+        NGramModel(ids, 0, 16)
 
 
 def test_ngram_row_cache_is_exact_per_runner_and_bounded(monkeypatch):

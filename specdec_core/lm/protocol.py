@@ -1,0 +1,54 @@
+"""What every model of a pair implements, and what the page shows about a pair.
+
+Kept apart from :mod:`.pairs` (the registry and loaders) so that the optional
+Hugging Face adapter (:mod:`.hf`) and the registry both import it without importing
+each other.
+
+A model (draft or target) implements :class:`LanguageModel`: it holds the shared
+tokenizer, feeds a block of m tokens in one call and returns m rows of next-token
+logits (``extend``), keeps a cache of what it has read (``length``) and forgets rejected
+positions (``rollback``). ``fresh()`` gives a runner with its own empty cache that shares
+the read-only weights, so one loaded pair can serve many sessions at once.
+``parallel_verify`` says whether scoring K+1 positions costs one target call (a
+transformer) or K+1 (an n-gram model looks each position up on its own).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from .tokenizer import Tokenizer
+
+
+@runtime_checkable
+class LanguageModel(Protocol):
+    name: str
+    tokenizer: Tokenizer
+    parallel_verify: bool
+
+    @property
+    def context_length(self) -> int: ...
+
+    @property
+    def length(self) -> int: ...
+
+    def fresh(self) -> LanguageModel: ...
+
+    def extend(self, tokens, *, last_only: bool = False) -> np.ndarray: ...
+
+    def rollback(self, length: int) -> None: ...
+
+
+@dataclass(frozen=True)
+class PairInfo:
+    """A model pair as the page lists it."""
+
+    name: str  # the id passed to load_pair
+    label: str  # what the page shows
+    draft: str
+    target: str
+    description: str
+    why: str = ""  # one sentence: why this draft agrees with its target (or costs nothing)
