@@ -174,19 +174,27 @@ def share_link(params: Mapping[str, str] | None = None) -> str | None:
 
 
 def share_panel(link: str | None) -> None:
-    """QR code of ``link``, the link as copyable text, and a note on local addresses."""
+    """QR code of ``link`` beside the link as copyable text, and a note on local addresses."""
     if not link:
         st.caption("The share link appears here once the page has loaded in a browser.")
         return
+    code, text = st.columns([1, 3], vertical_alignment="center")
     try:
         png = qr_png(link)
     except LinkTooLongError as err:
-        st.info(f"No QR code: {err}. Copy the link below instead.", icon="🔗")
+        code.info(f"No QR code: {err}. Copy the link instead.", icon="🔗")
     else:
-        st.image(png, width=QR_WIDTH, caption="Scan to open this page in the same state")
-    st.code(link, language=None, wrap_lines=True)
-    if is_local_link(link):
-        st.caption(
-            "This address points at this computer (localhost), so phones cannot open it; "
-            "serve the app on the network or a public host to share it."
-        )
+        code.image(png, width=QR_WIDTH, caption="Scan to open this page in the same state")
+    with text:
+        st.code(link, language=None, wrap_lines=True)
+        if is_local_link(link):
+            st.caption(
+                "This address points at this computer (localhost), so phones cannot open "
+                "it; serve the app on the network or a public host to share it."
+            )
+
+
+def share_page(params: Mapping[str, str] | None = None) -> None:
+    """For a page without ``PageState``: keep ``present=1`` in its link, show the QR panel."""
+    sync_link()
+    share_panel(share_link(params))
