@@ -94,7 +94,13 @@ coin_alt = f"The interval from 0 to 1 split at a: keep below, reject above. {ste
 COIN_NOTE = (
     "The coin u is uniform on [0, 1): it lands in the keep zone [0, a) with probability exactly a."
 )
-text_box, chart_box = st.columns([2, 3]) if PRESENTING else (st.container(), st.container())
+if not PRESENTING:
+    text_box, chart_box, coin_box = st.container(), st.container(), None
+elif coin_fig is None:
+    text_box, chart_box = st.columns([2, 3])
+    coin_box = None
+else:  # a coin step: text | bars | coin, all three in the first screen
+    text_box, chart_box, coin_box = st.columns([4, 5, 4])
 with text_box:
     # "Step N of M" is the progress bar's label above; the heading names the decision.
     st.subheader(KIND_NAME[step.kind].capitalize())
@@ -102,8 +108,10 @@ with text_box:
         st.markdown(f"#### {md_escape(step.title)}")
         st.markdown(f"**Why this step?** {md_escape(step.why)}")
     st.latex(step.latex)
-    if PRESENTING and coin_fig is not None:
+if coin_box is not None:
+    with coin_box:
         chart(coin_fig, key="round_chart_coin", alt=coin_alt)
+        st.caption(COIN_NOTE)
 with chart_box:
     if coin_fig is None or PRESENTING:
         chart(main_fig, key="round_chart_main", alt=main_alt)

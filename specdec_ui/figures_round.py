@@ -177,6 +177,9 @@ def residual_figure(
     return _figure(data, layout, title=title, height=360)
 
 
+COIN_BAR_WIDTH = 0.5  # of the category: room above the bar for the coin's label
+
+
 def coin_figure(a: float, u: float | None = None, *, title: str = "") -> go.Figure:
     """The acceptance probability a as a [0, 1] bar: keep zone [0, a), reject zone [a, 1).
 
@@ -194,7 +197,8 @@ def coin_figure(a: float, u: float | None = None, *, title: str = "") -> go.Figu
             "marker": {"color": COLORS["accepted"]},
             "text": [f"keep ✓ (a = {a:.3g})" if a > 0.2 else ""],
             "textposition": "inside",
-            "insidetextanchor": "middle",
+            "insidetextanchor": "start",  # the coin's diamond sits anywhere: keep text at the ends
+            "width": [COIN_BAR_WIDTH],
             "textfont": {"color": "#000000"},
             "hovertemplate": "keep zone: u < %{x:.3g}<extra></extra>",
         },
@@ -207,7 +211,8 @@ def coin_figure(a: float, u: float | None = None, *, title: str = "") -> go.Figu
             "marker": {"color": COLORS["rejected"], "pattern": {"shape": "x"}},
             "text": ["reject ✗" if a < 0.8 else ""],
             "textposition": "inside",
-            "insidetextanchor": "middle",
+            "insidetextanchor": "end",
+            "width": [COIN_BAR_WIDTH],
             "textfont": {"color": "#000000"},
             "hovertemplate": "reject zone: width %{x:.3g}<extra></extra>",
         },
@@ -233,21 +238,16 @@ def coin_figure(a: float, u: float | None = None, *, title: str = "") -> go.Figu
                 "cliponaxis": False,
             }
         )
+    # The legend sits on top (under the title), never on the axis title below (issue 10);
+    # the bar is thin so the coin's label "u = ..." has room above it.
     layout = {
         "barmode": "stack",
         "showlegend": True,
-        "margin": {"b": 80},
-        "legend": {
-            "orientation": "h",
-            "y": -0.45,
-            "yanchor": "top",
-            "x": 0,
-            "traceorder": "normal",
-        },
-        "xaxis": {"range": [0, 1], "title": {"text": "u ~ Uniform[0, 1)"}, "dtick": 0.1},
-        "yaxis": {"showticklabels": False},
+        "legend": {"traceorder": "normal"},
+        "xaxis": {"range": [0, 1], "title": {"text": "u ~ Uniform[0, 1)"}, "dtick": 0.2},
+        "yaxis": {"showticklabels": False, "range": [-0.45, 0.75]},
     }
-    return _figure(data, layout, title=title, height=280)
+    return _figure(data, layout, title=title, height=300)
 
 
 def chips_figure(

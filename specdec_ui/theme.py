@@ -199,6 +199,8 @@ def presenter_figure(fig: go.Figure, *, theme_type: str | None = None) -> go.Fig
     ink, grid = PRESENTER_INK.get(theme_type or ""), PRESENTER_GRID.get(theme_type or "")
     swap = {"dark": DARK_SWAP, "light": LIGHT_SWAP}.get(theme_type or "", {})
     layout["font"] = _at_least(layout.get("font"), PRESENTER_FONT_SIZE)
+    # plotly shrinks bar text that does not fit its bar; at the presenter size it must not
+    layout["uniformtext"] = {"minsize": PRESENTER_FONT_SIZE, "mode": "show"}
     if ink:
         layout["font"]["color"] = ink
     title = layout.get("title")

@@ -290,7 +290,12 @@ CHART_TEXT_JS = """
     if (!t.textContent.trim()) continue;
     const r = t.getBoundingClientRect();
     if (r.width === 0 && r.height === 0) continue;
-    sizes.push([parseFloat(getComputedStyle(t).fontSize), t.textContent.trim().slice(0, 30)]);
+    // plotly shrinks text with a transform (bar labels that do not fit): the drawn size is
+    // the font size times the scale of the text's transform matrix.
+    const m = t.getCTM();
+    const scale = m ? Math.sqrt(m.a * m.a + m.b * m.b) : 1;
+    const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+    sizes.push([Math.round(px * 10) / 10, t.textContent.trim().slice(0, 30)]);
   }
   return sizes;
 }

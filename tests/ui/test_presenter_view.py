@@ -28,7 +28,7 @@ def _figures() -> dict[str, go.Figure]:
         "coin": fr.coin_figure(0.6, 0.3, title="coin"),
         "pq": fr.pq_figure(LABELS, P_000, Q_000, highlight=1, title="p and q"),
         "chips": fr.chips_figure(LABELS, [0, 1, 2], ["accepted", "rejected", "discarded"], []),
-        "speedup_k": fs.speedup_vs_k_figure(0.8, 0.05, 1.0, k_current=3),
+        "speedup_k": fs.speedup_vs_k_figure(0.8, 0.05, 1.0, k_current=3, k_max=10),
         "heatmap": fs.speedup_heatmap_figure(0.05, 1.0),
         "timeline": fs.timeline_figure(3, c_q=1.0, c_p=4.0),
         "overlap": fl.overlap_figure(P_000, Q_000, LABELS),
