@@ -10,6 +10,7 @@ from specdec_core.errors import mismatch_message
 from specdec_ui import figures_lab as fl
 from specdec_ui import presets
 from specdec_ui.page_state import PageState
+from specdec_ui.presenter import chart
 from specdec_ui.share import LinkReader
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import (
@@ -274,7 +275,7 @@ elif applied["variant"] != "correct" and report.passed:
 
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(
+    chart(
         _overlap_fig(tuple(p_target.tolist()), tuple(q_draft.tolist()), tuple(labels)),
         key="lab_fig_overlap",
     )
@@ -313,7 +314,7 @@ token_fig, rounds_fig = _result_figs(
 )
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(token_fig, key="lab_fig_tokens")
+    chart(token_fig, key="lab_fig_tokens")
     st.latex(rf"X^2 = \sum \frac{{(O - E)^2}}{{E}} = {tok.statistic:.1f}")
     st.latex(rf"\text{{dof}} = {tok.dof},\quad p\text{{-value}} {_p_latex(tok.p_value)}")
     st.caption(
@@ -322,7 +323,7 @@ with left:
         f"{level:g}) means counts this far from p would almost never happen by chance."
     )
 with right:
-    st.plotly_chart(rounds_fig, key="lab_fig_rounds")
+    chart(rounds_fig, key="lab_fig_rounds")
     st.latex(r"P(n+1\ \text{tokens}) = \alpha^n (1-\alpha),\quad P(K+1) = \alpha^K")
     st.latex(
         rf"X^2 = {lengths.statistic:.1f},\quad \text{{dof}} = {lengths.dof},\quad "

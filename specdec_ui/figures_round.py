@@ -180,7 +180,12 @@ def residual_figure(
     return _figure(data, layout, title=title, height=360)
 
 
-def _zone_bar(name: str, width: float, color: str, text: str, hover: str, **marker) -> dict:
+COIN_BAR_WIDTH = 0.5  # of the category: room above the bar for the coin's label
+
+
+def _zone_bar(
+    name: str, width: float, color: str, text: str, hover: str, anchor: str, **marker
+) -> dict:
     """One zone of the coin bar (keep or reject), labelled in words as well as colour."""
     return {
         "type": "bar",
@@ -191,7 +196,8 @@ def _zone_bar(name: str, width: float, color: str, text: str, hover: str, **mark
         "marker": {"color": color, **marker},
         "text": [text],
         "textposition": "inside",
-        "insidetextanchor": "middle",
+        "insidetextanchor": anchor,  # the coin's diamond sits anywhere: text at the ends
+        "width": [COIN_BAR_WIDTH],
         "textfont": {"color": "#000000"},
         "hovertemplate": hover,
     }
@@ -233,6 +239,7 @@ def coin_figure(a: float, u: float | None = None, *, title: str = "") -> go.Figu
             COLORS["accepted"],
             f"keep ✓ (a = {a:.3g})" if a > 0.2 else "",
             "keep zone: u < %{x:.3g}<extra></extra>",
+            "start",
         ),
         _zone_bar(
             f"{STATUS_SYMBOL['rejected']} reject if u ≥ a",
@@ -240,26 +247,22 @@ def coin_figure(a: float, u: float | None = None, *, title: str = "") -> go.Figu
             COLORS["rejected"],
             "reject ✗" if a < 0.8 else "",
             "reject zone: width %{x:.3g}<extra></extra>",
+            "end",
             pattern={"shape": "x"},
         ),
     ]
     if u is not None:
         data.append(_coin_marker(u))
+    # The legend sits on top (under the title), never on the axis title below (issue 10);
+    # the bar is thin so the coin's label "u = ..." has room above it.
     layout = {
         "barmode": "stack",
         "showlegend": True,
-        "margin": {"b": 80},
-        "legend": {
-            "orientation": "h",
-            "y": -0.45,
-            "yanchor": "top",
-            "x": 0,
-            "traceorder": "normal",
-        },
-        "xaxis": {"range": [0, 1], "title": {"text": "u ~ Uniform[0, 1)"}, "dtick": 0.1},
-        "yaxis": {"showticklabels": False},
+        "legend": {"traceorder": "normal"},
+        "xaxis": {"range": [0, 1], "title": {"text": "u ~ Uniform[0, 1)"}, "dtick": 0.2},
+        "yaxis": {"showticklabels": False, "range": [-0.45, 0.75]},
     }
-    return _figure(data, layout, title=title, height=280)
+    return _figure(data, layout, title=title, height=300)
 
 
 def _chip_trace(status: str, pts: list[tuple[int, str, str]]) -> dict:

@@ -44,7 +44,11 @@ def drafts_line(at) -> str:
 
 
 def step_heading(at) -> str:
-    return at.subheader[0].value
+    """The progress bar's "Step N of M" label; the page prints it only there (issue 10)."""
+    labels = [el.proto.text for el in at.get("progress")]
+    headings = [h.value for h in at.subheader]
+    assert len(labels) == 1 and not any(h.startswith("Step ") for h in headings), headings
+    return labels[0]
 
 
 def click(at, key: str):
