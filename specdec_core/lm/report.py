@@ -11,6 +11,12 @@ verify: the K+1-token target call and the accept / reject decisions) / (time of 
 plain target step, its sampling included), the corrected prediction is
 
     S_corrected = E(alpha, K) / (K c + v(K)).
+
+A draft that proposes a varying number k_r <= K of tokens per round (prompt lookup: 0
+without a match) and is called once per round gets the same formula averaged over its
+rounds: E = mean_r E(alpha, k_r) (E(alpha, 0) = 1, a plain step), K c -> (draft calls
+per round) c, v = the mean verify time per round / step. For a model draft (k_r = K,
+K calls a round) this is the formula above.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..theory import expected_tokens, speedup, time_per_token
+from ..theory import expected_tokens, speedup
 from .errors import MAX_PROMPT_CHARS, PromptError
 from .generate import GenerationResult
 
@@ -72,13 +78,15 @@ def cost_model(spec: GenerationResult, plain: GenerationResult) -> CostModel:
     """
     step = plain.time_total / len(plain.tokens)
     k = spec.k
-    c = (spec.time_draft / spec.draft_calls) / step
+    c = (spec.time_draft / spec.draft_calls) / step if spec.draft_calls else 0.0
     v = (spec.time_verify / spec.n_rounds) / step
     alpha = spec.acceptance_rate
     alpha = 0.0 if math.isnan(alpha) else alpha
-    e = float(expected_tokens(alpha, k))
-    seed = float(speedup(alpha, k, c, 1.0))  # E / (K c + 1)
-    corrected = 1.0 / float(time_per_token(alpha, k, c, v))  # E / (K c + v)
+    sizes = spec.draft_sizes or [k] * spec.n_rounds
+    e = sum(float(expected_tokens(alpha, s)) if s else 1.0 for s in sizes) / len(sizes)
+    calls = spec.draft_calls / spec.n_rounds  # K for a model draft
+    seed = e / (calls * c + 1.0)  # E / (K c + 1)
+    corrected = e / (calls * c + v)  # E / (K c + v)
     return CostModel(
         k,
         alpha,
@@ -90,7 +98,7 @@ def cost_model(spec: GenerationResult, plain: GenerationResult) -> CostModel:
         plain.time_total / spec.time_total * len(spec.tokens) / len(plain.tokens),
         seed,
         corrected,
-        spec.tokens_per_round / (k * c + v),
+        spec.tokens_per_round / (calls * c + v),
     )
 
 
