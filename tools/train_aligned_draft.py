@@ -178,7 +178,10 @@ def main() -> None:
     seqs = sample_sequences(train_ids, args.sequences, args.gen, args.seed)
     held = sample_sequences(val_ids, args.held_out, args.gen, args.seed + 1000)
     n_train, n_held = sum(s.size for s in seqs), sum(s.size for s in held)
-    print(f"sampled {n_train:,} + {n_held:,} tokens in {time.perf_counter() - start:.0f} s")
+    print(
+        f"sampled {n_train:,} + {n_held:,} tokens in {time.perf_counter() - start:.0f} s",
+        flush=True,
+    )
     teacher = torch_model(ASSETS / "gpt_target.npz")
     labels, held_labels = soft_labels(teacher, seqs), soft_labels(teacher, held)
     student = torch_model(ASSETS / "gpt_draft.npz")
@@ -211,9 +214,8 @@ def main() -> None:
     print(f"trigram (target samples only) alpha: {evaluate_ngram(only, held, held_labels)}")
     for weight in (2, 4, 8):
         heavy = NGramModel(np.concatenate([*[flat] * weight, train_ids]), 3, tok.vocab_size)
-        print(
-            f"trigram (samples x{weight} + corpus) alpha: {evaluate_ngram(heavy, held, held_labels)}"
-        )
+        alpha = evaluate_ngram(heavy, held, held_labels)
+        print(f"trigram (samples x{weight} + corpus) alpha: {alpha}")
     for path in (DRAFT_FILE, SAMPLES_FILE):
         print(f"{path.name} sha256 {sha256(path)}")
     print(f"done in {time.perf_counter() - start:.0f} s", flush=True)

@@ -97,6 +97,7 @@ class GenerationResult:
     time_draft: float = 0.0
     time_verify: float = 0.0
     time_total: float = 0.0  # decode phase: draft + verify + overhead
+    cpu_total: float = 0.0  # the decode phase's CPU time of this thread (time.thread_time)
 
     @property
     def time_overhead(self) -> float:
@@ -251,7 +252,7 @@ def autoregressive_generate(
         model.extend(ids[:-1], last_only=True)
     res.time_prefill = time.perf_counter() - start
     last = ids[-1]
-    start = time.perf_counter()
+    cpu, start = time.thread_time(), time.perf_counter()
     for i in range(n_new):
         logits = model.extend((last,))  # (1, V)
         if t == 0.0:  # greedy: the argmax, the same token _sample picks from one-hot p
@@ -262,6 +263,7 @@ def autoregressive_generate(
         if on_token is not None:
             on_token(i + 1)
     res.time_total = res.time_verify = time.perf_counter() - start
+    res.cpu_total = time.thread_time() - cpu
     res.kinds = ["target"] * n_new
     res.target_calls = n_new
     return res
@@ -425,7 +427,7 @@ def speculative_generate(
         t_model.extend(ids[:-1], last_only=True)
     res.time_prefill = perf() - start
     seq = list(ids)  # committed tokens; both models cache seq[:-1] (draft maybe less)
-    start = perf()
+    cpu, start = time.thread_time(), perf()
     while len(seq) - len(ids) < n_new:
         base = len(seq)
         t0 = perf()
@@ -445,6 +447,7 @@ def speculative_generate(
         if on_round is not None:
             on_round(min(n_new, len(seq) - len(ids)))
     res.time_total = perf() - start
+    res.cpu_total = time.thread_time() - cpu
     res.tokens = seq[len(ids) : len(ids) + n_new]
     res.kinds = res.kinds[:n_new]
     return res

@@ -195,7 +195,7 @@ def compare_pair(
         )
         tick(r + 2)
     plain = plains[0]
-    for attr in ("time_draft", "time_verify", "time_total", "time_prefill"):
+    for attr in ("time_draft", "time_verify", "time_total", "time_prefill", "cpu_total"):
         setattr(shown, attr, _median([getattr(s, attr) for s in specs]))
         setattr(plain, attr, _median([getattr(p, attr) for p in plains]))
     return PairRun(shown, plain, cost_model(shown, plain), shown.tokens == plain.tokens, repeats)
