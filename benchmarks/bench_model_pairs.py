@@ -239,6 +239,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="2 pairs, K = 3, 1 repeat, 100 tokens")
     ap.add_argument("--repeats", type=int, default=None)
     ap.add_argument("--pairs", nargs="*", default=None)
+    ap.add_argument("--ks", nargs="*", type=int, default=None)
     ap.add_argument("--out", default=None, help="also write the tables (markdown) here")
     ap.add_argument("--verify-cost", action="store_true", help="only the v(K) table")
     args = ap.parse_args()
@@ -248,6 +249,7 @@ def main() -> None:
     cfg = dict(QUICK if args.quick else FULL)
     cfg["repeats"] = args.repeats or cfg["repeats"]
     cfg["pairs"] = [p for p in (args.pairs or cfg["pairs"]) if p in available_pairs()]
+    cfg["ks"] = args.ks or cfg["ks"]
     prompts = read_prompts()
     start, load0 = time.perf_counter(), os.getloadavg()
     runs = run_all(cfg["pairs"], cfg["ks"], cfg["repeats"], cfg["tokens"], prompts)

@@ -66,6 +66,8 @@ def sample_sequences(ids: np.ndarray, n: int, gen: int, seed: int) -> list[np.nd
             target, ctx, max_new_tokens=gen, temperature=temperature, rng=rng
         )
         out.append(np.array(ctx + res.tokens, dtype=np.int16))
+        if (i + 1) % 50 == 0:
+            print(f"  {i + 1}/{n} sequences", flush=True)
     return out
 
 
@@ -176,6 +178,8 @@ def main() -> None:
     train_ids = corpus_token_ids()
     val_ids = np.asarray(tok.encode(load_corpus().validation_text), dtype=np.int32)
     seqs = sample_sequences(train_ids, args.sequences, args.gen, args.seed)
+    flat = np.concatenate(seqs)  # saved at once: a stopped run still leaves the samples
+    np.savez_compressed(SAMPLES_FILE, ids=flat, lengths=np.array([s.size for s in seqs]))
     held = sample_sequences(val_ids, args.held_out, args.gen, args.seed + 1000)
     n_train, n_held = sum(s.size for s in seqs), sum(s.size for s in held)
     print(
@@ -204,8 +208,6 @@ def main() -> None:
         "train_seconds": round(time.perf_counter() - start, 1),
     }
     export(student, cfg, DRAFT_FILE)
-    flat = np.concatenate(seqs)
-    np.savez_compressed(SAMPLES_FILE, ids=flat, lengths=np.array([s.size for s in seqs]))
     trigram = NGramModel(np.concatenate([flat, train_ids]), 3, tok.vocab_size)
     base_tri = NGramModel(train_ids, 3, tok.vocab_size)
     print(f"trigram (corpus) alpha: {evaluate_ngram(base_tri, held, held_labels)}")

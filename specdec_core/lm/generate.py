@@ -163,13 +163,16 @@ def probabilities(logits: np.ndarray, temperature: float) -> np.ndarray:
     """Rows of the distribution a model samples from: softmax(logits / T), float64.
 
     T = 0 is greedy: a one-hot row at the argmax (the first one on ties), no division.
+    One float64 copy, then in place: z / T, z - max z, exp, / sum.
     """
-    z = np.asarray(logits, dtype=np.float64)
     if temperature == 0.0:
-        out = np.zeros_like(z)
+        z = np.asarray(logits)
+        out = np.zeros(z.shape)
         out[np.arange(z.shape[0]), z.argmax(axis=1)] = 1.0
         return out
-    z = z / temperature
+    z = np.array(logits, dtype=np.float64)  # (m, V), a copy
+    if temperature != 1.0:
+        np.divide(z, temperature, out=z)
     z -= z.max(axis=1, keepdims=True)
     np.exp(z, out=z)
     z /= z.sum(axis=1, keepdims=True)
@@ -229,9 +232,17 @@ def _top(row: np.ndarray, n: int = TOP_N) -> tuple[tuple[int, float], ...]:
 
 
 def _sample(row: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
+    """x ~ row by inverse CDF with one uniform u: the first x with CDF(x) > u * CDF(V).
+
+    The same token as :func:`specdec_core.sampling.sample_index` for the same u (it is
+    called only when rounding puts u * total past the end), with fewer array passes.
+    """
     if temperature == 0.0:
         return int(row.argmax())
-    return int(sample_index(row, rng.random()))
+    u = rng.random()
+    cdf = row.cumsum()  # (V,)
+    x = int(cdf.searchsorted(u * cdf[-1], side="right"))
+    return x if x < cdf.size else int(sample_index(row, u))
 
 
 def autoregressive_generate(
