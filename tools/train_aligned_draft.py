@@ -160,6 +160,42 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def report_trigrams(flat, train_ids, held, held_labels, vocab: int) -> None:
+    """Alpha of trigrams fitted to the corpus, the samples, and both (samples x w)."""
+    fits = {"corpus": train_ids, "target samples only": flat}
+    for weight in (1, 2, 4, 8):
+        fits[f"samples x{weight} + corpus"] = np.concatenate([*[flat] * weight, train_ids])
+    for name, ids in fits.items():
+        alpha = evaluate_ngram(NGramModel(ids, 3, vocab), held, held_labels)
+        print(f"trigram ({name}) alpha: {alpha}", flush=True)
+
+
+def distil_gpt(args, seqs, held, start: float) -> list[torch.Tensor]:
+    """Soft labels from the target, KL training of the 1-layer draft, export (float16)."""
+    teacher = torch_model(ASSETS / "gpt_target.npz")
+    labels, held_labels = soft_labels(teacher, seqs), soft_labels(teacher, held)
+    student = torch_model(ASSETS / "gpt_draft.npz")
+    print(f"1-layer GPT before: {evaluate_gpt(student, held, held_labels)}", flush=True)
+    train_student(student, seqs, labels, args.steps, args.lr, args.batch, args.seed)
+    after = evaluate_gpt(student, held, held_labels)
+    print(f"1-layer GPT after:  {after}", flush=True)
+    cfg = {
+        "vocab": student.wte.weight.shape[0],
+        "ctx": 256,
+        "layers": len(student.blocks),
+        "dim": student.wte.weight.shape[1],
+        "heads": student.blocks[0].heads,
+        "seed": args.seed,
+        "distilled_from": "gpt_target.npz",
+        "steps": args.steps,
+        "sequences": args.sequences,
+        "held_out": {k: round(float(v), 4) for k, v in after.items()},
+        "train_seconds": round(time.perf_counter() - start, 1),
+    }
+    export(student, cfg, DRAFT_FILE)
+    return held_labels
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sequences", type=int, default=480)
@@ -182,42 +218,9 @@ def main() -> None:
     np.savez_compressed(SAMPLES_FILE, ids=flat, lengths=np.array([s.size for s in seqs]))
     held = sample_sequences(val_ids, args.held_out, args.gen, args.seed + 1000)
     n_train, n_held = sum(s.size for s in seqs), sum(s.size for s in held)
-    print(
-        f"sampled {n_train:,} + {n_held:,} tokens in {time.perf_counter() - start:.0f} s",
-        flush=True,
-    )
-    teacher = torch_model(ASSETS / "gpt_target.npz")
-    labels, held_labels = soft_labels(teacher, seqs), soft_labels(teacher, held)
-    student = torch_model(ASSETS / "gpt_draft.npz")
-    before = evaluate_gpt(student, held, held_labels)
-    print(f"1-layer GPT before: {before}", flush=True)
-    train_student(student, seqs, labels, args.steps, args.lr, args.batch, args.seed)
-    after = evaluate_gpt(student, held, held_labels)
-    print(f"1-layer GPT after:  {after}", flush=True)
-    cfg = {
-        "vocab": tok.vocab_size,
-        "ctx": 256,
-        "layers": len(student.blocks),
-        "dim": student.wte.weight.shape[1],
-        "heads": student.blocks[0].heads,
-        "seed": args.seed,
-        "distilled_from": "gpt_target.npz",
-        "steps": args.steps,
-        "sequences": args.sequences,
-        "held_out": {k: round(float(v), 4) for k, v in after.items()},
-        "train_seconds": round(time.perf_counter() - start, 1),
-    }
-    export(student, cfg, DRAFT_FILE)
-    trigram = NGramModel(np.concatenate([flat, train_ids]), 3, tok.vocab_size)
-    base_tri = NGramModel(train_ids, 3, tok.vocab_size)
-    print(f"trigram (corpus) alpha: {evaluate_ngram(base_tri, held, held_labels)}")
-    print(f"trigram (target samples + corpus) alpha: {evaluate_ngram(trigram, held, held_labels)}")
-    only = NGramModel(flat, 3, tok.vocab_size)
-    print(f"trigram (target samples only) alpha: {evaluate_ngram(only, held, held_labels)}")
-    for weight in (2, 4, 8):
-        heavy = NGramModel(np.concatenate([*[flat] * weight, train_ids]), 3, tok.vocab_size)
-        alpha = evaluate_ngram(heavy, held, held_labels)
-        print(f"trigram (samples x{weight} + corpus) alpha: {alpha}")
+    print(f"sampled {n_train:,} + {n_held:,} tokens in {time.perf_counter() - start:.0f} s")
+    held_labels = distil_gpt(args, seqs, held, start)
+    report_trigrams(flat, train_ids, held, held_labels, tok.vocab_size)
     for path in (DRAFT_FILE, SAMPLES_FILE):
         print(f"{path.name} sha256 {sha256(path)}")
     print(f"done in {time.perf_counter() - start:.0f} s", flush=True)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InvalidParameterError
 from ..theory import expected_tokens, speedup
 from .errors import MAX_PROMPT_CHARS, PromptError
 from .generate import GenerationResult
@@ -128,6 +129,28 @@ def _median(values) -> float:
     return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
 
 
+def _timed_runs(draft, target, prompt_ids, settings: dict, repeats: int, tick):
+    """``repeats`` (speculative, plain) pairs, interleaved, each with rng(seed), untraced."""
+    from .generate import autoregressive_generate, speculative_generate
+
+    seed, common = settings["seed"], {k: v for k, v in settings.items() if k != "seed"}
+    specs, plains = [], []
+    for r in range(repeats):
+        specs.append(
+            speculative_generate(
+                draft, target, prompt_ids, rng=np.random.default_rng(seed), trace=False, **common
+            )
+        )
+        common_plain = {k: v for k, v in common.items() if k != "k"}
+        plains.append(
+            autoregressive_generate(
+                target, prompt_ids, rng=np.random.default_rng(seed), **common_plain
+            )
+        )
+        tick(r + 2)
+    return specs, plains
+
+
 def compare_pair(
     draft,
     target,
@@ -148,52 +171,28 @@ def compare_pair(
     trace (``trace=True``); the timed runs skip it. ``progress(fraction)`` is called as
     the work advances (a progress bar).
     """
-    from .generate import autoregressive_generate, speculative_generate
+    from .generate import speculative_generate
 
     if not 1 <= repeats <= 15:
-        raise ValueError("repeats must be 1..15")
+        raise InvalidParameterError(f"repeats is {repeats!r}; allowed: 1 to 15.")
     steps = repeats + 1
 
     def tick(done: float) -> None:
         if progress is not None:
             progress(min(1.0, done / steps))
 
+    settings = {"k": k, "max_new_tokens": max_new_tokens, "temperature": temperature}
     # The traced run (for display) is not timed: building the trace costs time.
     shown = speculative_generate(
         draft,
         target,
         prompt_ids,
-        k=k,
-        max_new_tokens=max_new_tokens,
-        temperature=temperature,
         rng=np.random.default_rng(seed),
         trace=trace,
         on_round=lambda n_done: tick(n_done / max_new_tokens),
+        **settings,
     )
-    specs, plains = [], []
-    for r in range(repeats):
-        specs.append(
-            speculative_generate(
-                draft,
-                target,
-                prompt_ids,
-                k=k,
-                max_new_tokens=max_new_tokens,
-                temperature=temperature,
-                rng=np.random.default_rng(seed),
-                trace=False,
-            )
-        )
-        plains.append(
-            autoregressive_generate(
-                target,
-                prompt_ids,
-                max_new_tokens=max_new_tokens,
-                temperature=temperature,
-                rng=np.random.default_rng(seed),
-            )
-        )
-        tick(r + 2)
+    specs, plains = _timed_runs(draft, target, prompt_ids, settings | {"seed": seed}, repeats, tick)
     plain = plains[0]
     for attr in ("time_draft", "time_verify", "time_total", "time_prefill", "cpu_total"):
         setattr(shown, attr, _median([getattr(s, attr) for s in specs]))
