@@ -18,7 +18,7 @@ from functools import partial
 import numpy as np
 from scipy.stats import chi2
 
-from .distributions import check_k, validate_rows
+from .distributions import as_float_array, check_k, validate_rows
 from .errors import (
     MAX_ROUNDS,
     MAX_SIM_CELLS,
@@ -187,13 +187,15 @@ class SimulationResult:
 
 
 def _rows(x, name: str, n_rows: int, v: int | None = None) -> np.ndarray:
-    arr = np.asarray(x, dtype=np.float64)
+    """Checked rows (n_rows, V); a 1-D vector is repeated at every position."""
+    arr = as_float_array(x, f"{name}: not an array of numbers")
     if arr.ndim == 1:
         arr = np.tile(arr, (n_rows, 1))
     return validate_rows(arr, name, n_rows, v)
 
 
 def _check_simulation(p, q, k, n_rounds, variant, options=()):
+    """Checked (p_rows (K+1, V), q_rows (K, V), K, n_rounds) of one simulate_rounds call."""
     k = check_k(k)
     if variant not in _ALL_RULES:
         raise InvalidParameterError(
@@ -212,9 +214,10 @@ def _check_simulation(p, q, k, n_rounds, variant, options=()):
         )
     q_rows = _rows(q, "q", k)  # (K, V)
     v = q_rows.shape[1]
-    p_rows = _rows(p, "p", k + 1, v) if np.ndim(p) == 2 or np.size(p) == v else None
-    if p_rows is None:
-        raise InvalidDistributionError(mismatch_message(int(np.size(p)), v))
+    p_arr = as_float_array(p, "p: not an array of numbers")
+    if p_arr.ndim == 1 and p_arr.size != v:
+        raise InvalidDistributionError(mismatch_message(p_arr.size, v))
+    p_rows = _rows(p_arr, "p", k + 1, v)  # (K+1, V)
     if n_rounds * v > MAX_SIM_CELLS:
         raise InvalidParameterError(
             f"n_rounds x V = {n_rounds * v:,} is too large; at most {MAX_SIM_CELLS:,}."
