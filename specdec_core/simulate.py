@@ -12,8 +12,9 @@ display label, description, per-run tables and per-chunk simulator.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
+from typing import Any
 
 import numpy as np
 from scipy.stats import chi2
@@ -26,18 +27,27 @@ from .errors import (
     InvalidParameterError,
     mismatch_message,
 )
-from .montecarlo import ChunkSimulator, RoundTables, correct_tables, count_step, rounds_chunk
+from .montecarlo import ChunkOutcome, RoundTables, correct_tables, count_step, rounds_chunk
 from .theory import tokens_per_round_distribution
 
 
 @dataclass(frozen=True)
 class SimulatedVariant:
-    """One rule the Monte Carlo can run: its names, its tables and its chunk of rounds."""
+    """One rule the Monte Carlo can run: its names, its tables and its chunk of rounds.
+
+    ``tables(p_rows, q_rows, **options)`` runs once per run and returns what the
+    chunks reuse (a :class:`RoundTables`, or any object the variant's own
+    ``chunk`` reads); it checks its option values and raises a ``SpecDecError``.
+    ``chunk(tables, n, rng)`` simulates n rounds, vectorised, and returns a
+    :class:`ChunkOutcome`; counting is shared. ``options`` names the keyword
+    options ``simulate_rounds`` may pass on to ``tables``.
+    """
 
     label: str  # display name for menus ("Bug: ..." for a broken rule)
     description: str  # what it does, and what is wrong with it
-    tables: Callable[[np.ndarray, np.ndarray], RoundTables]  # (p_rows, q_rows), once per run
-    chunk: ChunkSimulator  # (tables, n, rng) -> what n rounds emitted
+    tables: Callable[..., Any]  # (p_rows (K+1, V), q_rows (K, V), **options), once per run
+    chunk: Callable[[Any, int, np.random.Generator], ChunkOutcome]  # n rounds at a time
+    options: tuple[str, ...] = ()  # keyword options of ``tables``, e.g. ("n_candidates",)
 
 
 def _tables_accept_if_p_ge_q(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTables:
@@ -110,6 +120,7 @@ class SimulationResult:
     reached: np.ndarray  # (K+1,) rounds that emitted a token at each position
     n_accepted_counts: np.ndarray  # (K+1,) rounds that kept 0..K drafts
     tokens_per_round_counts: np.ndarray  # (K+2,) rounds that emitted 0..K+1 tokens
+    options: dict[str, Any] = field(default_factory=dict)  # the variant's options, as given
 
     @property
     def n_accepted(self) -> np.ndarray:
@@ -184,6 +195,17 @@ def _check_simulation(p, q, k, n_rounds, variant):
     return p_rows, q_rows, k, int(n_rounds)
 
 
+def _check_options(variant: str, options: dict[str, Any]) -> None:
+    """Only the options the variant declares (``SimulatedVariant.options``) are allowed."""
+    allowed = SIMULATED_VARIANTS[variant].options
+    unknown = [name for name in options if name not in allowed]
+    if unknown:
+        takes = ", ".join(allowed) if allowed else "no options"
+        raise InvalidParameterError(
+            f"variant {variant!r} has no option {unknown[0]!r}; it takes {takes}."
+        )
+
+
 def simulate_rounds(
     p,
     q,
@@ -193,6 +215,7 @@ def simulate_rounds(
     rng: np.random.Generator,
     variant: str = "correct",
     progress: Callable[[float], None] | None = None,
+    **options: Any,
 ) -> SimulationResult:
     """Simulate ``n_rounds`` independent rounds with K drafts each.
 
@@ -200,7 +223,9 @@ def simulate_rounds(
     is the same at every position (the i.i.d. model behind
     E[tokens] = (1 - alpha^(K+1)) / (1 - alpha), Leviathan et al. 2023, Eq. 1).
     ``variant`` picks the correct algorithm or one of the broken ones in
-    ``VARIANTS``. ``progress(fraction)`` is called after each chunk of rounds.
+    ``VARIANTS``; ``options`` go to that variant's tables (only the names in
+    its ``SimulatedVariant.options``). ``progress(fraction)`` is called after
+    each chunk of rounds.
 
     Memory: rounds run in chunks of ``CHUNK_ROUNDS`` and only counts are kept,
     so a run's peak memory does not grow with ``n_rounds``. Seeds: every chunk
@@ -212,11 +237,13 @@ def simulate_rounds(
     """
     p_rows, q_rows, k, n_rounds = _check_simulation(p, q, k, n_rounds, variant)
     spec = SIMULATED_VARIANTS[variant]
-    tables = spec.tables(p_rows, q_rows)
+    _check_options(variant, options)
+    tables = spec.tables(p_rows, q_rows, **options)
+    v = q_rows.shape[1]
     totals = None
     for start in range(0, n_rounds, CHUNK_ROUNDS):
         n = min(CHUNK_ROUNDS, n_rounds - start)
-        counts = count_step(spec.chunk(tables, n, rng), tables.vocab)
+        counts = count_step(spec.chunk(tables, n, rng), v)
         totals = counts if totals is None else totals + counts
         if progress is not None:
             progress((start + n) / n_rounds)
@@ -230,6 +257,7 @@ def simulate_rounds(
         reached=totals.position_counts.sum(axis=1),
         n_accepted_counts=totals.n_accepted_counts,
         tokens_per_round_counts=totals.tokens_per_round_counts,
+        options=dict(options),
     )
 
 
