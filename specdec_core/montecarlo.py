@@ -29,18 +29,10 @@ from .sampling import acceptance_probability, residual_distribution
 LOOKUP_BITS = 12  # inverse-CDF lookup: 2**12 equal buckets of [0, 1) per row
 
 
-@dataclass(frozen=True)
-class RoundTables:
-    """What every round of one run reuses, built once per run.
+class DraftRowsShape:
+    """K and V read off ``q_rows`` (K, V): shared by the tables of every variant."""
 
-    ``accept[i, x]`` is the chance of keeping draft x at position i + 1, and
-    ``final_rows[n]`` the distribution of the last token after n kept drafts.
-    """
-
-    p_rows: np.ndarray  # (K+1, V) target rows
-    q_rows: np.ndarray  # (K, V) draft rows the drafts are sampled from
-    accept: np.ndarray  # (K, V) A_i(x) = min(1, p_i(x) / q_i(x)) for the correct rule
-    final_rows: np.ndarray  # (K+1, V) residuals at positions 1..K, then the bonus p_{K+1}
+    q_rows: np.ndarray  # (K, V) set by the dataclass that uses this
 
     @property
     def k_drafts(self) -> int:
@@ -51,6 +43,20 @@ class RoundTables:
     def vocab(self) -> int:
         """V, the vocabulary size; also the "nothing emitted here" marker in outcomes."""
         return self.q_rows.shape[1]
+
+
+@dataclass(frozen=True)
+class RoundTables(DraftRowsShape):
+    """What every round of one run reuses, built once per run.
+
+    ``accept[i, x]`` is the chance of keeping draft x at position i + 1, and
+    ``final_rows[n]`` the distribution of the last token after n kept drafts.
+    """
+
+    p_rows: np.ndarray  # (K+1, V) target rows
+    q_rows: np.ndarray  # (K, V) draft rows the drafts are sampled from
+    accept: np.ndarray  # (K, V) A_i(x) = min(1, p_i(x) / q_i(x)) for the correct rule
+    final_rows: np.ndarray  # (K+1, V) residuals at positions 1..K, then the bonus p_{K+1}
 
 
 @dataclass(frozen=True)

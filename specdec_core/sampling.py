@@ -191,8 +191,14 @@ class RoundResult:
         return len(self.emitted_tokens)
 
 
-def _coin(uniforms: Sequence[float], i: int, rng: np.random.Generator | None, what: str) -> float:
-    """Coin i from the given ones, else a fresh draw from ``rng`` (an error without one)."""
+def take_coin(
+    uniforms: Sequence[float], i: int, rng: np.random.Generator | None, what: str
+) -> float:
+    """Coin i from the given ones, else a fresh draw from ``rng`` (an error without one).
+
+    Shared by every step that replays given coins (rounds here, candidates in
+    :mod:`specdec_core.variants`).
+    """
     if i < len(uniforms):
         return float(uniforms[i])
     if rng is None:
@@ -218,7 +224,7 @@ def _check_steps(
     steps: list[RoundStep] = []
     for i, x in enumerate(draft_tokens):
         px, qx, a = float(p_x[i]), float(q_x[i]), float(accept[i])
-        u = _coin(coins, i, rng, f"the coin for position {i + 1}")
+        u = take_coin(coins, i, rng, f"the coin for position {i + 1}")
         step = RoundStep(
             position=i,
             token=x,
@@ -263,7 +269,7 @@ def decide_round(
         leftover, dist = _residual(p_target[n_accepted], q_draft[n_accepted])  # (V,), (V,)
     else:
         kind, leftover, dist = "bonus", None, p_target[k].copy()
-    u_final = None if final_token is not None else _coin((), 0, rng, f"the {kind} token")
+    u_final = None if final_token is not None else take_coin((), 0, rng, f"the {kind} token")
     token = int(sample_index(dist, u_final)) if final_token is None else int(final_token)
     return RoundResult(
         k_drafts=k,
@@ -336,19 +342,25 @@ def _check_draft_tokens(draft_tokens, q_draft: np.ndarray) -> tuple[int, ...]:
     return tokens
 
 
-def _check_coins(uniforms, k: int) -> tuple[float, ...]:
-    """Up to K coins in [0, 1) from a list, tuple or 1-D array (None: no coins)."""
+def check_coins(
+    uniforms, n_max: int, *, count: str = "K", per: str = "draft position"
+) -> tuple[float, ...]:
+    """Up to ``n_max`` coins in [0, 1) from a list, tuple or 1-D array (None: no coins).
+
+    ``count`` and ``per`` name the limit in messages: "K" coins, one per
+    "draft position" for a round; "m", one per "candidate" for multi-draft.
+    """
     if uniforms is None:
         return ()
     arr = as_float_array(uniforms, "uniforms: not a list of numbers", InvalidParameterError)
     if arr.ndim != 1:
         raise InvalidParameterError(
-            f"uniforms must be a list of up to K = {k} coins such as [0.5, 0.72], "
+            f"uniforms must be a list of up to {count} = {n_max} coins such as [0.5, 0.72], "
             f"got an array of shape {arr.shape}."
         )
-    if arr.size > k:
+    if arr.size > n_max:
         raise InvalidParameterError(
-            f"uniforms: got {arr.size} coins for K = {k}; give at most one per draft position."
+            f"uniforms: got {arr.size} coins for {count} = {n_max}; give at most one per {per}."
         )
     for i, u in enumerate(arr.tolist(), start=1):
         if not 0.0 <= u < 1.0:
@@ -380,7 +392,7 @@ def validate_round(p_rows, q_rows, draft_tokens, uniforms=None, final_token=None
         p_target=validate_rows(p_rows, "p", k + 1, v),  # (K+1, V)
         q_draft=q_draft,
         draft_tokens=_check_draft_tokens(draft_tokens, q_draft),
-        coins=_check_coins(uniforms, k),
+        coins=check_coins(uniforms, k),
         final_token=None if final_token is None else _token_id(final_token, v, "final token"),
     )
 

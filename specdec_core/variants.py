@@ -34,7 +34,13 @@ import numpy as np
 
 from .distributions import check_k, validate_distribution
 from .errors import InvalidDistributionError, InvalidParameterError, mismatch_message
-from .sampling import acceptance_probability, residual_distribution, sample_index
+from .sampling import (
+    acceptance_probability,
+    check_coins,
+    residual_distribution,
+    sample_index,
+    take_coin,
+)
 
 MAX_CANDIDATES = 16  # candidates at one position (the page offers 1..8)
 MAX_CANDIDATES_THEORY = 64  # largest m for multidraft_acceptance
@@ -89,28 +95,15 @@ def _token(x: object, v: int, what: str) -> int:
     return int(x)
 
 
-def _coins(uniforms: Sequence[float] | None, n_max: int, what: str) -> tuple[float, ...]:
-    coins = tuple(float(u) for u in (uniforms or ()))
-    if len(coins) > n_max:
-        raise InvalidParameterError(f"uniforms: got {len(coins)} coins for {n_max} {what}.")
-    for i, u in enumerate(coins, start=1):
-        if not 0.0 <= u < 1.0:
-            raise InvalidParameterError(f"uniforms: coin {i} is {u!r}; coins lie in [0, 1).")
-    return coins
-
-
-def _draw(coins: tuple[float, ...], i: int, rng: np.random.Generator | None, what: str) -> float:
-    if i < len(coins):
-        return coins[i]
-    if rng is None:
-        raise InvalidParameterError(f"{what} is needed but was not given, and no rng was passed.")
-    return float(rng.random())
+def _one_coin(uniform: float | None) -> tuple[float, ...]:
+    """The single coin of a one-token step, checked like a round's coins (None: none given)."""
+    return check_coins(None if uniform is None else [uniform], 1, count="tokens", per="token")
 
 
 def _final(dist: np.ndarray, final_token, rng, what: str) -> tuple[int, float | None]:
     """Sample ``dist`` (or check a given token): returns (token, uniform or None)."""
     if final_token is None:
-        u = _draw((), 0, rng, what)
+        u = take_coin((), 0, rng, what)
         return int(sample_index(dist, u)), u
     token = _token(final_token, dist.size, "final token")
     if dist[token] <= 0:
@@ -128,7 +121,15 @@ def _final(dist: np.ndarray, final_token, rng, what: str) -> tuple[int, float | 
 
 @dataclass(frozen=True)
 class CandidateStep:
-    """The decision on candidate i (0-based ``index``) against the current target p_i."""
+    """The decision on candidate i (0-based ``index``) against the current target p_i.
+
+    Kept apart from :class:`specdec_core.sampling.RoundStep` although the
+    fields look alike: a RoundStep is one POSITION of a round, checked against
+    that position's fixed p, and a rejection ends the round; a CandidateStep
+    is one of m candidates for the SAME position, checked against the residual
+    p_i left by the earlier rejections, and a rejection moves on to candidate
+    i + 1. Mixing them up in a display would be exactly the bug this lab shows.
+    """
 
     index: int
     token: int
@@ -195,12 +196,12 @@ def multidraft_step(
     :func:`specdec_core.verify_round`.
     """
     p_target, q_rows, tokens = _check_step_inputs(p, q, candidates)
-    coins = _coins(uniforms, len(tokens), "candidates")
+    coins = check_coins(uniforms, len(tokens), count="m", per="candidate")
     targets, steps = [p_target], []
     for i, x in enumerate(tokens):
         p_i, q_x = targets[-1], float(q_rows[i, x])
         a = float(acceptance_probability(p_i[x], q_x))
-        u = _draw(coins, i, rng, f"the coin for candidate {i + 1}")
+        u = take_coin(coins, i, rng, f"the coin for candidate {i + 1}")
         steps.append(CandidateStep(i, x, float(p_i[x]), q_x, float(p_i[x]) / q_x, a, u, u < a))
         if u < a:
             return MultiDraftResult(tokens, q_rows, tuple(targets), tuple(steps), i, x, None)
@@ -345,7 +346,7 @@ def onehot_match_step(p, x: int, *, uniform: float | None = None, rng=None) -> M
     """Verify a deterministic draft x: y = F_p^{-1}(u), keep x iff y == x, else emit y."""
     p_target = validate_distribution(p, "p")
     x = _token(x, p_target.size, "draft token")
-    u = _draw(_coins(None if uniform is None else [uniform], 1, "tokens"), 0, rng, "the coin")
+    u = take_coin(_one_coin(uniform), 0, rng, "the coin")
     y = int(sample_index(p_target, u))
     return MatchStep(x, y, u, y == x, y)
 
@@ -491,10 +492,10 @@ def typical_step(
     if p_target[x] > tau:
         return TypicalStep(x, float(p_target[x]), entropy(p_target), tau, True, x)
     correction = typical_correction(p_target, epsilon, delta, after_rejection)
-    coins = _coins(None if uniform is None else [uniform], 1, "tokens")
+    coins = _one_coin(uniform)
     y = int(np.argmax(correction)) if after_rejection == "argmax" else None
     if y is None:
-        y = int(sample_index(correction, _draw(coins, 0, rng, "the correction coin")))
+        y = int(sample_index(correction, take_coin(coins, 0, rng, "the correction coin")))
     return TypicalStep(x, float(p_target[x]), entropy(p_target), tau, False, y)
 
 

@@ -30,7 +30,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InvalidParameterError
-from .montecarlo import ChunkOutcome, emit_step, inverse_cdf_table, sample_by_row, sample_rows
+from .montecarlo import (
+    ChunkOutcome,
+    DraftRowsShape,
+    emit_step,
+    inverse_cdf_table,
+    sample_by_row,
+    sample_rows,
+)
 from .sampling import acceptance_probability, residual_distribution
 from .variants import (
     MEDUSA_DELTA,
@@ -43,8 +50,8 @@ from .variants import (
 
 
 @dataclass(frozen=True)
-class VariantTables:
-    """What every round of a variant's run reuses (built once per run)."""
+class VariantTables(DraftRowsShape):
+    """What every round of a variant's run reuses (built once per run); K, V from q_rows."""
 
     p_rows: np.ndarray  # (K+1, V)
     q_rows: np.ndarray  # (K, V) each position's candidates are drawn from q_j
@@ -53,19 +60,9 @@ class VariantTables:
     keep_probabilities: np.ndarray  # (K,) P(position j keeps a candidate | reached)
 
     @property
-    def k_drafts(self) -> int:
-        """K, the number of positions."""
-        return self.q_rows.shape[0]
-
-    @property
     def n_candidates(self) -> int:
         """m, candidates drafted at each position."""
         return self.accept.shape[1]
-
-    @property
-    def vocab(self) -> int:
-        """V; also the "nothing emitted here" marker in chunk outcomes."""
-        return self.q_rows.shape[1]
 
 
 def _widths(n_candidates, k: int) -> tuple[int, ...]:
