@@ -13,6 +13,7 @@ round for multi-draft, K per round for the basic variant.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -63,7 +64,9 @@ def main() -> None:
     per_candidate = {
         name: min(times[name]) / (args.rounds * cands) for name, (cands, _) in runs.items()
     }
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"K = {K}, V = {V}, {args.rounds:,} rounds per run, best of {args.repeats}")
+    print(f"load average (1, 5, 15 min) at the end: {load} on {os.cpu_count()} CPUs")
     print(f"{'variant':<22} {'cand./round':>11} {'time':>10} {'M cand./s':>10} {'ns/cand.':>9}")
     for name, (cands, _) in runs.items():
         t = min(times[name])

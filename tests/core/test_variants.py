@@ -178,6 +178,16 @@ def test_beta_approaches_one_when_q_covers_p():
         ),
         (lambda: vr.multidraft_step(P000, Q000, [1, 2]), sc.InvalidParameterError, "no rng"),
         (
+            lambda: vr.multidraft_step(P000, Q000, [1], uniforms=["half"]),
+            sc.InvalidParameterError,
+            "not a list of numbers",
+        ),
+        (
+            lambda: vr.typical_step(P000, 4, after_rejection="truncated_sample", uniform=1.5),
+            sc.InvalidParameterError,
+            "coin 1 is 1.5",
+        ),
+        (
             lambda: vr.multidraft_step(P000, Q000[:3] / Q000[:3].sum(), [1]),
             sc.InvalidDistributionError,
             "must match",
