@@ -96,8 +96,8 @@ class InverseCdfTable:
     below its total). The bucket b = floor(s 2^B) is exact (a power of two),
     so every token from ``start[r, b]`` = #{t : cdf_r[t] <= b / 2^B} up to
     #{t : cdf_r[t] < (b + 1) / 2^B} is possible there; only buckets holding a
-    CDF step (``spread`` > 0, at most V - 1 of 2^B per row) compare s with
-    the CDF itself. Same tokens as a binary search of the CDF, uniform by
+    CDF step (``spread`` > 0, at most V - 1 of 2^B per row) search the CDF
+    itself. Same tokens as a binary search of the CDF, uniform by
     uniform, at a few table reads per sample (Devroye 1986, Sec. III.2.4:
     the guide table method).
     """
@@ -136,22 +136,20 @@ def sample_rows(table: InverseCdfTable, row_of: np.ndarray, u: np.ndarray) -> np
     """Inverse-CDF samples: entry e of ``u`` from row ``row_of[e]`` (broadcast to u's shape).
 
     token = min(#{t : cdf[t] <= u * total}, last) by :class:`InverseCdfTable`'s
-    lookup; the few uniforms in a bucket with a CDF step count the steps.
+    lookup; the few uniforms in a bucket with a CDF step search the row's CDF.
     """
-    v, n_buckets = table.cdf.shape[1], table.n_buckets
+    n_buckets = table.n_buckets
     scaled = u * table.total[row_of]  # same shape as u
     flat = (scaled * float(1 << LOOKUP_BITS)).astype(np.intp) + row_of * n_buckets
     tokens = table.start.take(flat)
     odd = np.flatnonzero(table.spread.take(flat))  # uniforms in a bucket with a CDF step
     if odd.size:
-        flat_odd, s_odd = flat.ravel()[odd], scaled.ravel()[odd]
-        row, low = flat_odd // n_buckets, table.start.take(flat_odd)
-        spread = table.spread.take(flat_odd)
-        steps = np.zeros(odd.size, dtype=np.intp)
-        for t in range(int(spread.max())):
-            at = row * v + np.minimum(low + t, v - 1)
-            steps += (t < spread) & (table.cdf.ravel().take(at) <= s_odd)
-        tokens.ravel()[odd] = np.minimum(low + steps, table.last[row])
+        row, s_odd = flat.ravel()[odd] // n_buckets, scaled.ravel()[odd]
+        found = np.empty(odd.size, dtype=np.intp)
+        for r in np.unique(row):  # a binary search of the row's CDF, for these few only
+            at = row == r
+            found[at] = np.searchsorted(table.cdf[r], s_odd[at], side="right")
+        tokens.ravel()[odd] = np.minimum(found, table.last[row])
     return tokens
 
 
