@@ -9,6 +9,7 @@ import streamlit as st
 
 import specdec_core as sc
 from specdec_ui import figures_speedup as fs
+from specdec_ui.presenter import chart, share_page
 from specdec_ui.registry import PAGES, available_pages
 from specdec_ui.widgets import page_setup, show_source
 
@@ -39,7 +40,7 @@ st.info(
     icon="🧑‍🎓",
 )
 
-st.plotly_chart(_timeline(), key="home_timeline")
+chart(_timeline(), key="home_timeline")
 st.caption(
     "Seed 000's round: the draft proposes A, B, C (three cheap steps), and one target pass "
     "checks them and adds the bonus token D. Four tokens for the price of one target step plus "
@@ -62,7 +63,10 @@ with left:
     )
 with right:
     st.subheader("Two numbers to remember")
-    st.latex(r"\alpha = \sum_x \min\big(p(x), q(x)\big) = 1 - \mathrm{TV}(p, q)")
+    st.latex(
+        r"\begin{aligned}\alpha &= \sum_x \min\big(p(x), q(x)\big)\\ &= 1 - \mathrm{TV}(p, q)"
+        r"\end{aligned}"
+    )
     st.write(
         "alpha is the chance that one drafted token is kept: how much the draft and the "
         "target overlap."
@@ -85,6 +89,8 @@ missing = len(PAGES) - 1 - len(cards)
 if missing:
     st.caption(f"{missing} more page(s) are on the way.")
 
+st.subheader("Share this page")
+share_page()
 st.caption(
     "Sources: Leviathan, Kalman & Matias, Fast Inference from Transformers via Speculative "
     "Decoding (ICML 2023); Chen et al., Accelerating Large Language Model Decoding with "

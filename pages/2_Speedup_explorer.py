@@ -8,6 +8,7 @@ import specdec_core as sc
 from specdec_ui import figures_speedup as fs
 from specdec_ui import presets
 from specdec_ui.page_state import PageState
+from specdec_ui.presenter import chart
 from specdec_ui.share import LinkReader
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import download_csv, page_setup, show_error, show_source
@@ -229,9 +230,9 @@ if preset is not None and preset.paper is not None:
 
 a, b = st.columns(2)
 with a:
-    st.plotly_chart(_fig_vs_k(alpha, c_q, c_p, k), key="speed_fig_k")
+    chart(_fig_vs_k(alpha, c_q, c_p, k), key="speed_fig_k")
 with b:
-    st.plotly_chart(_fig_heatmap(alpha, c_q, c_p, k), key="speed_fig_heatmap")
+    chart(_fig_heatmap(alpha, c_q, c_p, k), key="speed_fig_heatmap")
 st.caption(
     "Left: speedup for every K at your alpha; the star is the best K. Right: the same "
     "for every alpha (200 values) and K from 1 to 64; the yellow line follows the best K."
@@ -239,9 +240,9 @@ st.caption(
 curve_k = tuple(sorted(set(presets.CURVE_K) | {k}))
 a, b = st.columns(2)
 with a:
-    st.plotly_chart(_fig_expected(curve_k, alpha), key="speed_fig_e")
+    chart(_fig_expected(curve_k, alpha), key="speed_fig_e")
 with b:
-    st.plotly_chart(_fig_vs_alpha(c_q, c_p, curve_k, alpha), key="speed_fig_alpha")
+    chart(_fig_vs_alpha(c_q, c_p, curve_k, alpha), key="speed_fig_alpha")
 st.caption(
     f"As alpha → 1 a round always emits K + 1 tokens (the ceiling); as alpha → 0 it emits one, "
     f"and the speedup falls to the floor c_p / (K c_q + c_p) = {c_p / (k * c_q + c_p):.3f} at "

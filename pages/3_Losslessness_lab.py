@@ -6,9 +6,11 @@ import numpy as np
 import streamlit as st
 
 import specdec_core as sc
+from specdec_core.errors import mismatch_message
 from specdec_ui import figures_lab as fl
 from specdec_ui import presets
 from specdec_ui.page_state import PageState
+from specdec_ui.presenter import chart
 from specdec_ui.share import LinkReader
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import (
@@ -24,13 +26,6 @@ PAGE = page_setup(__file__)
 
 PRESETS = presets.LAB_PRESETS
 OPTIONS = [*PRESETS, presets.CUSTOM]
-VARIANT_NAMES = {
-    "correct": "Correct algorithm",
-    "resample_from_p": "Bug: resample from p",
-    "accept_if_p_ge_q": "Bug: accept when p >= q",
-    "ratio_with_wrong_q": "Bug: greedy draft, softmax q in the ratio",
-    "no_bonus": "Bug: no bonus token",
-}
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -81,6 +76,11 @@ def _distribution_text(name: str):
         return raw
 
     return parse
+
+
+def _variant_label(name: str) -> str:
+    """The core's display name of a variant (its key if the core has no label for it)."""
+    return sc.VARIANT_LABELS.get(name, name)
 
 
 def _preset_values(key: str) -> dict[str, object] | None:
@@ -180,7 +180,7 @@ with st.sidebar:
         "More rounds find smaller biases.",
     )
     seed_control("lab")
-    st.selectbox("Algorithm", list(sc.VARIANTS), key="lab_variant", format_func=VARIANT_NAMES.get)
+    st.selectbox("Algorithm", list(sc.VARIANTS), key="lab_variant", format_func=_variant_label)
     auto = st.checkbox("Run automatically when a setting changes", value=True, key="lab_auto")
     run_clicked = st.button("▶ Run simulation", key="lab_run", type="primary")
 
@@ -196,7 +196,7 @@ if applied != current:
     )
 
 st.info(
-    f"**{md_escape(VARIANT_NAMES[applied['variant']].removeprefix('Bug: ').capitalize())}."
+    f"**{md_escape(_variant_label(applied['variant']).removeprefix('Bug: ').capitalize())}."
     f"** {md_escape(sc.VARIANTS[applied['variant']])}",
     icon="🧬",
 )
@@ -205,9 +205,7 @@ try:
     p_target = sc.parse_distribution(applied["p_text"], name="p")
     q_draft = sc.parse_distribution(applied["q_text"], name="q")
     if p_target.size != q_draft.size:
-        raise sc.InvalidDistributionError(
-            f"p has {p_target.size} entries but q has {q_draft.size}; they must match."
-        )
+        raise sc.InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
     preset = PRESETS.get(applied["preset"])
     labels = preset.labels if preset is not None else sc.default_labels(p_target.size)
     result, report = _simulate(
@@ -277,7 +275,7 @@ elif applied["variant"] != "correct" and report.passed:
 
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(
+    chart(
         _overlap_fig(tuple(p_target.tolist()), tuple(q_draft.tolist()), tuple(labels)),
         key="lab_fig_overlap",
     )
@@ -316,7 +314,7 @@ token_fig, rounds_fig = _result_figs(
 )
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(token_fig, key="lab_fig_tokens")
+    chart(token_fig, key="lab_fig_tokens")
     st.latex(rf"X^2 = \sum \frac{{(O - E)^2}}{{E}} = {tok.statistic:.1f}")
     st.latex(rf"\text{{dof}} = {tok.dof},\quad p\text{{-value}} {_p_latex(tok.p_value)}")
     st.caption(
@@ -325,7 +323,7 @@ with left:
         f"{level:g}) means counts this far from p would almost never happen by chance."
     )
 with right:
-    st.plotly_chart(rounds_fig, key="lab_fig_rounds")
+    chart(rounds_fig, key="lab_fig_rounds")
     st.latex(r"P(n+1\ \text{tokens}) = \alpha^n (1-\alpha),\quad P(K+1) = \alpha^K")
     st.latex(
         rf"X^2 = {lengths.statistic:.1f},\quad \text{{dof}} = {lengths.dof},\quad "

@@ -23,6 +23,7 @@ from .errors import (
     SUM_TOLERANCE,
     InvalidDistributionError,
     InvalidParameterError,
+    SpecDecError,
     mismatch_message,
 )
 
@@ -42,7 +43,23 @@ def _short(token: str, width: int = 20) -> str:
     return repr(token if len(token) <= width else token[:width] + "…")
 
 
+def as_float_array(
+    x: object, what: str, error: type[SpecDecError] = InvalidDistributionError
+) -> np.ndarray:
+    """``x`` as a float64 numpy array, or ``error("<what> (numpy's reason).")``.
+
+    The one place that turns numpy's TypeError / ValueError / OverflowError
+    (text, ragged lists, an integer too large for a float) into the project's
+    error; ``what`` says what was expected, e.g. ``"p: not a table of numbers"``.
+    """
+    try:
+        return np.array(x, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise error(f"{what} ({err}).") from None
+
+
 def _check_text(text: object, what: str) -> str:
+    """``text`` stripped, if it is a str of at most MAX_TEXT_LENGTH characters."""
     if not isinstance(text, str):
         raise InvalidParameterError(f"{what} must be text, got {type(text).__name__}.")
     if len(text) > MAX_TEXT_LENGTH:
@@ -78,6 +95,7 @@ def parse_number(token: str, *, entry: int = 1, name: str = "p") -> float:
 
 
 def _check_sum(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
+    """x / sum(x) if |sum - 1| <= SUM_TOLERANCE (any positive sum with ``normalize``)."""
     with np.errstate(over="ignore"):
         total = float(x.sum())
     if not np.isfinite(total):
@@ -106,10 +124,7 @@ def validate_distribution(
     |sum - 1| <= ``SUM_TOLERANCE`` (or any positive sum with ``normalize``).
     The result is divided by its sum so that it sums to 1 in floating point.
     """
-    try:
-        arr = np.array(x, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as err:
-        raise InvalidDistributionError(f"{name}: not an array of numbers ({err}).") from None
+    arr = as_float_array(x, f"{name}: not an array of numbers")
     if arr.ndim != 1:
         raise InvalidDistributionError(
             f"{name}: must be a 1-D vector, got an array of shape {arr.shape}."
@@ -237,10 +252,7 @@ def validate_rows(rows: object, name: str, n_rows: int, v: int | None = None) ->
     Each row must pass :func:`validate_distribution`; errors name the row as
     ``"p at position 2"`` (1-based positions).
     """
-    try:
-        arr = np.array(rows, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as err:
-        raise InvalidDistributionError(f"{name}: not a table of numbers ({err}).") from None
+    arr = as_float_array(rows, f"{name}: not a table of numbers")
     if arr.ndim != 2 or arr.shape[0] != n_rows or (v is not None and arr.shape[1] != v):
         want = f"({n_rows}, {v if v is not None else 'V'})"
         raise InvalidDistributionError(f"{name}: expected shape {want}, got {arr.shape}.")

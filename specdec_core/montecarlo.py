@@ -193,6 +193,7 @@ class RoundCounts:
     tokens_per_round_counts: np.ndarray  # (K+2,) rounds by tokens emitted, 0..K+1
 
     def __add__(self, other: RoundCounts) -> RoundCounts:
+        """Counts of two sets of rounds together (entry by entry)."""
         return RoundCounts(
             position_counts=self.position_counts + other.position_counts,
             n_accepted_counts=self.n_accepted_counts + other.n_accepted_counts,

@@ -23,7 +23,7 @@ from typing import Literal
 
 import numpy as np
 
-from .distributions import check_k, validate_distribution, validate_rows
+from .distributions import as_float_array, check_k, validate_distribution, validate_rows
 from .errors import InvalidDistributionError, InvalidParameterError, mismatch_message
 
 RESIDUAL_TOLERANCE = 1e-12  # residual mass at or below this counts as zero
@@ -64,6 +64,7 @@ def acceptance_probability(p_x, q_x):
 
 
 def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
+    """Checked p (V,) and q (V,) over the same vocabulary."""
     p_target = validate_distribution(p, "p")
     q_draft = validate_distribution(q, "q")
     if p_target.shape != q_draft.shape:
@@ -276,26 +277,52 @@ def decide_round(
 
 def _draft_rows(q_rows) -> np.ndarray:
     """Checked draft rows (K, V): K in 1..MAX_K, each row a distribution."""
-    try:
-        q_arr = np.array(q_rows, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as err:
-        raise InvalidDistributionError(f"q_rows: not a table of numbers ({err}).") from None
+    q_arr = as_float_array(q_rows, "q_rows: not a table of numbers")
     if q_arr.ndim != 2:
         raise InvalidDistributionError(f"q_rows must have shape (K, V), got {q_arr.shape}.")
     return validate_rows(q_arr, "q", check_k(q_arr.shape[0]))
 
 
+def _shown(value: object, width: int = 20) -> str:
+    """A value for an error message, cut to ``width`` characters (a huge int stays short)."""
+    plain = value.item() if isinstance(value, np.generic) else value  # np.int64(3) -> 3
+    text = str(plain) if type(plain) is int else repr(plain)
+    return text if len(text) <= width else text[:width] + "…"
+
+
+def _token_ids(draft_tokens) -> list:
+    """The entries of a flat list of token ids, or an error for text and non-lists."""
+    if isinstance(draft_tokens, (str, bytes)):
+        raise InvalidParameterError("draft_tokens must be a list of token ids, got text.")
+    try:
+        return list(draft_tokens)
+    except TypeError:
+        raise InvalidParameterError(
+            f"draft_tokens must be a list of token ids, got {_shown(draft_tokens)}."
+        ) from None
+
+
+def _token_id(x, v: int, what: str) -> int:
+    """``x`` as a token id: a whole number (not a bool) in 0..V-1, else an error naming ``what``."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise InvalidParameterError(
+            f"{what} is {_shown(x)}; token ids are whole numbers from 0 to {v - 1}."
+        )
+    if not 0 <= x < v:
+        raise InvalidParameterError(f"{what} is {_shown(x)}; token ids run from 0 to {v - 1}.")
+    return int(x)
+
+
 def _check_draft_tokens(draft_tokens, q_draft: np.ndarray) -> tuple[int, ...]:
-    """K token ids in 0..V-1, each with q_i(x_i) > 0 (the draft could have sampled it)."""
+    """K whole-number token ids in 0..V-1, each with q_i(x_i) > 0 (the draft could sample it)."""
     k, v = q_draft.shape
-    tokens = tuple(int(t) for t in np.asarray(draft_tokens).reshape(-1))
-    if len(tokens) != k:
-        raise InvalidParameterError(f"draft_tokens: got {len(tokens)} tokens for K = {k}.")
+    entries = _token_ids(draft_tokens)
+    if len(entries) != k:
+        raise InvalidParameterError(f"draft_tokens: got {len(entries)} tokens for K = {k}.")
+    tokens = tuple(
+        _token_id(x, v, f"draft token at position {i + 1}") for i, x in enumerate(entries)
+    )
     for i, x in enumerate(tokens):
-        if not 0 <= x < v:
-            raise InvalidParameterError(
-                f"draft token at position {i + 1} is {x}; token ids run from 0 to {v - 1}."
-            )
         if q_draft[i, x] <= 0:
             raise InvalidParameterError(
                 f"draft token at position {i + 1} (id {x}) has q = 0: the draft cannot have "
@@ -308,10 +335,7 @@ def _check_coins(uniforms, k: int) -> tuple[float, ...]:
     """Up to K coins in [0, 1) from a list, tuple or 1-D array (None: no coins)."""
     if uniforms is None:
         return ()
-    try:
-        arr = np.array(uniforms, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as err:
-        raise InvalidParameterError(f"uniforms: not a list of numbers ({err}).") from None
+    arr = as_float_array(uniforms, "uniforms: not a list of numbers", InvalidParameterError)
     if arr.ndim != 1:
         raise InvalidParameterError(
             f"uniforms must be a list of up to K = {k} coins such as [0.5, 0.72], "
@@ -335,13 +359,15 @@ class RoundInputs:
     q_draft: np.ndarray  # (K, V)
     draft_tokens: tuple[int, ...]  # (K,)
     coins: tuple[float, ...]  # up to K uniforms in [0, 1)
+    final_token: int | None = None  # a token id in 0..V-1, or None to draw it
 
 
-def validate_round(p_rows, q_rows, draft_tokens, uniforms=None) -> RoundInputs:
+def validate_round(p_rows, q_rows, draft_tokens, uniforms=None, final_token=None) -> RoundInputs:
     """Check one round's inputs; raise a :class:`SpecDecError` naming what is wrong.
 
     q_rows (K, V) with K in 1..MAX_K, p_rows (K+1, V), every row a
-    distribution; K draft ids with q_i(x_i) > 0; up to K coins in [0, 1).
+    distribution; K draft ids with q_i(x_i) > 0; up to K coins in [0, 1);
+    a final token id in 0..V-1 or None.
     """
     q_draft = _draft_rows(q_rows)  # (K, V)
     k, v = q_draft.shape
@@ -350,6 +376,7 @@ def validate_round(p_rows, q_rows, draft_tokens, uniforms=None) -> RoundInputs:
         q_draft=q_draft,
         draft_tokens=_check_draft_tokens(draft_tokens, q_draft),
         coins=_check_coins(uniforms, k),
+        final_token=None if final_token is None else _token_id(final_token, v, "final token"),
     )
 
 
@@ -374,17 +401,17 @@ def verify_round(
     drawn from ``rng``. Checks the inputs (:func:`validate_round`), then
     decides with the one kernel, :func:`decide_round`.
     """
-    checked = validate_round(p_rows, q_rows, draft_tokens, uniforms)
+    checked = validate_round(p_rows, q_rows, draft_tokens, uniforms, final_token)
     result = decide_round(
         checked.p_target,
         checked.q_draft,
         checked.draft_tokens,
         coins=checked.coins,
-        final_token=final_token,
+        final_token=checked.final_token,
         rng=rng,
     )
     token, dist = result.final_token, result.final_distribution
-    if final_token is not None and not (0 <= token < dist.size and dist[token] > 0):
+    if checked.final_token is not None and dist[token] <= 0:
         raise InvalidParameterError(
             f"final token {token} has probability 0 under the {result.final_kind} distribution; "
             "choose a token with positive probability there."

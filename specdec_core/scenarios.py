@@ -38,6 +38,7 @@ class RoundScenario:
 
     @property
     def k_drafts(self) -> int:
+        """K, the number of drafted tokens in the scenario."""
         return len(self.draft_tokens)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:

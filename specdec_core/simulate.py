@@ -18,7 +18,7 @@ from functools import partial
 import numpy as np
 from scipy.stats import chi2
 
-from .distributions import check_k, validate_rows
+from .distributions import as_float_array, check_k, validate_rows
 from .errors import (
     MAX_ROUNDS,
     MAX_SIM_CELLS,
@@ -28,6 +28,7 @@ from .errors import (
 )
 from .montecarlo import ChunkSimulator, RoundTables, correct_tables, count_step, rounds_chunk
 from .theory import tokens_per_round_distribution
+from .variants_sim import candidates_chunk, multidraft_tables, typical_tables
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class SimulatedVariant:
     description: str  # what it does, and what is wrong with it
     tables: Callable[[np.ndarray, np.ndarray], RoundTables]  # (p_rows, q_rows), once per run
     chunk: ChunkSimulator  # (tables, n, rng) -> what n rounds emitted
+    options: tuple[str, ...] = ()  # keyword options simulate_rounds passes on to ``tables``
 
 
 def _tables_accept_if_p_ge_q(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTables:
@@ -94,6 +96,36 @@ SIMULATED_VARIANTS: dict[str, SimulatedVariant] = {
 }
 VARIANTS: dict[str, str] = {name: v.description for name, v in SIMULATED_VARIANTS.items()}
 VARIANT_LABELS: dict[str, str] = {name: v.label for name, v in SIMULATED_VARIANTS.items()}
+# Variants of the algorithm itself (issue 11; tables and chunk in specdec_core/variants_sim.py),
+# run by the Variants lab. Kept apart from VARIANTS, the Losslessness lab's correct-or-bug menu.
+ALGORITHM_VARIANTS: dict[str, SimulatedVariant] = {
+    "multi_draft": SimulatedVariant(
+        label="Multi-draft (SpecInfer)",
+        description="m candidates per position, tried in order with min(1, p_i/q); after each "
+        "rejection the target shrinks to its residual norm(max(0, p_i - q)). Lossless.",
+        tables=multidraft_tables,
+        chunk=candidates_chunk,
+        options=("n_candidates",),
+    ),
+    "multi_draft_no_residual": SimulatedVariant(
+        label="Bug: multi-draft without the residual update",
+        description="Bug: every candidate is tried against the original p, never its residual. "
+        "Later candidates are kept too often.",
+        tables=partial(multidraft_tables, update_residual=False),
+        chunk=candidates_chunk,
+        options=("n_candidates",),
+    ),
+    "typical_acceptance": SimulatedVariant(
+        label="Typical acceptance (Medusa)",
+        description="Keep x iff p(x) > min(epsilon, delta exp(-H(p))), no coin, q never looked "
+        "at; after the kept prefix, argmax p. Faster, NOT lossless.",
+        tables=typical_tables,
+        chunk=candidates_chunk,
+        options=("epsilon", "delta", "after_rejection"),
+    ),
+}
+ALGORITHM_VARIANT_LABELS: dict[str, str] = {n: v.label for n, v in ALGORITHM_VARIANTS.items()}
+_ALL_RULES: dict[str, SimulatedVariant] = SIMULATED_VARIANTS | ALGORITHM_VARIANTS
 CHUNK_ROUNDS = 1 << 16  # rounds per numpy block: bounds a run's memory; part of the seed's stream
 
 
@@ -110,6 +142,7 @@ class SimulationResult:
     reached: np.ndarray  # (K+1,) rounds that emitted a token at each position
     n_accepted_counts: np.ndarray  # (K+1,) rounds that kept 0..K drafts
     tokens_per_round_counts: np.ndarray  # (K+2,) rounds that emitted 0..K+1 tokens
+    keep_probabilities: np.ndarray | None = None  # (K,) a variant's own P(position kept)
 
     @property
     def n_accepted(self) -> np.ndarray:
@@ -138,7 +171,10 @@ class SimulationResult:
 
     @property
     def alphas(self) -> np.ndarray:
-        """(K,) alpha_i = sum_x min(p_i, q_i) of the correct algorithm at each position."""
+        """(K,) alpha_i = sum_x min(p_i, q_i) of the correct algorithm at each position,
+        or the variant's own keep probabilities (beta_m for multi-draft) when it has them."""
+        if self.keep_probabilities is not None:
+            return self.keep_probabilities
         return np.clip(np.minimum(self.p_rows[:-1], self.q_rows).sum(axis=1), 0.0, 1.0)
 
     @property
@@ -151,17 +187,24 @@ class SimulationResult:
 
 
 def _rows(x, name: str, n_rows: int, v: int | None = None) -> np.ndarray:
-    arr = np.asarray(x, dtype=np.float64)
+    """Checked rows (n_rows, V); a 1-D vector is repeated at every position."""
+    arr = as_float_array(x, f"{name}: not an array of numbers")
     if arr.ndim == 1:
         arr = np.tile(arr, (n_rows, 1))
     return validate_rows(arr, name, n_rows, v)
 
 
-def _check_simulation(p, q, k, n_rounds, variant):
+def _check_simulation(p, q, k, n_rounds, variant, options=()):
+    """Checked (p_rows (K+1, V), q_rows (K, V), K, n_rounds) of one simulate_rounds call."""
     k = check_k(k)
-    if variant not in SIMULATED_VARIANTS:
+    if variant not in _ALL_RULES:
         raise InvalidParameterError(
-            f"variant {variant!r} is unknown; choose one of {', '.join(SIMULATED_VARIANTS)}."
+            f"variant {variant!r} is unknown; choose one of {', '.join(_ALL_RULES)}."
+        )
+    if unknown := sorted(set(options) - set(_ALL_RULES[variant].options)):
+        raise InvalidParameterError(
+            f"option(s) {', '.join(unknown)} do not apply to variant {variant!r}; allowed: "
+            f"{', '.join(_ALL_RULES[variant].options) or 'none'}."
         )
     if isinstance(n_rounds, bool) or not isinstance(n_rounds, (int, np.integer)):
         raise InvalidParameterError(f"n_rounds must be a whole number, got {n_rounds!r}.")
@@ -171,9 +214,10 @@ def _check_simulation(p, q, k, n_rounds, variant):
         )
     q_rows = _rows(q, "q", k)  # (K, V)
     v = q_rows.shape[1]
-    p_rows = _rows(p, "p", k + 1, v) if np.ndim(p) == 2 or np.size(p) == v else None
-    if p_rows is None:
-        raise InvalidDistributionError(mismatch_message(int(np.size(p)), v))
+    p_arr = as_float_array(p, "p: not an array of numbers")
+    if p_arr.ndim == 1 and p_arr.size != v:
+        raise InvalidDistributionError(mismatch_message(p_arr.size, v))
+    p_rows = _rows(p_arr, "p", k + 1, v)  # (K+1, V)
     if n_rounds * v > MAX_SIM_CELLS:
         raise InvalidParameterError(
             f"n_rounds x V = {n_rounds * v:,} is too large; at most {MAX_SIM_CELLS:,}."
@@ -190,6 +234,7 @@ def simulate_rounds(
     rng: np.random.Generator,
     variant: str = "correct",
     progress: Callable[[float], None] | None = None,
+    **options,
 ) -> SimulationResult:
     """Simulate ``n_rounds`` independent rounds with K drafts each.
 
@@ -197,7 +242,10 @@ def simulate_rounds(
     is the same at every position (the i.i.d. model behind
     E[tokens] = (1 - alpha^(K+1)) / (1 - alpha), Leviathan et al. 2023, Eq. 1).
     ``variant`` picks the correct algorithm or one of the broken ones in
-    ``VARIANTS``. ``progress(fraction)`` is called after each chunk of rounds.
+    ``VARIANTS``, or a variant of the algorithm in ``ALGORITHM_VARIANTS``
+    (``variant="multi_draft"`` with ``n_candidates``; ``"typical_acceptance"``
+    with ``epsilon``, ``delta``, ``after_rejection``), whose ``**options`` go to
+    its tables. ``progress(fraction)`` is called after each chunk of rounds.
 
     Memory: rounds run in chunks of ``CHUNK_ROUNDS`` and only counts are kept,
     so a run's peak memory does not grow with ``n_rounds``. Seeds: every chunk
@@ -207,9 +255,9 @@ def simulate_rounds(
     differently and give other (equally valid) numbers. It stays 2^16, the
     block size the lab has always used, so earlier links show the same counts.
     """
-    p_rows, q_rows, k, n_rounds = _check_simulation(p, q, k, n_rounds, variant)
-    spec = SIMULATED_VARIANTS[variant]
-    tables = spec.tables(p_rows, q_rows)
+    p_rows, q_rows, k, n_rounds = _check_simulation(p, q, k, n_rounds, variant, options)
+    spec = _ALL_RULES[variant]
+    tables = spec.tables(p_rows, q_rows, **options)
     totals = None
     for start in range(0, n_rounds, CHUNK_ROUNDS):
         n = min(CHUNK_ROUNDS, n_rounds - start)
@@ -227,6 +275,7 @@ def simulate_rounds(
         reached=totals.position_counts.sum(axis=1),
         n_accepted_counts=totals.n_accepted_counts,
         tokens_per_round_counts=totals.tokens_per_round_counts,
+        keep_probabilities=getattr(tables, "keep_probabilities", None),
     )
 
 

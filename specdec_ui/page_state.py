@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import streamlit as st
 
+from . import presenter
 from .share import MAX_PARAM_LENGTH, LinkReader, share_query
 
 SHARE_CAPTION = "Share this page: add this to the app's address (the address bar already has it)."
@@ -117,10 +118,15 @@ class PageState:
     def share(self, params: Mapping[str, object], caption: str = SHARE_CAPTION) -> dict[str, str]:
         """Put ``params`` in the address bar and on screen; returns them as strings."""
         text = {name: str(value) for name, value in params.items() if value is not None}
-        if st.query_params.to_dict() != text:
-            st.query_params.from_dict(text)
+        address = {**text, **presenter.link_params()}  # present=1 keeps the projector view
+        if st.query_params.to_dict() != address:
+            st.query_params.from_dict(address)
         st.caption(caption)
-        st.code(share_query(text), language=None, wrap_lines=True)
+        link = presenter.share_link(text)  # the full address, once the browser told it
+        if link:
+            presenter.share_panel(link)
+        else:
+            st.code(share_query(text), language=None, wrap_lines=True)
         too_long = [name for name, value in text.items() if len(value) > MAX_PARAM_LENGTH]
         if too_long:
             st.warning(

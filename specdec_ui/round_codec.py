@@ -20,7 +20,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 import specdec_core as sc
-from specdec_core.errors import MAX_TEXT_LENGTH
+from specdec_core.errors import MAX_TEXT_LENGTH, mismatch_message
 
 from .presets import MAX_SEED, ROUND_K_MAX
 from .round_story import RoundSpec, play_round
@@ -31,11 +31,6 @@ ROUND_KEYS = tuple(k for k, s in sc.SCENARIOS.items() if isinstance(s, sc.RoundS
 DEFAULT_PRESET = "000-round"
 ROW_SEPARATOR = "|"
 _P0, _Q0 = sc.SCENARIOS[DEFAULT_PRESET].p_rows[0], sc.SCENARIOS[DEFAULT_PRESET].q_rows[0]
-
-
-def mismatch_message(n_p: int, n_q: int) -> str:
-    """'p has 5 entries but q has 2; they must match.' (the page's one copy of it)."""
-    return f"p has {n_p} entries but q has {n_q}; they must match."
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 import specdec_core as sc
-from specdec_core.errors import MAX_TEXT_LENGTH
+from specdec_core.errors import MAX_TEXT_LENGTH, mismatch_message
 
 from . import round_codec as codec
 from .page_state import PageState
@@ -288,7 +288,7 @@ def _filled_rows(k: int, inputs: CustomInputs, note: str) -> TableUpdate:
     p_one = codec.parse_rows(inputs.p_text, "p", norm)[0]
     q_one = codec.parse_rows(inputs.q_text, "q", norm)[0]
     if p_one.size != q_one.size:
-        raise sc.InvalidDistributionError(codec.mismatch_message(p_one.size, q_one.size))
+        raise sc.InvalidDistributionError(mismatch_message(p_one.size, q_one.size))
     labels = sc.parse_labels(inputs.labels, p_one.size)
     return TableUpdate(RowTables(np.tile(p_one, (k + 1, 1)), np.tile(q_one, (k, 1))), labels, note)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from . import presenter
 from .presets import MAX_SEED
 from .registry import PageInfo, page_info
 from .text import md_escape
@@ -26,9 +27,15 @@ def page_setup(page: str | Path, icon: str | None = None) -> PageInfo:
         info = page_info(page)
     else:
         info = PageInfo(path="", title=str(page), icon=icon, url_path="-", blurb="")
+    presenting = presenter.presenting()  # projector layout: the sidebar folds away
     st.set_page_config(
-        page_title=f"{info.title} · Speculative Decoding Lab", page_icon=info.icon, layout="wide"
+        page_title=f"{info.title} · Speculative Decoding Lab",
+        page_icon=info.icon,
+        layout="wide",
+        initial_sidebar_state="collapsed" if presenting else "auto",
     )
+    presenter.presenter_toggle()
+    presenter.presenter_style()
     return info
 
 

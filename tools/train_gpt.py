@@ -108,7 +108,7 @@ def windows(ids: torch.Tensor, n: int, ctx: int, gen: torch.Generator) -> torch.
     return torch.stack([ids[s : s + ctx + 1] for s in starts.tolist()])
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser()
     ap.add_argument("--name", required=True)
     ap.add_argument("--layers", type=int, required=True)
@@ -122,7 +122,28 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--eval-every", type=int, default=100)
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def optimizer(model: GPT, lr: float) -> torch.optim.AdamW:
+    """AdamW, weight decay 0.1 on matrices only (not on biases, gains, embeddings' rows)."""
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    return torch.optim.AdamW(
+        [{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=lr,
+        betas=(0.9, 0.95),
+    )
+
+
+def learning_rate(step: int, args: argparse.Namespace) -> float:
+    """Linear warm-up over ``warmup`` steps, then cosine decay to 10 % at ``steps``."""
+    cosine = 0.5 * (1 + math.cos(math.pi * min(1.0, step / args.steps)))
+    return args.lr * min(1.0, step / args.warmup) * (0.1 + 0.9 * cosine)
+
+
+def main() -> None:
+    args = parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     gen = torch.Generator().manual_seed(args.seed + 1)
@@ -131,48 +152,18 @@ def main() -> None:
     train = torch.tensor(tok.encode(corpus.train_text), dtype=torch.long)
     val = torch.tensor(tok.encode(corpus.validation_text), dtype=torch.long)
     val_batch = windows(val, 32, args.ctx, torch.Generator().manual_seed(12345))
-    cfg = {
-        "vocab": tok.vocab_size,
-        "ctx": args.ctx,
-        "layers": args.layers,
-        "dim": args.dim,
-        "heads": args.heads,
-        "seed": args.seed,
-        "steps": args.steps,
-        "batch": args.batch,
-        "lr": args.lr,
-    }
+    cfg = {"vocab": tok.vocab_size, "ctx": args.ctx, "layers": args.layers, "dim": args.dim}
+    cfg |= {"heads": args.heads, "seed": args.seed, "steps": args.steps}
+    cfg |= {"batch": args.batch, "lr": args.lr}
     model = GPT(tok.vocab_size, args.ctx, args.layers, args.dim, args.heads)
-    n_params = sum(p.numel() for p in model.parameters())
-    decay = [p for p in model.parameters() if p.dim() >= 2]
-    no_decay = [p for p in model.parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW(
-        [{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
-        lr=args.lr,
-        betas=(0.9, 0.95),
-    )
+    opt = optimizer(model, args.lr)
     out_path = ASSETS / f"gpt_{args.name}.npz"
+    n_params = sum(p.numel() for p in model.parameters())
     print(f"{args.name}: {n_params:,} parameters, {train.numel():,} train tokens", flush=True)
     start = time.perf_counter()
-
-    def evaluate() -> float:
-        model.eval()
-        with torch.no_grad():
-            logits = model(val_batch[:, :-1])
-            loss = F.cross_entropy(
-                logits.reshape(-1, logits.shape[-1]), val_batch[:, 1:].reshape(-1)
-            )
-        model.train()
-        return float(loss)
-
     for step in range(1, args.steps + 1):
-        lr = (
-            args.lr
-            * min(1.0, step / args.warmup)
-            * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, step / args.steps))))
-        )
         for g in opt.param_groups:
-            g["lr"] = lr
+            g["lr"] = learning_rate(step, args)
         batch = windows(train, args.batch, args.ctx, gen)
         logits = model(batch[:, :-1])
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), batch[:, 1:].reshape(-1))
@@ -181,18 +172,22 @@ def main() -> None:
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         if step % args.eval_every == 0 or step == args.steps:
-            cfg.update(
-                trained_steps=step,
-                val_loss=round(evaluate(), 4),
-                train_seconds=round(time.perf_counter() - start, 1),
-            )
+            val_loss = evaluate(model, val_batch)
+            cfg.update(trained_steps=step, val_loss=round(val_loss, 4))
+            cfg.update(train_seconds=round(time.perf_counter() - start, 1))
             export(model, cfg, out_path)
-            print(
-                f"step {step} loss {loss.item():.3f} val {cfg['val_loss']:.3f} "
-                f"{cfg['train_seconds']:.0f}s",
-                flush=True,
-            )
+            print(f"step {step} loss {loss.item():.3f} val {val_loss:.3f}", flush=True)
     print(f"done in {time.perf_counter() - start:.0f} s -> {out_path}", flush=True)
+
+
+def evaluate(model: GPT, val_batch: torch.Tensor) -> float:
+    """Mean cross-entropy (nats per token) on the fixed validation windows."""
+    model.eval()
+    with torch.no_grad():
+        logits = model(val_batch[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), val_batch[:, 1:].reshape(-1))
+    model.train()
+    return float(loss)
 
 
 if __name__ == "__main__":

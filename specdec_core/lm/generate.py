@@ -84,11 +84,14 @@ class GenerationResult:
     emitted: int = 0  # tokens the rounds emitted, before the last round's surplus is cut
     overlap_sum: float = 0.0  # sum over checked positions of sum_x min(p, q)
     target_calls: int = 0  # decoding calls of the target (the prefill is not counted)
-    draft_calls: int = 0
+    draft_calls: int = 0  # draft forward passes (K a round), or lookups (1 a round)
+    draft_sizes: list[int] = field(default_factory=list)  # drafts proposed, per round
+    empty_rounds: int = 0  # rounds whose draft proposed nothing (prompt lookup: no match)
     time_prefill: float = 0.0
     time_draft: float = 0.0
     time_verify: float = 0.0
     time_total: float = 0.0  # decode phase: draft + verify + overhead
+    cpu_total: float = 0.0  # the decode phase's CPU time of this thread (time.thread_time)
 
     @property
     def time_overhead(self) -> float:
@@ -154,13 +157,16 @@ def probabilities(logits: np.ndarray, temperature: float) -> np.ndarray:
     """Rows of the distribution a model samples from: softmax(logits / T), float64.
 
     T = 0 is greedy: a one-hot row at the argmax (the first one on ties), no division.
+    One float64 copy, then in place: z / T, z - max z, exp, / sum.
     """
-    z = np.asarray(logits, dtype=np.float64)
     if temperature == 0.0:
-        out = np.zeros_like(z)
+        z = np.asarray(logits)
+        out = np.zeros(z.shape)
         out[np.arange(z.shape[0]), z.argmax(axis=1)] = 1.0
         return out
-    z = z / temperature
+    z = np.array(logits, dtype=np.float64)  # (m, V), a copy
+    if temperature != 1.0:
+        np.divide(z, temperature, out=z)
     z -= z.max(axis=1, keepdims=True)
     np.exp(z, out=z)
     z /= z.sum(axis=1, keepdims=True)
@@ -191,9 +197,17 @@ def _top(row: np.ndarray, n: int = TOP_N) -> tuple[tuple[int, float], ...]:
 
 
 def _sample(row: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
+    """x ~ row by inverse CDF with one uniform u: the first x with CDF(x) > u * CDF(V).
+
+    The same token as :func:`specdec_core.sampling.sample_index` for the same u (it is
+    called only when rounding puts u * total past the end), with fewer array passes.
+    """
     if temperature == 0.0:
         return int(row.argmax())
-    return int(sample_index(row, rng.random()))
+    u = rng.random()
+    cdf = row.cumsum()  # (V,)
+    x = int(cdf.searchsorted(u * cdf[-1], side="right"))
+    return x if x < cdf.size else int(sample_index(row, u))
 
 
 def autoregressive_generate(
@@ -214,7 +228,7 @@ def autoregressive_generate(
         model.extend(ids[:-1], last_only=True)
     res.time_prefill = time.perf_counter() - start
     last = ids[-1]
-    start = time.perf_counter()
+    cpu, start = time.thread_time(), time.perf_counter()
     for i in range(n_new):
         logits = model.extend((last,))  # (1, V)
         if t == 0.0:  # greedy: the argmax, the same token _sample picks from one-hot p
@@ -225,6 +239,7 @@ def autoregressive_generate(
         if on_token is not None:
             on_token(i + 1)
     res.time_total = res.time_verify = time.perf_counter() - start
+    res.cpu_total = time.thread_time() - cpu
     res.kinds = ["target"] * n_new
     res.target_calls = n_new
     return res
@@ -245,12 +260,21 @@ class _Round:
     q_rows: np.ndarray | None = None  # (K, V)
 
 
-def _draft_step(d_model, feed, k, t, rng, fast_greedy):
-    """K draft calls, x_i ~ q_i = softmax(logits / T) (argmax at T = 0).
+def _draft_step(d_model, seq, k, t, rng, fast_greedy):
+    """Up to K drafts x_i ~ q_i = softmax(logits / T) (argmax at T = 0), and q_rows.
 
-    The first call feeds every committed token the draft has not read yet. Returns the
-    drafts and q_rows (K, V), or None on the greedy fast path (no distributions needed).
+    A model draft makes K calls; the first feeds every committed token it has not read
+    yet. A lookup draft (``propose``, see :mod:`.prompt_lookup`) returns 0..K tokens at
+    once, with one-hot q. q_rows (k, V) is None on the greedy fast path.
     """
+    if hasattr(d_model, "propose"):
+        drafts = d_model.propose(seq, k)
+        if fast_greedy:
+            return drafts, None
+        q_rows = np.zeros((len(drafts), d_model.tokenizer.vocab_size))  # (k, V) one-hot
+        q_rows[np.arange(len(drafts)), drafts] = 1.0
+        return drafts, q_rows
+    feed = seq[d_model.length :]
     drafts: list[int] = []
     if fast_greedy:
         for _ in range(k):
@@ -267,29 +291,53 @@ def _draft_step(d_model, feed, k, t, rng, fast_greedy):
     return drafts, q_rows
 
 
-def _verify_step(t_model, last, drafts, q_rows, t, rng) -> _Round:
-    """One target call on the last committed token + K drafts (K+1 rows), then decide.
+def _plain_round(p_row: np.ndarray, t: float, rng) -> RoundResult:
+    """A round without drafts (K = 0): the bonus token x ~ p_1, i.e. one plain step.
+
+    Same draws as the rule with K = 0 (one uniform for the final token).
+    """
+    u = float(rng.random())
+    token = int(p_row.argmax()) if t == 0.0 else int(sample_index(p_row, u))
+    return RoundResult(
+        k_drafts=0,
+        draft_tokens=(),
+        steps=(),
+        n_accepted=0,
+        final_kind="bonus",
+        final_position=0,
+        final_token=token,
+        final_coin=u,
+        final_distribution=p_row,
+        residual_unnormalised=None,
+        emitted_tokens=(token,),
+    )
+
+
+def _verify_step(t_model, last, drafts, q_rows, t, rng, trace) -> _Round:
+    """One target call on the last committed token + k drafts (k+1 rows), then decide.
 
     Greedy without rows (q_rows None): keep drafts while they equal the target's
     argmax and emit the argmax at the first mismatch (or the bonus): what
     :func:`specdec_core.verify_round` decides with one-hot p and q, since the residual
     max(0, p - q) of two different one-hot rows is p itself. Otherwise the rule of
-    Leviathan et al. 2023, Alg. 1 via :func:`verify_block` on p = softmax(logits / T).
+    Leviathan et al. 2023, Alg. 1 via :func:`verify_block` on p = softmax(logits / T);
+    with no drafts (k = 0) a plain step. The overlap sum_x min(p, q) is only computed
+    for a traced run (it is a statistic, not part of the rule).
     """
     k = len(drafts)
-    logits = t_model.extend([last, *drafts])  # (K+1, V)
+    logits = t_model.extend([last, *drafts])  # (k+1, V)
     if q_rows is None:
-        best = logits.argmax(axis=1)  # (K+1,) the target's greedy choices
+        best = logits.argmax(axis=1)  # (k+1,) the target's greedy choices
         n = 0
         while n < k and drafts[n] == best[n]:
             n += 1
         emitted = (*drafts[:n], int(best[n]))
         kind, checked = ("bonus", n) if n == k else ("resample", n + 1)
         return _Round(drafts, n, emitted, kind, checked, float(n))  # one-hot overlap: 1 or 0
-    p_rows = probabilities(logits, t)  # (K+1, V)
-    rr = verify_block(p_rows, q_rows, drafts, rng)
+    p_rows = probabilities(logits, t)  # (k+1, V)
+    rr = verify_block(p_rows, q_rows, drafts, rng) if k else _plain_round(p_rows[0], t, rng)
     checked = len(rr.steps)
-    overlap = float(np.minimum(p_rows[:checked], q_rows[:checked]).sum())
+    overlap = float(np.minimum(p_rows[:checked], q_rows[:checked]).sum()) if trace else 0.0
     return _Round(
         drafts,
         rr.n_accepted,
@@ -303,15 +351,17 @@ def _verify_step(t_model, last, drafts, q_rows, t, rng) -> _Round:
     )
 
 
-def _count(res: GenerationResult, rnd: _Round, parallel_verify: bool) -> None:
+def _count(res: GenerationResult, rnd: _Round, parallel_verify: bool, lookup: bool) -> None:
     """Add one round to the counters of ``res``."""
     k = len(rnd.drafts)
     res.n_rounds += 1
     res.drafted += k
+    res.draft_sizes.append(k)
+    res.empty_rounds += k == 0
     res.checked += rnd.checked
     res.accepted += rnd.n_accepted
     res.emitted += len(rnd.emitted)
-    res.draft_calls += k
+    res.draft_calls += 1 if lookup else k
     res.target_calls += 1 if parallel_verify else k + 1
     res.overlap_sum += rnd.overlap
     final = "bonus" if rnd.final_kind == "bonus" else "resampled"
@@ -343,27 +393,29 @@ def speculative_generate(
     ids, n_new, t = _check_common([draft, target], prompt_ids, k, max_new_tokens, temperature, rng)
     d_model, t_model = draft.fresh(), target.fresh()
     fast_greedy = t == 0.0 and not trace
+    lookup = hasattr(d_model, "propose")  # a draft without a model (prompt lookup)
     res = GenerationResult(tuple(ids), [], [], k, t)
     perf = time.perf_counter
     start = perf()
     if len(ids) > 1:
-        d_model.extend(ids[:-1], last_only=True)
+        if not lookup:
+            d_model.extend(ids[:-1], last_only=True)
         t_model.extend(ids[:-1], last_only=True)
     res.time_prefill = perf() - start
     seq = list(ids)  # committed tokens; both models cache seq[:-1] (draft maybe less)
-    start = perf()
+    cpu, start = time.thread_time(), perf()
     while len(seq) - len(ids) < n_new:
         base = len(seq)
         t0 = perf()
-        drafts, q_rows = _draft_step(d_model, seq[d_model.length :], k, t, rng, fast_greedy)
+        drafts, q_rows = _draft_step(d_model, seq, k, t, rng, fast_greedy)
         t1 = perf()
-        rnd = _verify_step(t_model, seq[-1], drafts, q_rows, t, rng)
+        rnd = _verify_step(t_model, seq[-1], drafts, q_rows, t, rng, trace)
         res.time_draft += t1 - t0
         res.time_verify += perf() - t1  # the target call and the accept / reject decisions
         seq.extend(rnd.emitted)
         t_model.rollback(base + rnd.n_accepted)
         d_model.rollback(min(d_model.length, base + rnd.n_accepted))
-        _count(res, rnd, target.parallel_verify)
+        _count(res, rnd, target.parallel_verify, lookup)
         if trace:
             res.rounds.append(
                 _round_trace(res.n_rounds - 1, base - len(ids), rnd.result, rnd.p_rows, rnd.q_rows)
@@ -371,6 +423,7 @@ def speculative_generate(
         if on_round is not None:
             on_round(min(n_new, len(seq) - len(ids)))
     res.time_total = perf() - start
+    res.cpu_total = time.thread_time() - cpu
     res.tokens = seq[len(ids) : len(ids) + n_new]
     res.kinds = res.kinds[:n_new]
     return res

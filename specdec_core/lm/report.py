@@ -11,6 +11,12 @@ verify: the K+1-token target call and the accept / reject decisions) / (time of 
 plain target step, its sampling included), the corrected prediction is
 
     S_corrected = E(alpha, K) / (K c + v(K)).
+
+A draft that proposes a varying number k_r <= K of tokens per round (prompt lookup: 0
+without a match) and is called once per round gets the same formula averaged over its
+rounds: E = mean_r E(alpha, k_r) (E(alpha, 0) = 1, a plain step), K c -> (draft calls
+per round) c, v = the mean verify time per round / step. For a model draft (k_r = K,
+K calls a round) this is the formula above.
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..theory import expected_tokens, speedup, time_per_token
+from ..errors import InvalidParameterError
+from ..theory import expected_tokens, speedup
 from .errors import MAX_PROMPT_CHARS, PromptError
 from .generate import GenerationResult
 
@@ -72,13 +79,15 @@ def cost_model(spec: GenerationResult, plain: GenerationResult) -> CostModel:
     """
     step = plain.time_total / len(plain.tokens)
     k = spec.k
-    c = (spec.time_draft / spec.draft_calls) / step
+    c = (spec.time_draft / spec.draft_calls) / step if spec.draft_calls else 0.0
     v = (spec.time_verify / spec.n_rounds) / step
     alpha = spec.acceptance_rate
     alpha = 0.0 if math.isnan(alpha) else alpha
-    e = float(expected_tokens(alpha, k))
-    seed = float(speedup(alpha, k, c, 1.0))  # E / (K c + 1)
-    corrected = 1.0 / float(time_per_token(alpha, k, c, v))  # E / (K c + v)
+    sizes = spec.draft_sizes or [k] * spec.n_rounds
+    e = sum(float(expected_tokens(alpha, s)) if s else 1.0 for s in sizes) / len(sizes)
+    calls = spec.draft_calls / spec.n_rounds  # K for a model draft
+    seed = e / (calls * c + 1.0)  # E / (K c + 1)
+    corrected = e / (calls * c + v)  # E / (K c + v)
     return CostModel(
         k,
         alpha,
@@ -90,7 +99,7 @@ def cost_model(spec: GenerationResult, plain: GenerationResult) -> CostModel:
         plain.time_total / spec.time_total * len(spec.tokens) / len(plain.tokens),
         seed,
         corrected,
-        spec.tokens_per_round / (k * c + v),
+        spec.tokens_per_round / (calls * c + v),
     )
 
 
@@ -120,6 +129,28 @@ def _median(values) -> float:
     return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
 
 
+def _timed_runs(draft, target, prompt_ids, settings: dict, repeats: int, tick):
+    """``repeats`` (speculative, plain) pairs, interleaved, each with rng(seed), untraced."""
+    from .generate import autoregressive_generate, speculative_generate
+
+    seed, common = settings["seed"], {k: v for k, v in settings.items() if k != "seed"}
+    specs, plains = [], []
+    for r in range(repeats):
+        specs.append(
+            speculative_generate(
+                draft, target, prompt_ids, rng=np.random.default_rng(seed), trace=False, **common
+            )
+        )
+        common_plain = {k: v for k, v in common.items() if k != "k"}
+        plains.append(
+            autoregressive_generate(
+                target, prompt_ids, rng=np.random.default_rng(seed), **common_plain
+            )
+        )
+        tick(r + 2)
+    return specs, plains
+
+
 def compare_pair(
     draft,
     target,
@@ -140,54 +171,30 @@ def compare_pair(
     trace (``trace=True``); the timed runs skip it. ``progress(fraction)`` is called as
     the work advances (a progress bar).
     """
-    from .generate import autoregressive_generate, speculative_generate
+    from .generate import speculative_generate
 
     if not 1 <= repeats <= 15:
-        raise ValueError("repeats must be 1..15")
+        raise InvalidParameterError(f"repeats is {repeats!r}; allowed: 1 to 15.")
     steps = repeats + 1
 
     def tick(done: float) -> None:
         if progress is not None:
             progress(min(1.0, done / steps))
 
+    settings = {"k": k, "max_new_tokens": max_new_tokens, "temperature": temperature}
     # The traced run (for display) is not timed: building the trace costs time.
     shown = speculative_generate(
         draft,
         target,
         prompt_ids,
-        k=k,
-        max_new_tokens=max_new_tokens,
-        temperature=temperature,
         rng=np.random.default_rng(seed),
         trace=trace,
         on_round=lambda n_done: tick(n_done / max_new_tokens),
+        **settings,
     )
-    specs, plains = [], []
-    for r in range(repeats):
-        specs.append(
-            speculative_generate(
-                draft,
-                target,
-                prompt_ids,
-                k=k,
-                max_new_tokens=max_new_tokens,
-                temperature=temperature,
-                rng=np.random.default_rng(seed),
-                trace=False,
-            )
-        )
-        plains.append(
-            autoregressive_generate(
-                target,
-                prompt_ids,
-                max_new_tokens=max_new_tokens,
-                temperature=temperature,
-                rng=np.random.default_rng(seed),
-            )
-        )
-        tick(r + 2)
+    specs, plains = _timed_runs(draft, target, prompt_ids, settings | {"seed": seed}, repeats, tick)
     plain = plains[0]
-    for attr in ("time_draft", "time_verify", "time_total", "time_prefill"):
+    for attr in ("time_draft", "time_verify", "time_total", "time_prefill", "cpu_total"):
         setattr(shown, attr, _median([getattr(s, attr) for s in specs]))
         setattr(plain, attr, _median([getattr(p, attr) for p in plains]))
     return PairRun(shown, plain, cost_model(shown, plain), shown.tokens == plain.tokens, repeats)

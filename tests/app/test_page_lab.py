@@ -162,3 +162,13 @@ def test_downloads_and_source():
     assert len(at.get("download_button")) == 1
     sources = " ".join(c.value for c in at.code)
     assert "def simulate_rounds" in sources and "def losslessness_test" in sources
+
+
+def test_a_core_variant_without_a_display_label_does_not_break_the_page(monkeypatch):
+    # The page names variants with the core's VARIANT_LABELS; a variant the core adds
+    # without a label shows its key instead of raising KeyError.
+    monkeypatch.setitem(sc.VARIANTS, "shiny_new", "A variant the page has never heard of.")
+    at = open_page("pages/3_Losslessness_lab.py", {"variant": "shiny_new", "rounds": "1000"})
+    assert not at.exception
+    assert "shiny_new" in at.selectbox(key="lab_variant").options
+    assert any("Shiny_new." in i.value.replace("\\", "") for i in at.info)

@@ -131,3 +131,29 @@ def test_rows_too_large_for_a_float_raise_the_projects_error():
     p_rows = [[10**400, 0], [0.5, 0.5]]
     with pytest.raises(sc.InvalidDistributionError, match="p: not a table of numbers"):
         sc.verify_round(p_rows, [[0.5, 0.5]], [0], uniforms=[0.1], final_token=0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"draft_tokens": "ab"}, "draft_tokens must be a list of token ids, got text"),
+        ({"draft_tokens": 3}, "draft_tokens must be a list of token ids, got 3"),
+        (
+            {"draft_tokens": [1.0, 0]},
+            "draft token at position 1 is 1.0; token ids are whole numbers",
+        ),
+        ({"draft_tokens": [0, True]}, "draft token at position 2 is True; token ids are whole"),
+        ({"draft_tokens": [None, 0]}, "draft token at position 1 is None"),
+        ({"draft_tokens": [10**400, 0]}, "draft token at position 1 is 10000000000000000000…;"),
+        ({"final_token": "A"}, "final token is 'A'; token ids are whole numbers from 0 to 4"),
+        ({"final_token": 2.0}, "final token is 2.0; token ids are whole numbers"),
+        ({"final_token": 5}, "final token is 5; token ids run from 0 to 4"),
+    ],
+)
+def test_token_ids_must_be_whole_numbers_in_range(kwargs, message):
+    """No silent fixes: 1.5 is not truncated to 1, True is not token 1."""
+    p_rows, q_rows = sc.broadcast_rows(P, Q, 2)
+    args = {"draft_tokens": [0, 1], "uniforms": [0.1, 0.1], "final_token": 0, **kwargs}
+    with pytest.raises(sc.InvalidParameterError) as err:
+        sc.verify_round(p_rows, q_rows, args.pop("draft_tokens"), **args)
+    assert message in str(err.value)

@@ -275,3 +275,21 @@ def test_story_invariants_for_any_round(v, k, seed, data):
         assert len(after.emitted) - len(before.emitted) in (0, 1)  # one decision per step
     for step in story.steps:
         assert "nan" not in (step.title + step.why + step.latex).lower()
+
+
+def test_step_kinds_and_statuses_are_one_vocabulary():
+    from typing import get_args
+
+    from specdec_ui.round_story import STEP_KINDS, StepKind
+
+    assert tuple(STEP_KINDS) == get_args(StepKind)
+    for key in ROUND_KEYS:
+        story = story_of(key)
+        kinds = [s.kind for s in story.steps]
+        assert kinds[0] == "draft" and kinds[-1] == "result" and set(kinds) <= set(STEP_KINDS)
+        res = story.result
+        last = story.steps[-1]
+        assert tuple(status for _, _, status in last.emitted) == res.emitted_statuses
+        assert last.draft_status == res.draft_statuses
+        assert kinds[-2] == res.final_kind  # the step that draws the final token
+        assert set(story.trace_frame()["decision"]) <= set(sc.STATUS_LABELS.values())

@@ -267,3 +267,16 @@ def test_cost_model_on_hand_made_timings():
     assert np.isclose(m.corrected_prediction, 1.75 / 1.4)  # E / (K c + v)
     assert np.isclose(m.measured_speedup, 2.5 / 1.6)
     assert np.isclose(m.error, (1.75 / 1.4) / (2.5 / 1.6) - 1)
+
+
+def test_the_engines_sampler_draws_the_same_token_as_the_cores_sample_index():
+    from specdec_core.sampling import sample_index
+
+    rows = np.random.default_rng(7).dirichlet(np.full(16, 0.3), size=50)  # (50, 16)
+    rows[:, ::3] = 0.0  # tokens of probability 0 must never be drawn
+    rows /= rows.sum(axis=1, keepdims=True)
+    for seed, row in enumerate(rows):
+        x = gen._sample(row, 1.0, np.random.default_rng(seed))
+        u = np.random.default_rng(seed).random()
+        assert x == int(sample_index(row, u)) and row[x] > 0
+    assert gen._sample(np.array([0.0, 0.0, 1.0]), 1.0, np.random.default_rng(0)) == 2

@@ -43,6 +43,26 @@ def test_block_call_equals_one_token_at_a_time(target):
     assert a.length == b.length == 20
 
 
+@pytest.mark.parametrize("m", [2, 3, 5, 9])
+def test_last_only_and_padded_blocks_give_the_rows_of_a_full_call(target, m):
+    """last_only skips the last layer's other rows; 2+ rows are padded to a multiple of 4."""
+    ids = REFERENCE["ids"][: 10 + m].astype(np.int64)
+    full, last = target.fresh(), target.fresh()
+    full.extend(ids[:10])
+    last.extend(ids[:10])
+    rows = full.extend(ids[10:])  # (m, V)
+    one = last.extend(ids[10:], last_only=True)  # (1, V)
+    assert rows.shape == (m, 512) and one.shape == (1, 512)
+    assert np.abs(one - rows[-1:]).max() < 1e-4
+    assert full.length == last.length == 10 + m
+    singles = target.fresh()
+    singles.extend(ids[:10])
+    steps = np.concatenate([singles.extend([t]) for t in ids[10:]])  # one row per call
+    assert np.abs(rows - steps).max() < 1e-4
+    # the cache written by a last_only call serves the next call like a full one
+    assert np.abs(full.extend([3]) - last.extend([3])).max() < 1e-4
+
+
 def test_rollback_gives_the_same_distributions_as_a_fresh_prefill(target):
     ids = REFERENCE["ids"][:30].astype(np.int64)
     other = np.array([7, 99, 250, 3, 411])
