@@ -172,11 +172,10 @@ def get_run(
 
 def compute_speed(pair: str, k: int, temperature: float) -> SpeedMeasurement:
     """The timing of (pair, K, T) on the reference workload (default prompt, 200 tokens)."""
-    draft, target = lm.load_pair(pair)
-    ids = lm.encode_prompt(target.tokenizer, DEFAULT_PROMPT)
+    models = lm.load_pair(pair)
+    ids = lm.encode_prompt(models[1].tokenizer, DEFAULT_PROMPT)
     return measure_speedup(
-        draft,
-        target,
+        models,
         ids,
         k=k,
         temperature=temperature,
