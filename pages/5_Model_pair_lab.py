@@ -106,6 +106,7 @@ try:
         temperature,
         n_tokens,
         seed,
+        trace=mode == "step",
         on_wait=lambda status: waiting.info(status.text, icon="⏳"),
     )
 except SpecDecError as err:
