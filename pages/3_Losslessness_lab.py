@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 import specdec_core as sc
 from specdec_core.errors import mismatch_message
 from specdec_ui import figures_lab as fl
-from specdec_ui import presets
+from specdec_ui import lab_work, presets
 from specdec_ui.page_state import PageState
 from specdec_ui.presenter import chart
 from specdec_ui.share import LinkReader
+from specdec_ui.shared_work import QueueFullError
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import (
     MAX_SEED,
@@ -26,37 +26,6 @@ PAGE = page_setup(__file__)
 
 PRESETS = presets.LAB_PRESETS
 OPTIONS = [*PRESETS, presets.CUSTOM]
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _simulate(
-    p_target: tuple[float, ...],
-    q_draft: tuple[float, ...],
-    k: int,
-    rounds: int,
-    seed: int,
-    variant: str,
-):
-    """Run the Monte Carlo and its tests; the progress bar lives inside, so a cache hit
-    replays it (ending empty) instead of pointing at an element of an older run."""
-    slot = st.empty()
-
-    def progress(fraction: float) -> None:
-        slot.progress(fraction, text=f"Simulating {rounds:,} rounds: {fraction:.0%}")
-
-    progress(0.0)
-    result = sc.simulate_rounds(
-        np.array(p_target),
-        np.array(q_draft),
-        k,
-        rounds,
-        rng=np.random.default_rng(seed),
-        variant=variant,
-        progress=progress,
-    )
-    report = sc.losslessness_test(result, significance=presets.SIGNIFICANCE)
-    slot.empty()
-    return result, report
 
 
 # Figures are cached objects shared read-only by all sessions (st.plotly_chart copies them).
@@ -208,15 +177,20 @@ try:
         raise sc.InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
     preset = PRESETS.get(applied["preset"])
     labels = preset.labels if preset is not None else sc.default_labels(p_target.size)
-    result, report = _simulate(
-        tuple(p_target.tolist()),
-        tuple(q_draft.tolist()),
-        applied["k"],
-        applied["rounds"],
-        applied["seed"],
-        applied["variant"],
-    )
-except sc.SpecDecError as err:
+    waiting = st.empty()
+    with st.spinner(f"Simulating {applied['rounds']:,} rounds…"):
+        result, report = lab_work.shared_simulation(
+            tuple(p_target.tolist()),
+            tuple(q_draft.tolist()),
+            applied["k"],
+            applied["rounds"],
+            applied["seed"],
+            applied["variant"],
+            typed=preset is None,
+            on_wait=lambda status: waiting.info(status.text, icon="⏳"),
+        )
+    waiting.empty()
+except (sc.SpecDecError, QueueFullError) as err:
     show_error(err)
     show_source(sc.simulate_rounds, sc.losslessness_test)
     st.stop()
