@@ -67,6 +67,7 @@ import os
 import sys
 import threading
 import time
+import types
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -74,6 +75,13 @@ import numpy as np
 
 T = TypeVar("T")
 MISSING: Any = object()  # what peek returns for a result that is not stored
+CODE_TYPES = (
+    types.ModuleType,
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+)
 TEXT_TTL_S = 600.0  # keys that hold typed text live at most this long (seconds)
 
 
@@ -134,6 +142,8 @@ def estimate_size(value: Any, _depth: int = 0, _seen: set | None = None) -> int:
         return int(value.nbytes) + 112
     size = sys.getsizeof(value, 64)
     if _depth >= 8 or isinstance(value, str | bytes | int | float | bool | type(None)):
+        return size
+    if isinstance(value, CODE_TYPES):  # modules, classes, functions: code, not data
         return size
     if isinstance(value, dict):
         items = [x for kv in value.items() for x in kv]
