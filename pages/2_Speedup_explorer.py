@@ -88,7 +88,6 @@ state = PageState(
 if (link := state.first_visit()) is not None:
     state.start(_values_from_link(link), link.problems)
 state.restore()
-_apply_preset = state.apply_preset(_preset_values)
 _to_custom = state.to_custom(CUSTOM)
 
 st.title(f"{PAGE.icon} {PAGE.title}")
@@ -101,13 +100,7 @@ state.warn_link()
 
 with st.sidebar:
     st.header("Inputs")
-    st.selectbox(
-        "Preset",
-        OPTIONS,
-        key="speed_preset",
-        on_change=_apply_preset,
-        format_func=lambda k: "Custom (your own numbers)" if k == CUSTOM else PRESETS[k].label,
-    )
+    state.preset_select("Preset", OPTIONS, PRESETS, _preset_values, custom=CUSTOM)
     st.slider(
         "alpha: acceptance rate",
         0.0,

@@ -102,7 +102,6 @@ if (link := state.first_visit()) is not None:
     state.start(_values_from_link(link), link.problems)
 state.restore()
 st.session_state.setdefault("lab__applied", None)
-_apply_preset = state.apply_preset(_preset_values)
 _to_custom = state.to_custom(presets.CUSTOM)
 
 st.title(f"{PAGE.icon} {PAGE.title}")
@@ -116,12 +115,13 @@ state.warn_link()
 
 with st.sidebar:
     st.header("Inputs")
-    st.selectbox(
+    state.preset_select(
         "p and q",
         OPTIONS,
-        key="lab_preset",
-        on_change=_apply_preset,
-        format_func=lambda k: "Custom (type p and q)" if k == presets.CUSTOM else PRESETS[k].label,
+        PRESETS,
+        _preset_values,
+        custom=presets.CUSTOM,
+        custom_label="Custom (type p and q)",
     )
     st.text_input(
         "Target p",

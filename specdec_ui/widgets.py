@@ -16,17 +16,13 @@ from .registry import PageInfo, page_info
 from .text import md_escape
 
 
-def page_setup(page: str | Path, icon: str | None = None) -> PageInfo:
+def page_setup(page_file: str | Path) -> PageInfo:
     """Title, icon and wide layout (for projectors) of a page; returns its registry entry.
 
     Call ``page_setup(__file__)``: the title and the emoji icon come from
-    :mod:`specdec_ui.registry`, where each page is defined once. The older
-    ``page_setup(title, icon)`` still works for a page not yet registered.
+    :mod:`specdec_ui.registry`, where each page is defined once.
     """
-    if icon is None:
-        info = page_info(page)
-    else:
-        info = PageInfo(path="", title=str(page), icon=icon, url_path="-", blurb="")
+    info = page_info(page_file)
     presenting = presenter.presenting()  # projector layout: the sidebar folds away
     st.set_page_config(
         page_title=f"{info.title} · Speculative Decoding Lab",
