@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import specdec_core as sc
+from specdec_core import quiz
 from specdec_ui import figures_lab as fl
 from specdec_ui import figures_speedup as fs
 from specdec_ui.widgets import csv_bytes
@@ -144,3 +145,21 @@ def test_every_page_has_the_presenter_switch_and_keeps_it_in_the_link(page):
     normal = open_page(page)
     assert normal.toggle(key="presenter_toggle").value is False
     assert "present" not in normal.query_params
+
+
+def test_a_one_answer_field_does_not_say_entry_1():
+    question = quiz.make_question("alpha", np.random.default_rng(0))
+    with pytest.raises(sc.SpecDecError) as err:
+        quiz.check_answer(question, "abc")
+    assert str(err.value).startswith("answer ('abc') is not a number")
+    assert "entry" not in str(err.value)
+
+
+def test_seed_000_inconsistency_note_leads_with_one_plain_sentence():
+    at = open_page("pages/1_Step_through_a_round.py", {"preset": "000-rejection"})
+    notes = [m.value for m in at.markdown if "Note on the numbers" in m.value]
+    assert len(notes) == 1
+    lead = notes[0].split("**Note on the numbers.**", 1)[1].strip()
+    assert lead.count(". ") == 0 and lead.endswith(".") and len(lead) < 120
+    assert "reject B" in lead
+    assert any("inconsistent" in c.value for c in at.caption)  # the details follow, smaller
