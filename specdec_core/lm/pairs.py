@@ -19,7 +19,7 @@ from .errors import PairUnavailableError
 from .gpt import GPTModel
 from .ngram import NGramModel
 from .prompt_lookup import PromptLookupDraft
-from .protocol import LanguageModel, PairInfo
+from .protocol import LanguageModel, PairInfo, Proposer
 from .tokenizer import Tokenizer
 
 PAIRS: dict[str, PairInfo] = {
@@ -194,7 +194,7 @@ def pair_info(name: str) -> PairInfo:
     return info
 
 
-def load_pair(name: str) -> tuple[LanguageModel, LanguageModel]:
+def load_pair(name: str) -> tuple[LanguageModel | Proposer, LanguageModel]:
     """(draft, target) for a pair name of :func:`available_pairs` (loaded once per process).
 
     Side effect: numpy's OpenBLAS is set to one thread (:func:`blas.limit_blas_threads`),
