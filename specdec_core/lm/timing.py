@@ -156,6 +156,31 @@ def _lockstep_pair(spec, plain, clock) -> tuple[float, float]:
     return times["spec"], times["plain"]
 
 
+def _runners(pair: tuple, prompt_ids, k, temperature, max_new_tokens, seed):
+    """The three runs a measurement times: (speculative, plain, draft-only) generation.
+
+    Each run of a kind uses ``np.random.default_rng(seed)``, so every repeat makes the
+    same tokens; the first two take the lockstep hook (``on_round`` / ``on_token``).
+    """
+    draft, target = pair
+    common = {"max_new_tokens": max_new_tokens, "temperature": temperature}
+
+    def spec(on_round=None):
+        rng = np.random.default_rng(seed)
+        return speculative_generate(
+            draft, target, prompt_ids, k=k, rng=rng, trace=False, on_round=on_round, **common
+        )
+
+    def plain(on_token=None):
+        rng = np.random.default_rng(seed)
+        return autoregressive_generate(target, prompt_ids, rng=rng, on_token=on_token, **common)
+
+    def draft_only():
+        return autoregressive_generate(draft, prompt_ids, rng=np.random.default_rng(seed), **common)
+
+    return spec, plain, draft_only
+
+
 def measure_speedup(
     pair: tuple,
     prompt_ids: Sequence[int],
@@ -180,22 +205,7 @@ def measure_speedup(
     """
     if isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= 15:
         raise InvalidParameterError(f"repeats is {repeats!r}; allowed: 1 to {MAX_REPEATS}.")
-    draft, target = pair
-    common = {"max_new_tokens": max_new_tokens, "temperature": temperature}
-
-    def spec(on_round=None):
-        rng = np.random.default_rng(seed)
-        return speculative_generate(
-            draft, target, prompt_ids, k=k, rng=rng, trace=False, on_round=on_round, **common
-        )
-
-    def plain(on_token=None):
-        rng = np.random.default_rng(seed)
-        return autoregressive_generate(target, prompt_ids, rng=rng, on_token=on_token, **common)
-
-    def draft_only():
-        return autoregressive_generate(draft, prompt_ids, rng=np.random.default_rng(seed), **common)
-
+    spec, plain, draft_only = _runners(pair, prompt_ids, k, temperature, max_new_tokens, seed)
     run = spec()  # warm-up (untimed); its counts are those of every repeat
     plain(), draft_only()
     times: list[tuple[float, float, float]] = []
@@ -209,7 +219,7 @@ def measure_speedup(
         run.k,
         run.temperature,
         len(run.tokens),
-        bool(target.parallel_verify),
+        bool(pair[1].parallel_verify),
         spec_s,
         plain_s,
         draft_s,
