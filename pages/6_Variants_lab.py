@@ -59,6 +59,7 @@ def _preset_values(key: str) -> dict[str, object] | None:
         "widths": preset.widths_text,
         "token": preset.token,
         "k": preset.k,
+        "broken": False,
     }
 
 
@@ -83,6 +84,7 @@ def _values_from_link(link: LinkReader) -> dict[str, object]:
         "seed": link.int_in("seed", 0, MAX_SEED, 0),
         "epsilon": link.get("epsilon", _unit_interval, vr.MEDUSA_EPSILON),
         "delta": link.get("delta", _unit_interval, vr.MEDUSA_DELTA),
+        "broken": link.choice("broken", ["0", "1"], "0") == "1",
     }
 
 
@@ -95,6 +97,7 @@ state = PageState(
         "seed": 0,
         "epsilon": vr.MEDUSA_EPSILON,
         "delta": vr.MEDUSA_DELTA,
+        "broken": False,
     },
 )
 if (link := state.first_visit()) is not None:
@@ -140,6 +143,12 @@ with st.sidebar:
         )
     if variant == "multi_draft":
         st.slider("m: candidates per position", 1, fv.MAX_M_PAGE, key="var_m", on_change=_to_custom)
+        st.checkbox(
+            "Break it: skip the residual update",
+            key="var_broken",
+            help="Try every candidate against the original p: a common mistake. The Monte "
+            "Carlo test below should catch it.",
+        )
     if variant == "tree":
         st.text_input(
             "Tree widths per level",
@@ -234,7 +243,7 @@ try:
         n_steps = len(example.node_steps) + 1
     elif variant == "deterministic":
         example = vr.onehot_match_step(p_target, current["token"], rng=rng)
-        n_steps = 2
+        n_steps = 3
     else:
         drafted = vr.draft_candidates(q_draft, 1, rng)[0]
         eps, dlt = current["epsilon"], current["delta"]
@@ -281,13 +290,26 @@ elif variant == "deterministic":
             "Sampling y ~ p and keeping the draft iff y = the draft gives the same two numbers: "
             "both bars agree.",
         ]
-    else:
+    elif shown == 1:
         figure = fv.emitted_figure(p_target, general.emitted(), labels, title="Emitted = p")
         verdict = "kept" if example.accepted else f"rejected, emit {labels[example.sampled]}"
         lines = [
             f"Coin {example.coin:.3f} samples y = {labels[example.sampled]} from p: "
             f"the draft {x_label} is {verdict}.",
             "Over many rounds the emitted token follows p exactly: lossless.",
+        ]
+    else:
+        greedy = vr.greedy_rule(p_target, current["token"])
+        figure = fv.emitted_figure(
+            p_target, greedy.emitted(), labels, title="Greedy check (T = 0): emits argmax p"
+        )
+        best = labels[int(np.argmax(greedy.replacement))]
+        word = "kept" if greedy.keep_probability else "rejected"
+        lines = [
+            f"At temperature 0 the target is one-hot on its argmax, {best}: the draft "
+            f"{x_label} is kept iff it is {best} ({word} here), and a rejection emits {best}.",
+            "The general rule with a one-hot p gives exactly this: the output is the target's "
+            "own greedy text, whatever the draft proposes.",
         ]
 else:
     emitted = vr.emitted_distribution(
@@ -345,6 +367,8 @@ options = {
     "delta": current["delta"],
 }
 sim_variant, k_sim, sim_options = fv.simulation_args(variant, **options)
+if sim_variant == "multi_draft" and variant == "multi_draft" and current["broken"]:
+    sim_variant = "multi_draft_no_residual"
 try:
     result, report = _simulate(
         tuple(p_target.tolist()),
@@ -356,12 +380,18 @@ try:
         tuple(sim_options.items()),
     )
     law_options = {key: options[key] for key in ("m", "widths", "epsilon", "delta")}
+    law_options["broken"] = sim_variant == "multi_draft_no_residual"
     emitted = fv.emitted_law(variant, p_target, q_draft, **law_options)
     ours, basic, drafted = fv.expected_tokens_of(variant, p_target, q_draft, **options)
 except sc.SpecDecError as err:
     show_error(err)
     st.stop()
 
+if sim_variant == "multi_draft_no_residual":
+    st.caption(
+        "Broken on purpose: every candidate is tried against the original p. The stepper above "
+        "shows the correct rule; the broken one runs here."
+    )
 tok = report.tokens
 words = f"chi-square {tok.statistic:.1f}, dof {tok.dof}, p-value {fv.p_value_text(tok.p_value)}"
 with st.container(key="var_verdict", border=True):
@@ -436,6 +466,7 @@ values = {
     "seed": seed,
     "epsilon": current["epsilon"],
     "delta": current["delta"],
+    "broken": int(bool(current["broken"])),
 }
 if current["preset"] == fv.CUSTOM:
     values |= {"p": current["p_text"], "q": current["q_text"]}

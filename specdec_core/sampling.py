@@ -27,6 +27,7 @@ from .distributions import as_float_array, check_k, validate_distribution, valid
 from .errors import InvalidDistributionError, InvalidParameterError, mismatch_message
 
 RESIDUAL_TOLERANCE = 1e-12  # residual mass at or below this counts as zero
+ROUNDING_ULPS = 4  # p(x) - q(x) within 4 units in the last place of p(x) is rounding
 FinalKind = Literal["bonus", "resample"]  # how a round's last token was drawn
 DraftStatus = Literal["accepted", "rejected", "discarded"]  # verdict at one draft position
 TokenStatus = Literal["accepted", "resampled", "bonus"]  # how an emitted token came about
@@ -87,15 +88,19 @@ def acceptance_rate(p, q) -> float:
 def residual_mass(p, q) -> float:
     """Z = sum_x max(0, p(x) - q(x)) = 1 - alpha: the chance a draft token is rejected."""
     p_target, q_draft = _pair(p, q)
-    return float(np.maximum(0.0, p_target - q_draft).sum())
+    return float(_residual(p_target, q_draft)[0].sum())
 
 
 def _residual(p_row: np.ndarray, q_row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(max(0, p - q), its normalisation, or p when the mass is <= RESIDUAL_TOLERANCE).
 
-    The formula behind :func:`residual_distribution`, without the input checks.
+    The formula behind :func:`residual_distribution` and :func:`residual_mass`,
+    without the input checks. A difference of at most ROUNDING_ULPS units in the
+    last place of p(x) is rounding (from dividing p and q by their float sums),
+    not mass: it counts as p(x) = q(x), so no token with p <= q gets a residual.
     """
     leftover = np.maximum(0.0, p_row - q_row)  # (V,)
+    leftover[leftover <= ROUNDING_ULPS * np.spacing(p_row)] = 0.0
     z = leftover.sum()
     return leftover, (p_row.copy() if z <= RESIDUAL_TOLERANCE else leftover / z)
 

@@ -12,8 +12,9 @@ display label, description, per-run tables and per-chunk simulator.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
+from typing import Any
 
 import numpy as np
 from scipy.stats import chi2
@@ -26,19 +27,27 @@ from .errors import (
     InvalidParameterError,
     mismatch_message,
 )
-from .montecarlo import ChunkSimulator, RoundTables, correct_tables, count_step, rounds_chunk
+from .montecarlo import ChunkOutcome, RoundTables, correct_tables, count_step, rounds_chunk
 from .theory import tokens_per_round_distribution
 from .variants_sim import candidates_chunk, multidraft_tables, typical_tables
 
 
 @dataclass(frozen=True)
 class SimulatedVariant:
-    """One rule the Monte Carlo can run: its names, its tables and its chunk of rounds."""
+    """One rule the Monte Carlo can run: its names, its tables and its chunk of rounds.
+
+    ``tables(p_rows, q_rows, **options)`` runs once per run and returns what the
+    chunks reuse (a :class:`RoundTables`, or any object the variant's own
+    ``chunk`` reads); it checks its option values and raises a ``SpecDecError``.
+    ``chunk(tables, n, rng)`` simulates n rounds, vectorised, and returns a
+    :class:`ChunkOutcome`; counting is shared. ``options`` names the keyword
+    options ``simulate_rounds`` may pass on to ``tables``.
+    """
 
     label: str  # display name for menus ("Bug: ..." for a broken rule)
     description: str  # what it does, and what is wrong with it
-    tables: Callable[[np.ndarray, np.ndarray], RoundTables]  # (p_rows, q_rows), once per run
-    chunk: ChunkSimulator  # (tables, n, rng) -> what n rounds emitted
+    tables: Callable[..., Any]  # (p_rows (K+1, V), q_rows (K, V), **options), once per run
+    chunk: Callable[[Any, int, np.random.Generator], ChunkOutcome]  # n rounds at a time
     options: tuple[str, ...] = ()  # keyword options simulate_rounds passes on to ``tables``
 
 
@@ -143,6 +152,7 @@ class SimulationResult:
     n_accepted_counts: np.ndarray  # (K+1,) rounds that kept 0..K drafts
     tokens_per_round_counts: np.ndarray  # (K+2,) rounds that emitted 0..K+1 tokens
     keep_probabilities: np.ndarray | None = None  # (K,) a variant's own P(position kept)
+    options: dict[str, Any] = field(default_factory=dict)  # the variant's options, as given
 
     @property
     def n_accepted(self) -> np.ndarray:
@@ -234,7 +244,7 @@ def simulate_rounds(
     rng: np.random.Generator,
     variant: str = "correct",
     progress: Callable[[float], None] | None = None,
-    **options,
+    **options: Any,
 ) -> SimulationResult:
     """Simulate ``n_rounds`` independent rounds with K drafts each.
 
@@ -258,10 +268,11 @@ def simulate_rounds(
     p_rows, q_rows, k, n_rounds = _check_simulation(p, q, k, n_rounds, variant, options)
     spec = _ALL_RULES[variant]
     tables = spec.tables(p_rows, q_rows, **options)
+    v = q_rows.shape[1]
     totals = None
     for start in range(0, n_rounds, CHUNK_ROUNDS):
         n = min(CHUNK_ROUNDS, n_rounds - start)
-        counts = count_step(spec.chunk(tables, n, rng), tables.vocab)
+        counts = count_step(spec.chunk(tables, n, rng), v)
         totals = counts if totals is None else totals + counts
         if progress is not None:
             progress((start + n) / n_rounds)
@@ -276,6 +287,7 @@ def simulate_rounds(
         n_accepted_counts=totals.n_accepted_counts,
         tokens_per_round_counts=totals.tokens_per_round_counts,
         keep_probabilities=getattr(tables, "keep_probabilities", None),
+        options=dict(options),
     )
 
 

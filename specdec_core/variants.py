@@ -505,6 +505,7 @@ def typical_step(
 EMITTED_VARIANTS: dict[str, str] = {
     "speculative": "Basic speculative sampling (one candidate): lossless.",
     "multi_draft": "m candidates with the residual update (SpecInfer): lossless.",
+    "multi_draft_no_residual": "Bug: m candidates all tried against the original p: NOT lossless.",
     "tree": "Token tree: each node is a multi-draft step over its children: lossless.",
     "deterministic": "One-hot draft (prompt lookup, n-gram): lossless.",
     "greedy": "Greedy check (T = 0): emits argmax p, the target's greedy token.",
@@ -525,6 +526,19 @@ def _emitted_basic(p_target, q_draft, keep) -> np.ndarray:
     """q * keep + (1 - sum q keep) * norm(max(0, p - q)): one draft, then the residual."""
     kept = q_draft * keep  # (V,)
     return kept + (1.0 - kept.sum()) * residual_distribution(p_target, q_draft)
+
+
+def _emitted_no_residual(p_target, q_draft, m) -> np.ndarray:
+    """The bug's law: sum_{i<=m} (1 - alpha)^(i-1) min(p, q) + (1 - alpha)^m norm(max(0, p - q)).
+
+    Every candidate meets the ORIGINAL p, so each is kept with alpha and
+    emits min(p, q); only the final sample uses the residual.
+    """
+    m = check_candidates(m)
+    overlap = np.minimum(p_target, q_draft)  # (V,)
+    miss = 1.0 - float(np.clip(overlap.sum(), 0.0, 1.0))
+    reach = miss ** np.arange(m)  # (m,)
+    return reach.sum() * overlap + miss**m * residual_distribution(p_target, q_draft)
 
 
 def _deterministic_token(q_draft: np.ndarray) -> int:
@@ -554,6 +568,7 @@ def emitted_distribution(variant: str, p, q, **options) -> np.ndarray:
     _same_size(p_target, q_draft)
     allowed = {
         "multi_draft": {"n_candidates"},
+        "multi_draft_no_residual": {"n_candidates"},
         "tree": {"branching"},
         "typical_acceptance": {"epsilon", "delta", "after_rejection"},
     }.get(variant, set())
@@ -568,6 +583,8 @@ def emitted_distribution(variant: str, p, q, **options) -> np.ndarray:
         return _emitted_basic(p_target, q_draft, (p_target >= q_draft).astype(float))
     if variant == "multi_draft":
         return multidraft_emitted(p_target, q_draft, options.get("n_candidates", 2))
+    if variant == "multi_draft_no_residual":
+        return _emitted_no_residual(p_target, q_draft, options.get("n_candidates", 2))
     if variant == "tree":
         widths = tuple(options.get("branching", (2,)))
         if not widths:

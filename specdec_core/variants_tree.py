@@ -218,6 +218,7 @@ class _UniformSource:
         self.rng = rng
 
     def random(self) -> float:
+        """The next given uniform, else one from the rng (an error if there is none)."""
         if self.coins:
             return self.coins.pop()
         if self.rng is None:

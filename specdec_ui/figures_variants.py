@@ -29,6 +29,7 @@ VARIANT_NAMES: dict[str, str] = {
 LOSSLESS = {"multi_draft": True, "tree": True, "deterministic": True, "typical_acceptance": False}
 MIN_ROUNDS, MAX_ROUNDS_PAGE, DEFAULT_ROUNDS = 1_000, 300_000, 50_000
 MAX_M_PAGE = 8
+MAX_TREE_HEIGHT = 1_000  # px: a 340-node tree is drawn, not read node by node
 SIGNIFICANCE = 1e-3
 CUSTOM = "custom"
 
@@ -209,6 +210,7 @@ def _tree_layout(tree: vt.DraftTree) -> dict[int, tuple[float, float]]:
     next_leaf = [0.0]
 
     def place(node: int, depth: int) -> float:
+        """Place the subtree of ``node``; returns the node's y (mean of its children's)."""
         kids = tree.children(node)
         y = float(np.mean([place(c, depth + 1) for c in kids])) if kids else next_leaf[0]
         if not kids:
@@ -273,7 +275,7 @@ def tree_figure(result: vt.TreeResult, shown: int, labels) -> go.Figure:
     return make_figure(
         traces,
         title=_tree_title(result, shown, labels),
-        height=max(300, 40 * tree.n_nodes),
+        height=min(max(300, 40 * tree.n_nodes), MAX_TREE_HEIGHT),
         xaxis={"title": {"text": "depth"}, "dtick": 1, "range": [-0.4, tree.max_depth + 1.6]},
         yaxis={"visible": False},
     )
@@ -638,10 +640,16 @@ def simulation_args(variant: str, *, k: int, m: int, widths, epsilon: float, del
     return "typical_acceptance", k, {"epsilon": epsilon, "delta": delta}
 
 
-def emitted_law(variant: str, p_target, q_draft, *, m: int, widths, epsilon, delta):
-    """The exact one-position law of the page's variant (via vr.emitted_distribution)."""
+def emitted_law(
+    variant: str, p_target, q_draft, *, m: int, widths, epsilon, delta, broken: bool = False
+):
+    """The exact one-position law of the page's variant (via vr.emitted_distribution).
+
+    ``broken`` (multi-draft only): the bug that skips the residual update.
+    """
     if variant == "multi_draft":
-        return vr.emitted_distribution("multi_draft", p_target, q_draft, n_candidates=m)
+        name = "multi_draft_no_residual" if broken else "multi_draft"
+        return vr.emitted_distribution(name, p_target, q_draft, n_candidates=m)
     if variant == "tree":
         return vr.emitted_distribution("tree", p_target, q_draft, branching=tuple(widths))
     if variant == "deterministic":

@@ -82,13 +82,21 @@ def seed_control(prefix: str, *, default: int = 0) -> int:
     return int(st.session_state[key])
 
 
+CSV_FLOAT_FORMAT = "%.6g"  # 6 significant digits: 1.7000000000000002 -> 1.7 (issue 10)
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """The table as UTF-8 CSV without index, floats to 6 significant digits."""
+    return frame.to_csv(index=False, float_format=CSV_FLOAT_FORMAT).encode("utf-8")
+
+
 def download_csv(
     frame: pd.DataFrame, filename: str, *, key: str, label: str = "Download CSV"
 ) -> None:
-    """A download button for a table (UTF-8 CSV, no index)."""
+    """A download button for a table (UTF-8 CSV, no index, rounded numbers)."""
     st.download_button(
         label,
-        frame.to_csv(index=False).encode("utf-8"),
+        csv_bytes(frame),
         file_name=filename,
         mime="text/csv",
         key=key,

@@ -157,8 +157,7 @@ def _lockstep_pair(spec, plain, clock) -> tuple[float, float]:
 
 
 def measure_speedup(
-    draft,
-    target,
+    pair: tuple,
     prompt_ids: Sequence[int],
     *,
     k: int,
@@ -170,6 +169,8 @@ def measure_speedup(
 ) -> SpeedMeasurement:
     """Time ``repeats`` (speculative, plain, draft-only) runs with a per-thread ``clock``.
 
+    ``pair`` is (draft, target) as :func:`specdec_core.lm.load_pair` returns it.
+
     Speculative and plain decoding run in turns, round by round, on two threads that
     never compute at the same time (:class:`_Lockstep`); each is timed on its own
     thread. The draft-only run (for c) follows. Every run of a kind uses
@@ -179,6 +180,7 @@ def measure_speedup(
     """
     if isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= 15:
         raise InvalidParameterError(f"repeats is {repeats!r}; allowed: 1 to {MAX_REPEATS}.")
+    draft, target = pair
     common = {"max_new_tokens": max_new_tokens, "temperature": temperature}
 
     def spec(on_round=None):

@@ -142,3 +142,42 @@ def test_csv_and_source_are_offered():
     at = open_page(PAGE, FAST)
     assert any(e.label.startswith("Show the code") for e in at.expander)
     assert at.get("download_button")
+
+
+HOSTILE = [
+    "",
+    "-1",
+    "0",
+    "1e309",
+    "nan",
+    "2, 2, 2, 2, 2",
+    "0.5, 0.5",
+    "1/0",
+    "<b>x</b>",
+    "x" * 50,
+    "tree",
+    "typical_acceptance",
+    "custom",
+    "4, 4, 4, 4",
+    "0.3, 0.3, 0.4",
+    "99",
+]
+PARAMS = ["preset", "variant", "p", "q", "m", "widths", "token", "k", "seed", "epsilon", "delta"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_hostile_links_never_raise(seed):
+    import random
+
+    rng = random.Random(seed)
+    query = {name: rng.choice(HOSTILE) for name in rng.sample(PARAMS, k=rng.randint(2, 6))}
+    at = open_page(PAGE, query | FAST)
+    assert not at.exception, query
+
+
+def test_router_opens_the_page_at_its_old_address():
+    from tests.app.conftest import open_app
+
+    at = open_app(PAGE)
+    assert not at.exception
+    assert at.title[0].value == "🌳 Variants lab"

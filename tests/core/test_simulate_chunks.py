@@ -84,3 +84,40 @@ def test_every_registered_variant_runs_through_the_same_chunk_loop(variant):
     result = sc.simulate_rounds(P, Q, 2, 5_000, rng=np.random.default_rng(1), variant=variant)
     assert result.variant == variant and result.position_counts.shape == (3, 5)
     assert result.tokens_per_round_counts.sum() == 5_000
+
+
+def test_options_a_variant_does_not_declare_are_refused():
+    with pytest.raises(sc.InvalidParameterError) as err:
+        sc.simulate_rounds(P, Q, 2, 100, rng=np.random.default_rng(0), n_candidates=2)
+    assert str(err.value) == (
+        "option(s) n_candidates do not apply to variant 'correct'; allowed: none."
+    )
+
+
+def test_a_new_variant_plugs_in_with_tables_a_chunk_and_an_option(monkeypatch):
+    """The extension point: a lossy rule min(1, scale * p / q) with an option ``scale``."""
+
+    def scaled_tables(p_rows, q_rows, *, scale=1.0):
+        right = mc.correct_tables(p_rows, q_rows)
+        return mc.RoundTables(
+            p_rows, q_rows, np.minimum(1.0, scale * right.accept), right.final_rows
+        )
+
+    variant = simulate.SimulatedVariant(
+        label="Lossy: scaled ratio",
+        description="Keep x with probability min(1, scale * p / q).",
+        tables=scaled_tables,
+        chunk=mc.rounds_chunk,
+        options=("scale",),
+    )
+    monkeypatch.setitem(simulate._ALL_RULES, "scaled", variant)  # as if listed in the registry
+    run = {"rng": np.random.default_rng(3), "variant": "scaled"}
+    exact = sc.simulate_rounds(P, Q, 3, 50_000, **run, scale=1.0)
+    lossy = sc.simulate_rounds(P, Q, 3, 50_000, **run, scale=3.0)
+    assert exact.options == {"scale": 1.0} and sc.losslessness_test(exact).passed
+    assert sc.losslessness_test(lossy).tokens.p_value < 1e-12
+    with pytest.raises(
+        sc.InvalidParameterError,
+        match="option.s. size do not apply to variant 'scaled'; allowed: scale",
+    ):
+        sc.simulate_rounds(P, Q, 3, 10, **run, size=2)

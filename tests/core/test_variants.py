@@ -365,3 +365,17 @@ def test_draft_candidates_are_seeded_and_follow_q():
     assert a == vr.draft_candidates(Q000, 5, np.random.default_rng(3)) and len(a) == 5
     many = vr.draft_candidates([0, 1, 0], 16, np.random.default_rng(0))
     assert set(many) == {1}
+
+
+def test_no_residual_bug_law_worked_example():
+    """Seed 000, m = 2: alpha = 0.85 for both tries, min(p, q) = [0.30, 0.25, 0.15, 0.10,
+    0.05], residual [2/3, 0, 1/3, 0, 0]. e = (1 + 0.15) min(p, q) + 0.15^2 residual
+    = [0.345 + 0.015, 0.2875, 0.1725 + 0.0075, 0.115, 0.0575]
+    = [0.36, 0.2875, 0.18, 0.115, 0.0575]; |e - p| = 0.04 + 0.0375 + 0.02 + 0.015 + 0.0075
+    = 0.12, TV = 0.06."""
+    e = vr.emitted_distribution("multi_draft_no_residual", P000, Q000, n_candidates=2)
+    np.testing.assert_allclose(e, [0.36, 0.2875, 0.18, 0.115, 0.0575])
+    assert e.sum() == pytest.approx(1.0)
+    assert vr.total_variation(e, P000) == pytest.approx(0.06)
+    one = vr.emitted_distribution("multi_draft_no_residual", P000, Q000, n_candidates=1)
+    np.testing.assert_allclose(one, P000)  # with one candidate the bug cannot show
