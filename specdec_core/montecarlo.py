@@ -26,7 +26,7 @@ import numpy as np
 
 from .sampling import acceptance_probability, residual_distribution
 
-SMALL_VOCAB = 32  # at or below this V, sample by thresholds instead of searchsorted
+LOOKUP_BITS = 12  # inverse-CDF lookup: 2**12 equal buckets of [0, 1) per row
 
 
 @dataclass(frozen=True)
@@ -80,49 +80,83 @@ def correct_tables(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTables:
     )
 
 
-def _threshold_sample(cdf: np.ndarray, u: np.ndarray, last: int) -> np.ndarray:
-    """Inverse CDF for a small vocabulary: token = #{j : cdf_j <= u} (one pass per token)."""
-    out = np.zeros(u.shape, dtype=np.intp)
-    for c in cdf[:-1]:
-        out += u >= c
-    return np.minimum(out, last)
+@dataclass(frozen=True)
+class InverseCdfTable:
+    """Inverse-CDF sampling of R rows, sped up by a lookup on equal buckets of u.
 
-
-def _inverse_cdf(cdf: np.ndarray, u: np.ndarray, last: int) -> np.ndarray:
-    """Token whose CDF interval holds u (u already scaled by the row's total).
-
-    ``last`` is the last token of positive probability: rounding can leave the
-    CDF a hair below its total, and a token of probability 0 must never come out.
+    A sample of row r at scaled uniform s = u * total_r is the token
+    #{t : cdf_r[t] <= s}, capped at the row's last positive entry (a token of
+    probability 0 never comes out, also when rounding leaves the CDF a hair
+    below its total). The bucket b = floor(s 2^B) is exact (a power of two),
+    so every token from ``start[r, b]`` = #{t : cdf_r[t] <= b / 2^B} up to
+    #{t : cdf_r[t] < (b + 1) / 2^B} is possible there; only buckets holding a
+    CDF step (``spread`` > 0, at most V - 1 of 2^B per row) compare s with
+    the CDF itself. Same tokens as a binary search of the CDF, uniform by
+    uniform, at a few table reads per sample (Devroye 1986, Sec. III.2.4:
+    the guide table method).
     """
-    if cdf.size <= SMALL_VOCAB:
-        return _threshold_sample(cdf, u, last)
-    return np.minimum(np.searchsorted(cdf, u, side="right"), last)
+
+    cdf: np.ndarray  # (R, V) running sums of each row
+    total: np.ndarray  # (R,) cdf[:, -1]: u is scaled by it
+    last: np.ndarray  # (R,) last token of positive probability
+    start: np.ndarray  # (R * n_buckets,) smallest token of each bucket, capped at last
+    spread: np.ndarray  # (R * n_buckets,) more tokens possible in the bucket (0 mostly)
+
+    @property
+    def n_buckets(self) -> int:
+        """Buckets per row: 2^B of [0, 1), plus those above 1 that a total > 1 reaches."""
+        return self.start.size // self.cdf.shape[0]
 
 
-def _last_positive(dist_rows: np.ndarray) -> list[int]:
-    """Index of the last positive entry of each row."""
-    return [int(np.flatnonzero(row > 0)[-1]) for row in dist_rows]
+def inverse_cdf_table(dist_rows: np.ndarray) -> InverseCdfTable:
+    """Build the lookup of :class:`InverseCdfTable` for the rows (R, V) of distributions."""
+    cdf = np.cumsum(dist_rows, axis=1)  # (R, V)
+    total = cdf[:, -1].copy()  # (R,)
+    last = np.array([np.flatnonzero(row > 0)[-1] for row in dist_rows], dtype=np.intp)
+    scale = float(1 << LOOKUP_BITS)
+    edges = np.arange(int(total.max() * scale) + 2) / scale  # (n_buckets + 1,) exact
+    low = np.stack([np.searchsorted(c, edges[:-1], side="right") for c in cdf])  # (R, nb)
+    high = np.stack([np.searchsorted(c, edges[1:], side="left") for c in cdf])  # (R, nb)
+    return InverseCdfTable(
+        cdf=cdf,
+        total=total,
+        last=last,
+        start=np.minimum(low, last[:, None]).ravel(),
+        spread=np.maximum(high - low, 0).ravel(),
+    )
+
+
+def sample_rows(table: InverseCdfTable, row_of: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Inverse-CDF samples: entry e of ``u`` from row ``row_of[e]`` (broadcast to u's shape).
+
+    token = min(#{t : cdf[t] <= u * total}, last) by :class:`InverseCdfTable`'s
+    lookup; the few uniforms in a bucket with a CDF step count the steps.
+    """
+    v, n_buckets = table.cdf.shape[1], table.n_buckets
+    scaled = u * table.total[row_of]  # same shape as u
+    flat = (scaled * float(1 << LOOKUP_BITS)).astype(np.intp) + row_of * n_buckets
+    tokens = table.start.take(flat)
+    odd = np.flatnonzero(table.spread.take(flat))  # uniforms in a bucket with a CDF step
+    if odd.size:
+        flat_odd, s_odd = flat.ravel()[odd], scaled.ravel()[odd]
+        row, low = flat_odd // n_buckets, table.start.take(flat_odd)
+        spread = table.spread.take(flat_odd)
+        steps = np.zeros(odd.size, dtype=np.intp)
+        for t in range(int(spread.max())):
+            at = row * v + np.minimum(low + t, v - 1)
+            steps += (t < spread) & (table.cdf.ravel().take(at) <= s_odd)
+        tokens.ravel()[odd] = np.minimum(low + steps, table.last[row])
+    return tokens
 
 
 def sample_columns(dist_rows: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Inverse-CDF samples, column j of ``u`` (n, J) from row j of ``dist_rows`` (J, V)."""
-    cdf = np.cumsum(dist_rows, axis=1)  # (J, V)
-    scaled = u * cdf[:, -1:].T  # (n, J)
-    out = np.empty(u.shape, dtype=np.intp)
-    for j, (c, last) in enumerate(zip(cdf, _last_positive(dist_rows), strict=True)):
-        out[:, j] = _inverse_cdf(c, scaled[:, j], last)
-    return out
+    return sample_rows(inverse_cdf_table(dist_rows), np.arange(dist_rows.shape[0]), u)
 
 
 def sample_by_row(dist_rows: np.ndarray, row_of: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Inverse-CDF samples, entry r from row ``row_of[r]`` of ``dist_rows`` (R, V), u (n,)."""
-    cdf = np.cumsum(dist_rows, axis=1)  # (R, V)
-    scaled = u * cdf[row_of, -1]  # (n,)
-    out = np.empty(u.shape, dtype=np.intp)
-    for j, (c, last) in enumerate(zip(cdf, _last_positive(dist_rows), strict=True)):
-        rows = row_of == j
-        out[rows] = _inverse_cdf(c, scaled[rows], last)
-    return out
+    return sample_rows(inverse_cdf_table(dist_rows), row_of, u)
 
 
 def draft_step(tables: RoundTables, n: int, rng: np.random.Generator) -> np.ndarray:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InvalidParameterError
-from .montecarlo import ChunkOutcome, emit_step, sample_by_row, sample_columns
+from .montecarlo import ChunkOutcome, emit_step, inverse_cdf_table, sample_by_row, sample_rows
 from .sampling import acceptance_probability, residual_distribution
 from .variants import (
     MEDUSA_DELTA,
@@ -145,12 +145,14 @@ def candidates_chunk(tables: VariantTables, n: int, rng: np.random.Generator) ->
     u < accept[j, i, x] (later coins are drawn but never looked at, like
     the coins after a rejection in :func:`specdec_core.montecarlo.verify_step`);
     a round keeps its leading kept positions and emits final_rows[n_accepted].
+    Candidates are drawn by one table lookup per uniform
+    (:func:`specdec_core.montecarlo.sample_rows`: the same token as a CDF search).
     """
     k, m, v = tables.accept.shape
-    q_rep = np.repeat(tables.q_rows, m, axis=0)  # (K*m, V): column j*m + i drafts from q_j
-    drafts = sample_columns(q_rep, rng.random((n, k * m))).reshape(n, k, m)  # (n, K, m)
-    rows = np.arange(k)[:, None] * m + np.arange(m)[None, :]  # (K, m) row of accept per slot
-    kept = rng.random((n, k, m)) < tables.accept.reshape(k * m, v)[rows, drafts]  # (n, K, m)
+    u_drafts = rng.random((n, k * m)).reshape(n, k, m)  # slot (j, i) drafts from q_j
+    drafts = sample_rows(inverse_cdf_table(tables.q_rows), np.arange(k)[:, None], u_drafts)
+    slots = (np.arange(k)[:, None] * m + np.arange(m)[None, :]) * v  # (K, m) row of accept
+    kept = rng.random((n, k, m)) < tables.accept.ravel().take(slots + drafts)  # (n, K, m)
     first = np.argmax(kept, axis=2)  # (n, K) first kept candidate (0 if none)
     chosen = np.take_along_axis(drafts, first[:, :, None], axis=2)[:, :, 0]  # (n, K)
     n_accepted = np.logical_and.accumulate(kept.any(axis=2), axis=1).sum(axis=1)  # (n,)

@@ -261,6 +261,18 @@ def heatmap_colour_cap(z: np.ndarray) -> float:
     return max(float(np.quantile(z, HEATMAP_CAP_QUANTILE)), 1.5)
 
 
+def _you_are_here(alpha: float, k: int) -> dict:
+    """The student's (alpha, K) on the heatmap."""
+    return {
+        "type": "scatter",
+        "x": [alpha],
+        "y": [k],
+        "mode": "markers",
+        "name": "you are here",
+        "marker": {"symbol": "x", "size": 14, "color": COLORS["rejected"], "line": {"width": 2}},
+    }
+
+
 def speedup_heatmap_figure(
     c_q: float,
     c_p: float,
@@ -304,21 +316,7 @@ def speedup_heatmap_figure(
         },
     ]
     if current is not None:
-        traces.append(
-            {
-                "type": "scatter",
-                "x": [current[0]],
-                "y": [current[1]],
-                "mode": "markers",
-                "name": "you are here",
-                "marker": {
-                    "symbol": "x",
-                    "size": 14,
-                    "color": COLORS["rejected"],
-                    "line": {"width": 2},
-                },
-            }
-        )
+        traces.append(_you_are_here(*current))
     return make_figure(
         traces,
         title=f"Speedup over alpha and K (c = c_q / c_p = {c_q / c_p:.3g})",

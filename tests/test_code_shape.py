@@ -8,7 +8,8 @@ MAX_LINES = 60
 SKIPPED = {"tests", "benchmarks", ".git", ".venv", "venv", "test-output"}
 # Over the limit today in files the UI refactor does not own; each owner splits the function
 # and removes its line (the test fails on a line that is no longer needed).
-KNOWN = {
+KNOWN: set[str] = {
+    "specdec_core/lm/timing.py measure_speedup",  # classroom
 }
 
 

@@ -153,3 +153,38 @@ def test_per_position_widths_simulate_a_token_tree():
     assert abs(result.tokens_per_round.mean() - expected) < 4 * se
     with pytest.raises(sc.InvalidParameterError, match="one per position"):
         _run("multi_draft", k=2, n=10, n_candidates=(3, 1, 1))
+
+
+def _binary_search_samples(dist_rows, u):
+    """Reference inverse CDF: min(#{t : cdf[t] <= u * total}, last positive token)."""
+    cdf = np.cumsum(dist_rows, axis=1)
+    out = np.empty(u.shape, dtype=np.intp)
+    for j, c in enumerate(cdf):
+        last = np.flatnonzero(dist_rows[j] > 0)[-1]
+        out[:, j] = np.minimum(np.searchsorted(c, u[:, j] * c[-1], side="right"), last)
+    return out
+
+
+@pytest.mark.parametrize("v", [1, 3, 64, 500])
+def test_lookup_sampler_gives_the_binary_search_token_for_every_uniform(v):
+    """The candidates' fast sampler is the same map u -> token as a CDF search.
+
+    Rows with zeros (also trailing), a one-hot row, and uniforms at 0, just
+    below 1 and exactly on bucket edges k / 2^LOOKUP_BITS.
+    """
+    from specdec_core import montecarlo as mc
+
+    rng = np.random.default_rng(v)
+    rows = rng.dirichlet(np.full(v, 0.3), size=5)  # (5, V)
+    rows[:, rng.random(v) < 0.3] = 0.0
+    rows[:, 0] += 1e-12
+    rows[2] = 0.0
+    rows[2, v // 2] = 1.0
+    rows /= rows.sum(axis=1, keepdims=True)
+    u = rng.random((4000, 5))
+    u[:3], u[3:6] = 0.0, np.nextafter(1.0, 0.0)
+    u[6:1000] = np.floor(rng.random((994, 5)) * 2**mc.LOOKUP_BITS) / 2**mc.LOOKUP_BITS
+    np.testing.assert_array_equal(mc.sample_columns(rows, u), _binary_search_samples(rows, u))
+    if v > 1:  # the check can fail: shifted uniforms give other tokens
+        shifted = np.minimum(u + 1e-3, np.nextafter(1.0, 0.0))
+        assert (mc.sample_columns(rows, shifted) != _binary_search_samples(rows, u)).any()
