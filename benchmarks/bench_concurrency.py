@@ -3,8 +3,9 @@
     python benchmarks/bench_concurrency.py                 # about 1 minute on 2 cores
     python benchmarks/bench_concurrency.py --jobs 30 --tokens 60
 
-The Model pair lab's generation (``specdec_ui.lm_work.compute_run``: a traced speculative
-run and the greedy check) for ``--jobs`` different seeds at the page's defaults, three ways:
+The Model pair lab's generation (``specdec_ui.lm_work.compute_run``: a speculative run
+without the step-mode trace, and the greedy check) for ``--jobs`` different seeds at the
+page's defaults, three ways:
 
 - **threads**: one thread per job, all at once (what 30 Streamlit sessions did before);
 - **queue**: the jobs through ``specdec_ui.shared_work`` (one worker thread, FIFO);
@@ -36,7 +37,7 @@ from specdec_ui.shared_work import SharedWork  # noqa: E402
 def job(seed: int, tokens: int):
     return len(
         lw.compute_run(
-            lw.DEFAULT_PAIR, lw.DEFAULT_PROMPT, lw.DEFAULT_K, 0.0, tokens, seed
+            lw.DEFAULT_PAIR, lw.DEFAULT_PROMPT, lw.DEFAULT_K, 0.0, tokens, seed, False
         ).spec.tokens
     )
 

@@ -286,6 +286,32 @@ def print_levels(levels: list[Level]) -> None:
             print(f"  {lv.name}: {len(lv.failures)} failed reruns, e.g. {kinds}")
 
 
+def checked_args(parser: argparse.ArgumentParser, args) -> tuple[list[int], tuple]:
+    """(class sizes, think range) from the arguments; parser.error on a bad value."""
+    levels_n = [int(x) for x in args.students.split(",") if x.strip()]
+    think = tuple(float(x) for x in args.think.split(","))
+    if len(think) != 2 or not 0 <= think[0] <= think[1] <= 60:
+        parser.error("--think takes two numbers lo,hi with 0 <= lo <= hi <= 60")
+    if any(not 1 <= n <= 500 for n in levels_n) or not 0 <= args.soak <= 100_000:
+        parser.error("class sizes must be 1..500 and the soak 0..100000 reruns")
+    hall = [x for x in args.hall.split(",") if x.strip()]
+    if len(hall) != 2 or not all(x.strip().isdigit() and 1 <= int(x) <= 500 for x in hall):
+        parser.error("--hall takes two class sizes 1..500, e.g. 5,200")
+    return levels_n, think
+
+
+def classroom_main(args, url: str, pid: int | None, log: Path | None) -> int:
+    """``--scenario classroom``: benchmarks/classroom.py's table; 1 on a failure or traceback."""
+    only = {x.strip() for x in args.only.split(",") if x.strip()}
+    sizes = tuple(int(x) for x in args.hall.split(","))
+    rows = asyncio.run(run_classroom(url, pid, only, args.seed, sizes))
+    print()
+    print_rows(rows)
+    found = tracebacks(log)
+    print(f"\nTracebacks in the server log: {len(found)} {found[:3]}")
+    return 1 if found or any(r.failures for r in rows) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="a running server (loopback only); default: start one")
@@ -328,12 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # progress shows when piped to a file
-    levels_n = [int(x) for x in args.students.split(",") if x.strip()]
-    think = tuple(float(x) for x in args.think.split(","))
-    if len(think) != 2 or not 0 <= think[0] <= think[1] <= 60:
-        parser.error("--think takes two numbers lo,hi with 0 <= lo <= hi <= 60")
-    if any(not 1 <= n <= 500 for n in levels_n) or not 0 <= args.soak <= 100_000:
-        parser.error("class sizes must be 1..500 and the soak 0..100000 reruns")
+    levels_n, think = checked_args(parser, args)
 
     proc, log = None, args.log
     if args.url:
@@ -353,16 +374,7 @@ def main(argv: list[str] | None = None) -> int:
             f"RSS idle {rss_mb(pid):.0f} MB"
         )
         if args.scenario == "classroom":
-            only = {x.strip() for x in args.only.split(",") if x.strip()}
-            sizes = tuple(int(x) for x in args.hall.split(","))
-            if len(sizes) != 2 or not all(1 <= n <= 500 for n in sizes):
-                parser.error("--hall takes two class sizes 1..500, e.g. 5,200")
-            rows = asyncio.run(run_classroom(url, pid, only, args.seed, sizes))
-            print()
-            print_rows(rows)
-            found = tracebacks(log)
-            print(f"\nTracebacks in the server log: {len(found)} {found[:3]}")
-            return 1 if found or any(r.failures for r in rows) else 0
+            return classroom_main(args, url, pid, log)
         warm = asyncio.run(run_level(url, pid, "warm-up", 1, 1, (0, 0), args.seed, 60))
         print(
             f"warm-up: 1 student, {warm.reruns} reruns, {len(warm.failures)} failed, "

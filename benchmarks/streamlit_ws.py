@@ -33,7 +33,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
-TEXT_ELEMENTS = ("markdown", "text", "heading", "alert", "code", "metric")
+TEXT_ELEMENTS = ("markdown", "text", "heading", "alert", "code", "metric", "progress")
 
 
 def check_loopback(url: str) -> None:
@@ -197,6 +197,8 @@ class StreamlitSession:
             text = getattr(body, "body", "") or getattr(body, "label", "")
             if kind == "metric":
                 text = f"{body.label}: {body.body}"
+            elif kind == "progress":
+                text = body.text
             result.texts.append(text)
         wid = (
             getattr(body, "id", "")

@@ -8,7 +8,7 @@ import specdec_core as sc
 from specdec_ui import figures_speedup as fs
 from specdec_ui import presets
 from specdec_ui.page_state import PageState
-from specdec_ui.presenter import chart
+from specdec_ui.presenter import chart, presenting
 from specdec_ui.share import LinkReader
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import download_csv, page_setup, show_error, show_source
@@ -19,6 +19,12 @@ PRESETS = presets.SPEED_PRESETS
 CUSTOM = presets.CUSTOM
 OPTIONS = [CUSTOM, *PRESETS]
 MAX_COST = presets.MAX_COST
+TABLE4_SHORT = {
+    "paper expected": "expected",
+    "paper measured": "measured",
+    "formula - paper expected": "formula − expected",
+}
+SPEEDUP_TOL = 1e-9  # a speedup within this of 1 is "no gain"
 
 
 def _probability(raw: str) -> float:
@@ -88,7 +94,6 @@ state = PageState(
 if (link := state.first_visit()) is not None:
     state.start(_values_from_link(link), link.problems)
 state.restore()
-_apply_preset = state.apply_preset(_preset_values)
 _to_custom = state.to_custom(CUSTOM)
 
 st.title(f"{PAGE.icon} {PAGE.title}")
@@ -99,16 +104,12 @@ st.write(
 )
 state.warn_link()
 
-with st.sidebar:
-    st.header("Inputs")
-    st.selectbox(
-        "Preset",
-        OPTIONS,
-        key="speed_preset",
-        on_change=_apply_preset,
-        format_func=lambda k: "Custom (your own numbers)" if k == CUSTOM else PRESETS[k].label,
-    )
-    st.slider(
+# Inputs in the main column (a sidebar covers the charts on a phone; columns stack there),
+# folded away in presenter view.
+with st.expander("⚙️ Inputs: preset, alpha, K and the two costs", expanded=not presenting()):
+    state.preset_select("Preset", OPTIONS, PRESETS, _preset_values, custom=CUSTOM)
+    input_cols = st.columns(4)
+    input_cols[0].slider(
         "alpha: acceptance rate",
         0.0,
         1.0,
@@ -117,10 +118,10 @@ with st.sidebar:
         on_change=_to_custom,
         help="alpha = sum_x min(p(x), q(x)): the chance that one drafted token is kept.",
     )
-    st.slider(
+    input_cols[1].slider(
         "K: draft tokens per round", 1, presets.SPEED_K_MAX, key="speed_k", on_change=_to_custom
     )
-    st.number_input(
+    input_cols[2].number_input(
         "c_q: time of one draft step (ms)",
         0.0,
         MAX_COST,
@@ -128,7 +129,7 @@ with st.sidebar:
         key="speed_c_q",
         on_change=_to_custom,
     )
-    st.number_input(
+    input_cols[3].number_input(
         "c_p: time of one target pass (ms)",
         0.001,
         MAX_COST,
@@ -136,6 +137,7 @@ with st.sidebar:
         key="speed_c_p",
         on_change=_to_custom,
     )
+
 
 chosen = state.keep()
 alpha, k = float(chosen["alpha"]), int(chosen["k"])
@@ -172,7 +174,15 @@ cols[3].metric(f"speedup at K = {k}", f"{s_now:.2f}x")
 cols[4].metric("best K", f"{best_k}")
 
 with st.container(key="speed_optimum", border=True):
-    st.markdown(f"Best K = {best_k} (speedup {s_best:.2f}x)")
+    if s_best > 1.0 + SPEEDUP_TOL:
+        st.markdown(f"Best K = {best_k} (speedup {s_best:.2f}x)")
+    else:  # alpha near 0 with a draft that costs time: every K is at best no gain
+        st.markdown(
+            f"Best K = {best_k} (speedup {s_best:.2f}x). **No K helps here: don't speculate.** "
+            "Every K is "
+            + ("no faster than" if s_best >= 1.0 - SPEEDUP_TOL else "slower than")
+            + " the target alone, so run the target by itself."
+        )
 if best_k == presets.SPEED_K_MAX:
     st.caption(
         f"The best K is the largest offered ({presets.SPEED_K_MAX}): with these numbers a longer "
@@ -269,7 +279,12 @@ st.caption(
 download_csv(table, "ms_per_token.csv", key="speed_csv", label="Download this table (CSV)")
 
 with st.expander("Leviathan et al. 2023, Table 4: the formula against the paper"):
-    st.dataframe(fs.published_table(), hide_index=True)
+    # Short headers so all eleven columns fit the expander (the last one was cut off).
+    st.dataframe(
+        fs.published_table().drop(columns="row").rename(columns=TABLE4_SHORT),
+        hide_index=True,
+        width="stretch",
+    )
     st.caption(
         "T5-XXL target on translation (EnDe) and summarisation (CNNDM). The formula "
         "column uses the paper's rounded alpha and c; the paper's expected column used "

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 import specdec_core as sc
 from specdec_core.errors import mismatch_message
 from specdec_ui import figures_lab as fl
-from specdec_ui import presets
+from specdec_ui import lab_work, presets
 from specdec_ui.page_state import PageState
-from specdec_ui.presenter import chart
+from specdec_ui.presenter import chart, presenting
 from specdec_ui.share import LinkReader
+from specdec_ui.shared_work import QueueFullError
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import (
     MAX_SEED,
@@ -28,37 +28,6 @@ PRESETS = presets.LAB_PRESETS
 OPTIONS = [*PRESETS, presets.CUSTOM]
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _simulate(
-    p_target: tuple[float, ...],
-    q_draft: tuple[float, ...],
-    k: int,
-    rounds: int,
-    seed: int,
-    variant: str,
-):
-    """Run the Monte Carlo and its tests; the progress bar lives inside, so a cache hit
-    replays it (ending empty) instead of pointing at an element of an older run."""
-    slot = st.empty()
-
-    def progress(fraction: float) -> None:
-        slot.progress(fraction, text=f"Simulating {rounds:,} rounds: {fraction:.0%}")
-
-    progress(0.0)
-    result = sc.simulate_rounds(
-        np.array(p_target),
-        np.array(q_draft),
-        k,
-        rounds,
-        rng=np.random.default_rng(seed),
-        variant=variant,
-        progress=progress,
-    )
-    report = sc.losslessness_test(result, significance=presets.SIGNIFICANCE)
-    slot.empty()
-    return result, report
-
-
 # Figures are cached objects shared read-only by all sessions (st.plotly_chart copies them).
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _overlap_fig(p_target: tuple[float, ...], q_draft: tuple[float, ...], labels: tuple[str, ...]):
@@ -67,7 +36,11 @@ def _overlap_fig(p_target: tuple[float, ...], q_draft: tuple[float, ...], labels
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _result_figs(p_target, q_draft, labels, k, rounds, seed, variant, _result):
-    return fl.token_histogram_figure(_result, labels), fl.tokens_per_round_figure(_result)
+    return (
+        fl.token_histogram_figure(_result, labels),
+        fl.tokens_per_round_figure(_result),
+        fl.difference_figure(_result, labels),
+    )
 
 
 def _distribution_text(name: str):
@@ -133,8 +106,18 @@ if (link := state.first_visit()) is not None:
     state.start(_values_from_link(link), link.problems)
 state.restore()
 st.session_state.setdefault("lab__applied", None)
-_apply_preset = state.apply_preset(_preset_values)
 _to_custom = state.to_custom(presets.CUSTOM)
+
+
+def rounds_error(rounds: int) -> str | None:
+    """The message for a number of rounds outside the page's range, or None when it is fine."""
+    if presets.MIN_ROUNDS <= rounds <= presets.MAX_ROUNDS_PAGE:
+        return None
+    return (
+        f"Rounds to simulate: {rounds:,} is out of range; allowed: {presets.MIN_ROUNDS:,} to "
+        f"{presets.MAX_ROUNDS_PAGE:,}. Nothing was simulated for it."
+    )
+
 
 st.title(f"{PAGE.icon} {PAGE.title}")
 st.write(
@@ -145,46 +128,59 @@ st.write(
 )
 state.warn_link()
 
-with st.sidebar:
-    st.header("Inputs")
-    st.selectbox(
-        "p and q",
-        OPTIONS,
-        key="lab_preset",
-        on_change=_apply_preset,
-        format_func=lambda k: "Custom (type p and q)" if k == presets.CUSTOM else PRESETS[k].label,
-    )
-    st.text_input(
-        "Target p",
-        key="lab_p_text",
-        on_change=_to_custom,
-        max_chars=sc.MAX_TEXT_LENGTH,
-        help="Numbers separated by commas: decimals (0.25), fractions (1/4) or "
-        "percentages (25%). They must sum to 1.",
-    )
-    st.text_input(
-        "Draft q",
-        key="lab_q_text",
-        on_change=_to_custom,
-        max_chars=sc.MAX_TEXT_LENGTH,
-        help="Same number of entries as p.",
-    )
-    st.slider("K: draft tokens per round", 1, presets.LAB_K_MAX, key="lab_k")
-    st.number_input(
-        "Rounds to simulate",
-        presets.MIN_ROUNDS,
-        presets.MAX_ROUNDS_PAGE,
-        step=10_000,
-        key="lab_rounds",
-        help=f"{presets.MIN_ROUNDS:,} to {presets.MAX_ROUNDS_PAGE:,}. "
-        "More rounds find smaller biases.",
-    )
-    seed_control("lab")
-    st.selectbox("Algorithm", list(sc.VARIANTS), key="lab_variant", format_func=_variant_label)
-    auto = st.checkbox("Run automatically when a setting changes", value=True, key="lab_auto")
-    run_clicked = st.button("▶ Run simulation", key="lab_run", type="primary")
+# Inputs in the main column (a sidebar covers the charts on a phone; columns stack there),
+# folded away in presenter view.
+with st.expander("⚙️ Inputs: p and q, K, rounds, seed, algorithm", expanded=not presenting()):
+    in_left, in_right = st.columns(2)
+    with in_left:
+        state.preset_select(
+            "p and q",
+            OPTIONS,
+            PRESETS,
+            _preset_values,
+            custom=presets.CUSTOM,
+            custom_label="Custom (type p and q)",
+        )
+        st.text_input(
+            "Target p",
+            key="lab_p_text",
+            on_change=_to_custom,
+            max_chars=sc.MAX_TEXT_LENGTH,
+            help="Numbers separated by commas: decimals (0.25), fractions (1/4) or "
+            "percentages (25%). They must sum to 1.",
+        )
+        st.text_input(
+            "Draft q",
+            key="lab_q_text",
+            on_change=_to_custom,
+            max_chars=sc.MAX_TEXT_LENGTH,
+            help="Same number of entries as p.",
+        )
+    with in_right:
+        st.slider("K: draft tokens per round", 1, presets.LAB_K_MAX, key="lab_k")
+        # No browser bounds: an out-of-range number gets a message, not just a red edge.
+        st.number_input(
+            "Rounds to simulate",
+            min_value=0,
+            step=10_000,
+            key="lab_rounds",
+            help=f"{presets.MIN_ROUNDS:,} to {presets.MAX_ROUNDS_PAGE:,}. "
+            "More rounds find smaller biases.",
+        )
+        seed_control("lab")
+        st.selectbox("Algorithm", list(sc.VARIANTS), key="lab_variant", format_func=_variant_label)
+        auto = st.checkbox("Run automatically when a setting changes", value=True, key="lab_auto")
+        run_clicked = st.button("▶ Run simulation", key="lab_run", type="primary")
 
 current = state.keep()
+if (rounds_problem := rounds_error(int(current["rounds"]))) is not None:
+    last = st.session_state["lab__applied"] or state.defaults
+    show_error(rounds_problem)
+    st.info(
+        f"The results below are for the last valid number of rounds, {int(last['rounds']):,}.",
+        icon="↩️",
+    )
+    current = {**current, "rounds": last["rounds"]}
 if auto or run_clicked or st.session_state["lab__applied"] is None:
     st.session_state["lab__applied"] = dict(current)
 applied = st.session_state["lab__applied"]
@@ -208,15 +204,20 @@ try:
         raise sc.InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
     preset = PRESETS.get(applied["preset"])
     labels = preset.labels if preset is not None else sc.default_labels(p_target.size)
-    result, report = _simulate(
-        tuple(p_target.tolist()),
-        tuple(q_draft.tolist()),
-        applied["k"],
-        applied["rounds"],
-        applied["seed"],
-        applied["variant"],
-    )
-except sc.SpecDecError as err:
+    waiting = st.empty()
+    with st.spinner(f"Simulating {applied['rounds']:,} rounds…"):
+        result, report = lab_work.shared_simulation(
+            tuple(p_target.tolist()),
+            tuple(q_draft.tolist()),
+            applied["k"],
+            applied["rounds"],
+            applied["seed"],
+            applied["variant"],
+            typed=preset is None,
+            on_wait=lambda status: waiting.info(status.text, icon="⏳"),
+        )
+    waiting.empty()
+except (sc.SpecDecError, QueueFullError) as err:
     show_error(err)
     show_source(sc.simulate_rounds, sc.losslessness_test)
     st.stop()
@@ -302,7 +303,7 @@ with right:
         "With the correct algorithm they agree up to noise."
     )
 
-token_fig, rounds_fig = _result_figs(
+token_fig, rounds_fig, diff_fig = _result_figs(
     tuple(p_target.tolist()),
     tuple(q_draft.tolist()),
     tuple(labels),
@@ -333,6 +334,13 @@ with right:
         "A round keeps n drafts, then adds one token: the resample after a rejection, or "
         "the bonus when all K are kept."
     )
+
+chart(diff_fig, key="lab_fig_diff")
+st.caption(
+    "Each mark is a token's simulated share minus what p predicts. The grey band is how far a "
+    f"correct run of this size strays by chance (±{fl.NOISE_Z:g} standard deviations): marks "
+    "inside it are noise; an ✗ outside it is a bias the eye would miss in the bars above."
+)
 
 table = fl.results_csv_table(result, report, labels, seed=applied["seed"])
 with st.expander("The counts behind the charts"):

@@ -106,6 +106,7 @@ try:
         temperature,
         n_tokens,
         seed,
+        trace=mode == "step",
         on_wait=lambda status: waiting.info(status.text, icon="⏳"),
     )
 except SpecDecError as err:
@@ -290,63 +291,98 @@ else:
     )
 
 
+def _measured_figure(speed, reasons: list[str]) -> None:
+    """The measured speedup with its range and method, or why it is refused."""
+    if reasons:
+        st.warning(
+            "No speedup figure: this measurement cannot be right, so it is not shown. "
+            + " ".join(f"{x}." for x in reasons)
+            + " It usually means the server was very busy; it is measured again after "
+            "a restart.",
+            icon="🚫",
+        )
+        return
+    lo, hi = speed.spread
+    st.metric(
+        "Speedup (measured)",
+        f"{speed.speedup:.2f}x",
+        help="Plain decoding CPU time / speculative decoding CPU time, median of "
+        f"{len(speed.speedups)} repeats.",
+    )
+    st.caption(
+        f"Range {lo:.2f}x to {hi:.2f}x over {len(speed.speedups)} repeats. Measured "
+        f"once on this server for this pair, K = {k} and T = {temperature:g}, on the "
+        f"reference run (the default prompt, {speed.n_tokens} tokens), and shared "
+        "by every visitor: CPU time of the measuring thread "
+        f"(`{speed.clock}`), speculative and plain decoding taking turns round by "
+        "round, so other visitors' work does not distort it."
+    )
+    if (hi - lo) > 0.3 * speed.speedup:
+        st.caption("The repeats disagree by more than 30 %: treat the figure as rough.")
+
+
+def _formulas(speed, pred) -> None:
+    """Unit costs, E(alpha, K) and the seeds' and corrected predictions, with numbers."""
+    st.write(
+        f"Measured unit costs: one draft step costs **c = {speed.c:.3f}** target steps; "
+        f"everything else in a round (the target call on K + 1 = {k + 1} tokens, the "
+        f"accept / reject decisions, the rollback) costs **v(K) = {speed.v:.2f}** target "
+        f"steps (a plain target step: {speed.target_step * 1e6:.0f} µs of CPU)."
+    )
+    a = pred.alpha
+    st.latex(
+        rf"E(\alpha, K) = \frac{{1 - \alpha^{{K+1}}}}{{1 - \alpha}} = "
+        rf"\frac{{1 - {a:.2f}^{{{k + 1}}}}}{{1 - {a:.2f}}} = {pred.expected:.2f}"
+        if a < 1
+        else rf"E(\alpha, K) = K + 1 = {k + 1}"
+    )
+    st.caption(
+        f"α = {a:.2f} is your run's acceptance rate; E is the i.i.d. model's expected "
+        f"tokens per round at that α (your run: {counts.tokens_per_round:.2f})."
+    )
+    st.latex(
+        rf"S_{{\text{{seeds}}}} = \frac{{E}}{{K c + 1}} = \frac{{E}}{{{k}\cdot{speed.c:.3f}"
+        rf" + 1}} = {pred.seeds:.2f}"
+    )
+    st.latex(
+        rf"S_{{\text{{corrected}}}} = \frac{{E}}{{K c + v(K)}} = \frac{{E}}{{{k}\cdot"
+        rf"{speed.c:.3f} + {speed.v:.2f}}} = {pred.corrected:.2f}"
+    )
+
+
+def _comparison_chart(speed, pred, reasons: list[str]) -> None:
+    """Measured vs predicted speedups, with an optional GPU-like (v = 1) row."""
+    gpu = st.toggle(
+        "GPU-like cost model (v = 1)",
+        key="lm_gpu",
+        help="What the papers' hardware gives: verifying K + 1 tokens costs one step.",
+    )
+    rows = [] if reasons else [("measured", speed.speedup)]
+    rows += [("seeds' formula", pred.seeds), ("corrected (measured v)", pred.corrected)]
+    if gpu:
+        c_gpu = st.slider("c (draft step / target step)", 0.0, 1.0, 0.05, 0.01, key="lm_gpu_c")
+        gpu_speedup = lm.gpu_like_prediction(pred.alpha, k, c_gpu)
+        rows.append((f"GPU-like (v = 1, c = {c_gpu:.2f})", gpu_speedup))
+        st.latex(
+            rf"\frac{{E}}{{K c + 1}} = \frac{{E}}{{{k}\cdot{c_gpu:.2f} + 1}} = "
+            rf"{gpu_speedup:.2f}"
+        )
+        st.caption(
+            "Same α, but the costs of a large model on a GPU (the papers report 2-3x "
+            "with c between 0.02 and 0.1)."
+        )
+    rounded = tuple((label, round(float(value), 2)) for label, value in rows)
+    st.plotly_chart(_speedup_figure(rounded), key="lm_speedup")
+
+
 def _speed_section(speed) -> None:
     """The measured speedup of (pair, K, T), the formulas, and the GPU-like switch."""
     reasons = impossible_reasons(speed)
-    lo, hi = speed.spread
+    pred = lw.predictions(counts, speed)
     left, right = st.columns([3, 2])
     with left:
-        if reasons:
-            st.warning(
-                "No speedup figure: this measurement cannot be right, so it is not shown. "
-                + " ".join(f"{x}." for x in reasons)
-                + " It usually means the server was very busy; it is measured again after "
-                "a restart.",
-                icon="🚫",
-            )
-        else:
-            st.metric(
-                "Speedup (measured)",
-                f"{speed.speedup:.2f}x",
-                help="Plain decoding CPU time / speculative decoding CPU time, median of "
-                f"{len(speed.speedups)} repeats.",
-            )
-            st.caption(
-                f"Range {lo:.2f}x to {hi:.2f}x over {len(speed.speedups)} repeats. Measured "
-                f"once on this server for this pair, K = {k} and T = {temperature:g}, on the "
-                f"reference run (the default prompt, {speed.n_tokens} tokens), and shared "
-                "by every visitor: CPU time of the measuring thread "
-                f"(`{speed.clock}`), speculative and plain decoding taking turns round by "
-                "round, so other visitors' work does not distort it."
-            )
-            if (hi - lo) > 0.3 * speed.speedup:
-                st.caption("The repeats disagree by more than 30 %: treat the figure as rough.")
-        pred = lw.predictions(counts, speed)
-        st.write(
-            f"Measured unit costs: one draft step costs **c = {speed.c:.3f}** target steps; "
-            f"everything else in a round (the target call on K + 1 = {k + 1} tokens, the "
-            f"accept / reject decisions, the rollback) costs **v(K) = {speed.v:.2f}** target "
-            f"steps (a plain target step: {speed.target_step * 1e6:.0f} µs of CPU)."
-        )
-        a = pred.alpha
-        st.latex(
-            rf"E(\alpha, K) = \frac{{1 - \alpha^{{K+1}}}}{{1 - \alpha}} = "
-            rf"\frac{{1 - {a:.2f}^{{{k + 1}}}}}{{1 - {a:.2f}}} = {pred.expected:.2f}"
-            if a < 1
-            else rf"E(\alpha, K) = K + 1 = {k + 1}"
-        )
-        st.caption(
-            f"α = {a:.2f} is your run's acceptance rate; E is the i.i.d. model's expected "
-            f"tokens per round at that α (your run: {counts.tokens_per_round:.2f})."
-        )
-        st.latex(
-            rf"S_{{\text{{seeds}}}} = \frac{{E}}{{K c + 1}} = \frac{{E}}{{{k}\cdot{speed.c:.3f}"
-            rf" + 1}} = {pred.seeds:.2f}"
-        )
-        st.latex(
-            rf"S_{{\text{{corrected}}}} = \frac{{E}}{{K c + v(K)}} = \frac{{E}}{{{k}\cdot"
-            rf"{speed.c:.3f} + {speed.v:.2f}}} = {pred.corrected:.2f}"
-        )
+        _measured_figure(speed, reasons)
+        _formulas(speed, pred)
         st.write(
             "The seeds' formula assumes that verifying K + 1 tokens costs one target step. On "
             "a GPU that is nearly true: a step is memory-bound (reading the weights "
@@ -362,27 +398,7 @@ def _speed_section(speed) -> None:
                 icon="🐢",
             )
     with right:
-        gpu = st.toggle(
-            "GPU-like cost model (v = 1)",
-            key="lm_gpu",
-            help="What the papers' hardware gives: verifying K + 1 tokens costs one step.",
-        )
-        rows = [] if reasons else [("measured", speed.speedup)]
-        rows += [("seeds' formula", pred.seeds), ("corrected (measured v)", pred.corrected)]
-        if gpu:
-            c_gpu = st.slider("c (draft step / target step)", 0.0, 1.0, 0.05, 0.01, key="lm_gpu_c")
-            gpu_speedup = lm.gpu_like_prediction(pred.alpha, k, c_gpu)
-            rows.append((f"GPU-like (v = 1, c = {c_gpu:.2f})", gpu_speedup))
-            st.latex(
-                rf"\frac{{E}}{{K c + 1}} = \frac{{E}}{{{k}\cdot{c_gpu:.2f} + 1}} = "
-                rf"{gpu_speedup:.2f}"
-            )
-            st.caption(
-                "Same α, but the costs of a large model on a GPU (the papers report 2-3x "
-                "with c between 0.02 and 0.1)."
-            )
-        rounded = tuple((label, round(float(value), 2)) for label, value in rows)
-        st.plotly_chart(_speedup_figure(rounded), key="lm_speedup")
+        _comparison_chart(speed, pred, reasons)
 
 
 st.subheader("Measured against plain decoding of the same target")

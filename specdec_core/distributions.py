@@ -69,13 +69,14 @@ def _check_text(text: object, what: str) -> str:
     return text.strip()
 
 
-def parse_number(token: str, *, entry: int = 1, name: str = "p") -> float:
+def parse_number(token: str, *, entry: int | None = 1, name: str = "p") -> float:
     """One typed entry -> float: ``0.25``, ``1/4``, ``25%`` (ASCII digits only).
 
     Raises ``InvalidDistributionError`` naming the entry (1-based) when the
-    token is not a number, not finite, or a fraction with a zero denominator.
+    token is not a number, not finite, or a fraction with a zero denominator;
+    ``entry=None`` for a field that holds one number ("answer ('abc') is not ...").
     """
-    where = f"{name}: entry {entry} ({_short(token)})"
+    where = f"{name}: entry {entry} ({_short(token)})" if entry else f"{name} ({_short(token)})"
     if _NOT_FINITE.match(token):
         raise InvalidDistributionError(f"{where} is not a finite number; use {_ALLOWED}.")
     if m := _PERCENT.match(token):

@@ -463,7 +463,7 @@ def check_answer(question: QuizQuestion, text: str) -> bool:
             f"answer: is {len(body)} characters long; at most {MAX_ANSWER_LENGTH} are allowed."
         )
     try:
-        value = parse_number(body, entry=1, name="answer")
+        value = parse_number(body, entry=None, name="answer")  # one number: no "entry 1"
     except SpecDecError as err:
         raise InvalidParameterError(str(err)) from None
     if question.integer:

@@ -168,6 +168,68 @@ def tokens_per_round_figure(result: sc.SimulationResult) -> go.Figure:
     )
 
 
+NOISE_Z = 3.0  # the band is +-3 standard deviations: a correct run leaves it ~0.3 % per token
+
+
+def lossless_noise_sd(result: sc.SimulationResult) -> np.ndarray:
+    """(V,) standard deviation of each token's emitted share under a lossless sampler.
+
+    Given the rounds that reached position j (``reached_j``), a lossless sampler emits
+    there a Multinomial(reached_j, p_j) count, so Var(count_x) = sum_j reached_j
+    p_j(x) (1 - p_j(x)); the share divides by the N tokens emitted in all.
+    """
+    var = (result.reached[:, None] * result.p_rows * (1.0 - result.p_rows)).sum(axis=0)  # (V,)
+    return np.sqrt(var) / result.reached.sum()
+
+
+def difference_figure(result: sc.SimulationResult, labels) -> go.Figure:
+    """Simulated share minus p's share per token, inside the correct sampler's noise band.
+
+    The band is +-``NOISE_Z`` standard deviations (``lossless_noise_sd``): a correct run
+    stays inside it, while a bug of a few hundredths sticks out of it (issue 10: the bars
+    of the histogram looked the same to the eye). Traces: "noise band", "simulated − p".
+    """
+    x = [plotly_escape(lab) for lab in labels]
+    total = result.reached.sum()
+    diff = result.emitted_counts / total - result.expected_counts / total  # (V,)
+    band = NOISE_Z * lossless_noise_sd(result)  # (V,)
+    outside = np.abs(diff) > band
+    traces = [
+        {
+            "type": "bar",
+            "x": x,
+            "y": 2 * band,
+            "base": -band,
+            "name": f"noise of the correct algorithm (±{NOISE_Z:g} sd)",
+            "marker": {"color": COLORS["discarded"], "opacity": 0.35},
+            "hovertemplate": "%{x}: band ±%{customdata:.4f}<extra></extra>",
+            "customdata": band,
+        },
+        {
+            "type": "scatter",
+            "x": x,
+            "y": diff,
+            "mode": "markers",
+            "name": "simulated − p",
+            "marker": {
+                "symbol": ["x" if o else "circle" for o in outside],
+                "size": 16,
+                "color": [COLORS["rejected"] if o else COLORS["q"] for o in outside],
+                "line": {"width": 2},
+            },
+            "hovertemplate": "%{x}: simulated − p = %{y:+.4f}<extra></extra>",
+        },
+    ]
+    reach = float(max(np.abs(diff).max(), band.max())) * 1.3
+    return make_figure(
+        traces,
+        title="Simulated share minus p, with the noise of a correct run",
+        xaxis={"title": {"text": "token"}, "type": "category"},
+        yaxis={"title": {"text": "simulated − p"}, "range": [-reach, reach], "zeroline": True},
+        barmode="overlay",
+    )
+
+
 def token_table(result: sc.SimulationResult, report: sc.LosslessnessReport, labels) -> pd.DataFrame:
     """One row per token: p, q, observed and expected counts, shares."""
     observed = result.emitted_counts

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.colors import sample_colorscale
 
 import specdec_core as sc
 
@@ -22,14 +21,15 @@ HEATMAP_K_MAX = 64
 CURVE_K = (1, 2, 4, 8)  # default K values of the curves versus alpha
 
 
+# Okabe & Ito colours that stay visible on a white and on a dark background (no black,
+# no navy, no yellow): the K = 1 curve was Cividis navy, which vanished in dark mode.
+K_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#999999")
+
+
 def k_colors(k_values) -> dict[int, str]:
-    """One colour per K for curves: Cividis (colour-blind safe), darker = smaller K."""
+    """One colour per K for curves (Okabe-Ito, readable in light and dark themes)."""
     ks = sorted({int(k) for k in k_values})
-    if len(ks) == 1:
-        return {ks[0]: sample_colorscale("Cividis", [0.0])[0]}
-    return dict(
-        zip(ks, sample_colorscale("Cividis", list(np.linspace(0.0, 0.8, len(ks)))), strict=True)
-    )
+    return {k: K_PALETTE[i % len(K_PALETTE)] for i, k in enumerate(ks)}
 
 
 def _line_shape(across: str, at: float, color: str, dash: str) -> dict:
@@ -248,6 +248,31 @@ def speedup_vs_alpha_figure(
     )
 
 
+HEATMAP_CAP_QUANTILE = 0.9  # the colour scale tops out here; rarer, larger speedups share it
+
+
+def heatmap_colour_cap(z: np.ndarray) -> float:
+    """Top of the heatmap's colour scale: the 90th percentile of the speedups (at least 1.5).
+
+    A linear scale up to the maximum is dominated by alpha near 1 (with c = 0 the
+    maximum passes 60 while most cells lie between 1 and 3): capping keeps the
+    differences where most of the map is visible (issue 10).
+    """
+    return max(float(np.quantile(z, HEATMAP_CAP_QUANTILE)), 1.5)
+
+
+def _you_are_here(alpha: float, k: int) -> dict:
+    """The student's (alpha, K) on the heatmap."""
+    return {
+        "type": "scatter",
+        "x": [alpha],
+        "y": [k],
+        "mode": "markers",
+        "name": "you are here",
+        "marker": {"symbol": "x", "size": 14, "color": COLORS["rejected"], "line": {"width": 2}},
+    }
+
+
 def speedup_heatmap_figure(
     c_q: float,
     c_p: float,
@@ -265,6 +290,7 @@ def speedup_heatmap_figure(
     ks = np.arange(1, k_max + 1)  # (k_max,)
     z = sc.speedup(a[None, :], ks[:, None], c_q, c_p)  # (k_max, n_alpha)
     best = ks[np.argmax(z, axis=0)]  # (n_alpha,) = optimal_k over 1..k_max, from the same grid
+    z_max, cap = float(z.max()), heatmap_colour_cap(z)
     traces = [
         {
             "type": "heatmap",
@@ -273,7 +299,11 @@ def speedup_heatmap_figure(
             "z": z,
             "name": "speedup",
             "colorscale": "Cividis",
-            "colorbar": {"title": {"text": "speedup"}},
+            "zmin": float(z.min()),
+            "zmax": min(z_max, cap),
+            "colorbar": {
+                "title": {"text": "speedup" if cap >= z_max else f"speedup<br>(≥ {cap:.1f}x: top)"}
+            },
             "hovertemplate": "alpha %{x:.3f}<br>K = %{y}<br>speedup %{z:.2f}x<extra></extra>",
         },
         {
@@ -286,21 +316,7 @@ def speedup_heatmap_figure(
         },
     ]
     if current is not None:
-        traces.append(
-            {
-                "type": "scatter",
-                "x": [current[0]],
-                "y": [current[1]],
-                "mode": "markers",
-                "name": "you are here",
-                "marker": {
-                    "symbol": "x",
-                    "size": 14,
-                    "color": COLORS["rejected"],
-                    "line": {"width": 2},
-                },
-            }
-        )
+        traces.append(_you_are_here(*current))
     return make_figure(
         traces,
         title=f"Speedup over alpha and K (c = c_q / c_p = {c_q / c_p:.3g})",

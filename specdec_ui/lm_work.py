@@ -1,9 +1,9 @@
 """The Model pair lab's work, outside the page: shared runs, counts, speed, link state.
 
-- :func:`get_run`: one traced speculative run per request (pair, prompt, K, T, tokens,
-  seed), computed once per server process on the heavy-work queue and shared by every
-  session (:mod:`specdec_ui.shared_work`); the key holds the typed prompt, so it lives at
-  most ``shared_work.TEXT_TTL_S``;
+- :func:`get_run`: one speculative run per request (pair, prompt, K, T, tokens, seed;
+  traced round by round only for step mode), computed once per server process on the
+  heavy-work queue and shared by every session (:mod:`specdec_ui.shared_work`); the key
+  holds the typed prompt, so it lives at most ``shared_work.TEXT_TTL_S``;
 - :class:`RunCounts`: the one definition of every count the page shows;
 - :func:`get_speed`: the speed measurement (:mod:`specdec_core.lm.timing`), once per
   (pair, K, T) and process, on the reference workload (default prompt, 200 tokens), in
@@ -124,13 +124,17 @@ class LabRun:
     prompt_ids: tuple[int, ...]
 
 
-def compute_run(pair: str, prompt: str, k: int, temperature: float, n_tokens: int, seed: int):
-    """A traced speculative run and, at T = 0, the plain greedy run it must equal."""
+def compute_run(
+    pair: str, prompt: str, k: int, temperature: float, n_tokens: int, seed: int, trace: bool
+):
+    """A speculative run (with its round-by-round trace when ``trace``: step mode) and, at
+    T = 0, the check against the plain greedy run. With or without the trace, the same
+    seed gives the same tokens and counts (the engine's tests check it)."""
     draft, target = lm.load_pair(pair)
     ids = lm.encode_prompt(target.tokenizer, prompt)
     common = {"max_new_tokens": n_tokens, "temperature": temperature}
     spec = lm.speculative_generate(
-        draft, target, ids, k=k, rng=np.random.default_rng(seed), trace=True, **common
+        draft, target, ids, k=k, rng=np.random.default_rng(seed), trace=trace, **common
     )
     identical = None
     if temperature == 0:  # the greedy output does not depend on the seed: shared across seeds
@@ -157,10 +161,11 @@ def get_run(
     n_tokens: int,
     seed: int,
     *,
+    trace: bool = False,
     on_wait: Callable[[WaitStatus], None] | None = None,
 ) -> LabRun:
     """:func:`compute_run`, once per request and process, on the heavy-work queue."""
-    key = (pair, prompt, int(k), float(temperature), int(n_tokens), int(seed))
+    key = (pair, prompt, int(k), float(temperature), int(n_tokens), int(seed), bool(trace))
     return shared_result(
         "lm.run",
         key,
@@ -172,11 +177,10 @@ def get_run(
 
 def compute_speed(pair: str, k: int, temperature: float) -> SpeedMeasurement:
     """The timing of (pair, K, T) on the reference workload (default prompt, 200 tokens)."""
-    draft, target = lm.load_pair(pair)
-    ids = lm.encode_prompt(target.tokenizer, DEFAULT_PROMPT)
+    models = lm.load_pair(pair)
+    ids = lm.encode_prompt(models[1].tokenizer, DEFAULT_PROMPT)
     return measure_speedup(
-        draft,
-        target,
+        models,
         ids,
         k=k,
         temperature=temperature,

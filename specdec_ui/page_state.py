@@ -8,7 +8,7 @@ Every page that keeps its state in a shareable link uses one :class:`PageState`
         page.start({"alpha": link.get("alpha", parse_alpha, 0.7), ...}, link.problems)
     page.restore()                                # every run, before the widgets
     st.slider(..., key=page.key("alpha"), on_change=page.to_custom())
-    st.selectbox(..., key=page.key("preset"), on_change=page.apply_preset(values_of))
+    page.preset_select("Preset", [*PRESETS, "custom"], PRESETS, values_of)
     values = page.keep()                          # after the widgets: survives page switches
     page.warn_link()                              # the link's problems, shown once
     page.share({"alpha": ..., "k": ...})          # query params + the link on screen
@@ -20,8 +20,8 @@ Every page that keeps its state in a shareable link uses one :class:`PageState`
   widget's value when it is not drawn (another page, a hidden custom input);
   writing it back before the widget exists keeps it.
 - ``keep`` copies the widgets' values into the kept state and returns them.
-- ``apply_preset`` / ``to_custom`` build the ``on_change`` callbacks of a
-  preset picker and of the inputs a preset sets.
+- ``preset_select`` draws the preset picker (presets and Custom); ``apply_preset`` /
+  ``to_custom`` build the ``on_change`` callbacks of a picker and of the inputs a preset sets.
 - ``warn_link`` shows the link's problems (plus any the page adds) once, as
   a warning; bad values already fell back to their defaults.
 - ``share`` writes the query parameters (only when they changed) and shows
@@ -103,6 +103,28 @@ class PageState:
                 self.set_values(values)
 
         return callback
+
+    def preset_select(
+        self,
+        label: str,
+        options: list[str],
+        presets: Mapping[str, object],
+        values_of: Callable[[str], Mapping[str, object] | None],
+        *,
+        custom: str = "custom",
+        custom_label: str = "Custom (your own numbers)",
+        name: str = "preset",
+    ) -> str:
+        """The preset picker over ``options``: keys of ``presets`` (objects with a ``label``)
+        and ``custom``. Choosing a preset copies ``values_of(key)`` into the widgets.
+        """
+        return st.selectbox(
+            label,
+            options,
+            key=self.key(name),
+            on_change=self.apply_preset(values_of, name),
+            format_func=lambda k: custom_label if k == custom else presets[k].label,
+        )
 
     def to_custom(self, custom: str = "custom", name: str = "preset") -> Callable[[], None]:
         """``on_change`` of an input a preset sets: the picker ``name`` now says ``custom``."""

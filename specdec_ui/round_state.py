@@ -162,7 +162,10 @@ def preset_controls(column) -> RoundSpec:
         icon="💡",
     )
     if s.note:
-        st.markdown(f"📝 **Note on the numbers.** {md_escape(s.note)}")
+        lead, _, details = s.note.partition(". ")  # one plain sentence first (issue 10)
+        st.markdown(f"📝 **Note on the numbers.** {md_escape(lead.rstrip('.'))}.")
+        if details:
+            st.caption(md_escape(details))
     st.button(
         "✏️ Edit this example in Custom mode",
         key="round_edit_preset",

@@ -22,7 +22,7 @@ generation took 0.5-1.0 s instead of 0.2 s. This module removes both causes:
 API (module-level functions use one process-wide :class:`SharedWork`)::
 
     value = shared_result(namespace, key, compute, heavy=True, ttl_s=None,
-                          on_wait=None, size_of=None, lane="heavy", wait=True)
+                          on_wait=None, lane="heavy", wait=True)
 
 ``key`` is any hashable value made of small scalars and strings (it is the identity of
 the request: include every input of ``compute``). ``compute()`` takes no argument.
@@ -67,6 +67,7 @@ import os
 import sys
 import threading
 import time
+import types
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -74,6 +75,13 @@ import numpy as np
 
 T = TypeVar("T")
 MISSING: Any = object()  # what peek returns for a result that is not stored
+CODE_TYPES = (
+    types.ModuleType,
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+)
 TEXT_TTL_S = 600.0  # keys that hold typed text live at most this long (seconds)
 
 
@@ -134,6 +142,8 @@ def estimate_size(value: Any, _depth: int = 0, _seen: set | None = None) -> int:
         return int(value.nbytes) + 112
     size = sys.getsizeof(value, 64)
     if _depth >= 8 or isinstance(value, str | bytes | int | float | bool | type(None)):
+        return size
+    if isinstance(value, CODE_TYPES):  # modules, classes, functions: code, not data
         return size
     if isinstance(value, dict):
         items = [x for kv in value.items() for x in kv]
@@ -264,7 +274,6 @@ class SharedWork:
         heavy: bool = True,
         ttl_s: float | None = None,
         on_wait: Callable[[WaitStatus], None] | None = None,
-        size_of: Callable[[T], int] | None = None,
         lane: str = "heavy",
         wait: bool = True,
     ) -> T:
@@ -288,7 +297,7 @@ class SharedWork:
                     flight = _Flight()
                     self._flights[full] = flight
                     flight.lane = lane if heavy else ""
-                    job = self._job(full, flight, compute, ttl_s, size_of)
+                    job = self._job(full, flight, compute, ttl_s)
                     if heavy:
                         self._enqueue(full, flight, job)
                     self.computations += 1
@@ -350,7 +359,7 @@ class SharedWork:
         lane.start_workers()
         lane.has_job.notify()
 
-    def _job(self, full, flight, compute, ttl_s, size_of) -> Callable[[], None]:
+    def _job(self, full, flight, compute, ttl_s) -> Callable[[], None]:
         def job() -> None:
             value, error, abandoned = None, None, False
             try:
@@ -365,7 +374,7 @@ class SharedWork:
             finally:
                 with self._lock:
                     if error is None and not abandoned:
-                        nbytes = size_of(value) if size_of else estimate_size(value)
+                        nbytes = estimate_size(value)
                         self._put(full, value, nbytes, ttl_s)
                     flight.value, flight.error, flight.abandoned = value, error, abandoned
                     flight.running = False

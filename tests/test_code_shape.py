@@ -8,10 +8,8 @@ MAX_LINES = 60
 SKIPPED = {"tests", "benchmarks", ".git", ".venv", "venv", "test-output"}
 # Over the limit today in files the UI refactor does not own; each owner splits the function
 # and removes its line (the test fails on a line that is no longer needed).
-KNOWN = {
-    "specdec_core/lm/report.py compare_pair",  # models
-    "specdec_ui/figures_lm.py position_bars_figure",  # classroom
-    "tools/train_gpt.py main",  # models
+KNOWN: set[str] = {
+    "specdec_core/lm/timing.py measure_speedup",  # classroom
 }
 
 

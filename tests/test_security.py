@@ -74,6 +74,40 @@ def _is_static_html(node: ast.Call, constants: set[str]) -> bool:
     )
 
 
+def _call_findings(node: ast.Call, constants: set[str]) -> list[str]:
+    """What is dangerous in one call: eval/exec, html of run-time text, pickle, unsafe flags."""
+    func, out = node.func, []
+    if isinstance(func, ast.Name) and func.id in DANGEROUS_BUILTINS:
+        out.append(f"builtin {func.id}()")
+    if _is_static_html(node, constants):  # a module string literal, its allowed keywords
+        return out
+    if isinstance(func, ast.Attribute):
+        base = ast.unparse(func.value)
+        if func.attr in HTML_CALLS and (
+            base.split(".")[0] in {"st", "streamlit", "components"} or "components" in base
+        ):
+            out.append(f"{base}.html()")
+        if func.attr in {"load", "loads"} and base.split(".")[0] in DANGEROUS_MODULES:
+            out.append(f"{base}.{func.attr}()")
+    for kw in node.keywords:
+        truthy = not (isinstance(kw.value, ast.Constant) and not kw.value.value)
+        if kw.arg in {"unsafe_allow_html", "allow_pickle", "unsafe_allow_javascript"} and truthy:
+            out.append(f"{kw.arg}={ast.unparse(kw.value)}")
+    return out
+
+
+def _bad_imports(node: ast.Import | ast.ImportFrom) -> list[str]:
+    """Imported names of dangerous modules (pickle, marshal, ...) or of Streamlit components."""
+    names = [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module:
+        names.append(node.module)
+    return [
+        name
+        for name in names
+        if name.split(".")[0] in DANGEROUS_MODULES or "components" in name.split(".")
+    ]
+
+
 def findings(path: Path, *, static_html_ok: bool | None = None) -> list[str]:
     """Dangerous constructs in one file, as 'file:line: what'.
 
@@ -88,34 +122,9 @@ def findings(path: Path, *, static_html_ok: bool | None = None) -> list[str]:
     out: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Name) and func.id in DANGEROUS_BUILTINS:
-                out.append(f"{where}:{node.lineno}: builtin {func.id}()")
-            if _is_static_html(node, constants):
-                continue
-            if isinstance(func, ast.Attribute) and func.attr in HTML_CALLS:
-                base = ast.unparse(func.value)
-                if base.split(".")[0] in {"st", "streamlit", "components"} or "components" in base:
-                    out.append(f"{where}:{node.lineno}: {base}.html()")
-            if isinstance(func, ast.Attribute) and func.attr in {"load", "loads"}:
-                base = ast.unparse(func.value)
-                if base.split(".")[0] in DANGEROUS_MODULES:
-                    out.append(f"{where}:{node.lineno}: {base}.{func.attr}()")
-            for kw in node.keywords:
-                truthy = not (isinstance(kw.value, ast.Constant) and not kw.value.value)
-                if (
-                    kw.arg in {"unsafe_allow_html", "allow_pickle", "unsafe_allow_javascript"}
-                    and truthy
-                ):
-                    out.append(f"{where}:{node.lineno}: {kw.arg}={ast.unparse(kw.value)}")
+            out += [f"{where}:{node.lineno}: {what}" for what in _call_findings(node, constants)]
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [a.name for a in node.names]
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names.append(node.module)
-            for name in names:
-                top = name.split(".")[0]
-                if top in DANGEROUS_MODULES or "components" in name.split("."):
-                    out.append(f"{where}:{node.lineno}: import {name}")
+            out += [f"{where}:{node.lineno}: import {name}" for name in _bad_imports(node)]
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             if ":material/" in node.value:
                 out.append(f"{where}:{node.lineno}: material icon (fetches a font from a CDN)")

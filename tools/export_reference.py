@@ -1,7 +1,8 @@
 """Store torch's logits for the shipped GPT weights (assets/gpt_reference.npz).
 
 The parity test (tests/core/lm/test_gpt.py) compares the numpy forward pass with these
-logits within 1e-4, without needing torch. Run after every training run:
+logits within 1e-4, without needing torch (draft, target and the distilled draft of
+tools/train_aligned_draft.py). Run after every training run:
 
     python tools/export_reference.py
 """
@@ -53,12 +54,12 @@ def main() -> None:
     tok = Tokenizer.load(ASSETS / "tokenizer.json")
     ids = np.array(tok.encode(load_corpus().validation[0])[:N_TOKENS], dtype=np.int64)
     out = {"ids": ids.astype(np.int16)}
-    for which in ("draft", "target"):
+    for which in ("draft", "target", "draft_aligned"):
         with torch.no_grad():
             logits = torch_model(ASSETS / f"gpt_{which}.npz")(torch.tensor(ids)[None])[0]
         out[which] = logits.numpy().astype(np.float32)
     np.savez_compressed(ASSETS / "gpt_reference.npz", **out)
-    print(f"stored torch {torch.__version__} logits of {len(ids)} tokens for draft and target")
+    print(f"stored torch {torch.__version__} logits of {len(ids)} tokens for {', '.join(out)}")
 
 
 if __name__ == "__main__":

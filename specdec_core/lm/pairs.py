@@ -19,7 +19,7 @@ from .errors import PairUnavailableError
 from .gpt import GPTModel
 from .ngram import NGramModel
 from .prompt_lookup import PromptLookupDraft
-from .protocol import LanguageModel, PairInfo
+from .protocol import LanguageModel, PairInfo, Proposer
 from .tokenizer import Tokenizer
 
 PAIRS: dict[str, PairInfo] = {
@@ -83,10 +83,11 @@ PAIRS: dict[str, PairInfo] = {
 # SHA-256 of the distilled assets (printed by tools/train_aligned_draft.py); a file that
 # does not match is refused (PairUnavailableError), never loaded.
 SHA256 = {
-    "gpt_draft_aligned.npz": "",
-    "target_samples.npz": "",
+    "gpt_draft_aligned.npz": "2a2091eb4bb717730261ed5224a81ad0efe30cce845c79afe7b13626642487e8",
+    "target_samples.npz": "1230b06c71b6efb6bb918831b2dd812a540984ab087753472e8c4a90b9c5acba",
 }
-SAMPLE_WEIGHT = 4  # the target's samples count this many times beside the corpus
+SAMPLE_WEIGHT = 2  # the target's samples count this many times beside the corpus (best
+# held-out alpha of 1, 2, 4, 8 in tools/train_aligned_draft.py; see tools/README.md)
 
 
 @functools.lru_cache(maxsize=1)
@@ -193,7 +194,7 @@ def pair_info(name: str) -> PairInfo:
     return info
 
 
-def load_pair(name: str) -> tuple[LanguageModel, LanguageModel]:
+def load_pair(name: str) -> tuple[LanguageModel | Proposer, LanguageModel]:
     """(draft, target) for a pair name of :func:`available_pairs` (loaded once per process).
 
     Side effect: numpy's OpenBLAS is set to one thread (:func:`blas.limit_blas_threads`),

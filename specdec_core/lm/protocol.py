@@ -42,6 +42,30 @@ class LanguageModel(Protocol):
     def rollback(self, length: int) -> None: ...
 
 
+@runtime_checkable
+class Proposer(Protocol):
+    """A draft without a model (prompt lookup): 0..k tokens per round, q one-hot on each.
+
+    The engine calls ``propose(tokens, k)`` with every committed token instead of
+    ``extend``; ``length`` stays 0 and ``rollback(0)`` does nothing.
+    """
+
+    name: str
+    tokenizer: Tokenizer
+
+    @property
+    def context_length(self) -> int: ...
+
+    @property
+    def length(self) -> int: ...
+
+    def fresh(self) -> Proposer: ...
+
+    def rollback(self, length: int) -> None: ...
+
+    def propose(self, tokens, k: int) -> list[int]: ...
+
+
 @dataclass(frozen=True)
 class PairInfo:
     """A model pair as the page lists it."""

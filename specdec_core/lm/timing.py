@@ -156,29 +156,13 @@ def _lockstep_pair(spec, plain, clock) -> tuple[float, float]:
     return times["spec"], times["plain"]
 
 
-def measure_speedup(
-    draft,
-    target,
-    prompt_ids: Sequence[int],
-    *,
-    k: int,
-    temperature: float,
-    max_new_tokens: int,
-    seed: int = 0,
-    repeats: int = 5,
-    clock: Callable[[], float] = time.thread_time,
-) -> SpeedMeasurement:
-    """Time ``repeats`` (speculative, plain, draft-only) runs with a per-thread ``clock``.
+def _runners(pair: tuple, prompt_ids, k, temperature, max_new_tokens, seed):
+    """The three runs a measurement times: (speculative, plain, draft-only) generation.
 
-    Speculative and plain decoding run in turns, round by round, on two threads that
-    never compute at the same time (:class:`_Lockstep`); each is timed on its own
-    thread. The draft-only run (for c) follows. Every run of a kind uses
-    ``np.random.default_rng(seed)``, so every repeat makes the same tokens and only the
-    clock differs. One untimed run of each kind warms caches first. Prefill is included
-    in every run alike; with a short prompt it is a small part of the time.
+    Each run of a kind uses ``np.random.default_rng(seed)``, so every repeat makes the
+    same tokens; the first two take the lockstep hook (``on_round`` / ``on_token``).
     """
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= 15:
-        raise InvalidParameterError(f"repeats is {repeats!r}; allowed: 1 to {MAX_REPEATS}.")
+    draft, target = pair
     common = {"max_new_tokens": max_new_tokens, "temperature": temperature}
 
     def spec(on_round=None):
@@ -194,6 +178,34 @@ def measure_speedup(
     def draft_only():
         return autoregressive_generate(draft, prompt_ids, rng=np.random.default_rng(seed), **common)
 
+    return spec, plain, draft_only
+
+
+def measure_speedup(
+    pair: tuple,
+    prompt_ids: Sequence[int],
+    *,
+    k: int,
+    temperature: float,
+    max_new_tokens: int,
+    seed: int = 0,
+    repeats: int = 5,
+    clock: Callable[[], float] = time.thread_time,
+) -> SpeedMeasurement:
+    """Time ``repeats`` (speculative, plain, draft-only) runs with a per-thread ``clock``.
+
+    ``pair`` is (draft, target) as :func:`specdec_core.lm.load_pair` returns it.
+
+    Speculative and plain decoding run in turns, round by round, on two threads that
+    never compute at the same time (:class:`_Lockstep`); each is timed on its own
+    thread. The draft-only run (for c) follows. Every run of a kind uses
+    ``np.random.default_rng(seed)``, so every repeat makes the same tokens and only the
+    clock differs. One untimed run of each kind warms caches first. Prefill is included
+    in every run alike; with a short prompt it is a small part of the time.
+    """
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= 15:
+        raise InvalidParameterError(f"repeats is {repeats!r}; allowed: 1 to {MAX_REPEATS}.")
+    spec, plain, draft_only = _runners(pair, prompt_ids, k, temperature, max_new_tokens, seed)
     run = spec()  # warm-up (untimed); its counts are those of every repeat
     plain(), draft_only()
     times: list[tuple[float, float, float]] = []
@@ -207,7 +219,7 @@ def measure_speedup(
         run.k,
         run.temperature,
         len(run.tokens),
-        bool(target.parallel_verify),
+        bool(pair[1].parallel_verify),
         spec_s,
         plain_s,
         draft_s,

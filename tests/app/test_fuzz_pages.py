@@ -97,7 +97,21 @@ PAGE_PARAMS = {
     "pages/2_Speedup_explorer.py": ["preset", "alpha", "k", "c_q", "c_p"],
     "pages/3_Losslessness_lab.py": ["preset", "p", "q", "k", "rounds", "seed", "variant"],
     "pages/4_Self_test.py": ["kind", "vocab", "seed", "q", "answer"],
-    "pages/5_Model_pair_lab.py": ["pair", "prompt", "k", "seed", "temperature"],
+    "pages/5_Model_pair_lab.py": ["pair", "prompt", "k", "seed", "t", "tokens", "mode", "round"],
+    "pages/6_Variants_lab.py": [
+        "preset",
+        "p",
+        "q",
+        "variant",
+        "m",
+        "widths",
+        "token",
+        "k",
+        "rounds",
+        "seed",
+        "epsilon",
+        "delta",
+    ],
 }
 PAGES = sorted(PAGE_PARAMS)
 N_LINKS = 10  # random links per page
@@ -260,7 +274,12 @@ def _candidate_options() -> list:
         "custom",
         "mixed",
     ]
-    extra = (("specdec_core.lm.pairs", "PAIRS"), ("specdec_core.quiz", "QUESTION_KINDS"))
+    extra = (
+        ("specdec_core.lm.pairs", "PAIRS"),
+        ("specdec_core.quiz", "QUESTION_KINDS"),
+        ("specdec_ui.figures_variants", "PRESETS"),
+        ("specdec_ui.figures_variants", "VARIANT_NAMES"),
+    )
     for module, name in extra:
         try:
             pool += list(getattr(__import__(module, fromlist=[name]), name))

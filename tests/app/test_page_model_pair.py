@@ -123,8 +123,11 @@ def test_round_figures_from_a_real_trace():
 
 
 def test_counts_agree_and_a_cut_last_round_is_said():
-    run = lw.get_run(lw.DEFAULT_PAIR, lw.DEFAULT_PROMPT, 3, 0.0, 60, 0)
+    run = lw.get_run(lw.DEFAULT_PAIR, lw.DEFAULT_PROMPT, 3, 0.0, 60, 0, trace=True)
     c = run.counts
+    untraced = lw.get_run(lw.DEFAULT_PAIR, lw.DEFAULT_PROMPT, 3, 0.0, 60, 0)
+    assert untraced.counts == c and untraced.spec.tokens == run.spec.tokens
+    assert untraced.spec.rounds == [] and len(run.spec.rounds) == c.rounds
     assert c.n_tokens == 60 and c.emitted == c.n_tokens + c.cut
     assert c.rejected + c.bonus_rounds == c.rounds == c.target_calls  # parallel verify
     kept_in_text = sum(r.n_accepted for r in run.spec.rounds) - (c.kept - c.text_count("accepted"))
@@ -168,7 +171,7 @@ def test_link_settings_are_applied_and_bad_values_warn_and_fall_back():
 
 def test_step_mode_jumps_to_any_round_and_shows_no_bonus_panel_after_a_resample():
     at = open_page(PAGE, {"mode": "step", "t": "1.0", "tokens": "60"})
-    run = lw.get_run(lw.DEFAULT_PAIR, lw.DEFAULT_PROMPT, 3, 1.0, 60, 0)
+    run = lw.get_run(lw.DEFAULT_PAIR, lw.DEFAULT_PROMPT, 3, 1.0, 60, 0, trace=True)
     resample = next(i for i, r in enumerate(run.spec.rounds) if r.final_kind == "resample")
     at.slider(key="lm_round").set_value(resample + 1).run()
     assert not at.exception

@@ -229,3 +229,10 @@ def test_background_work_runs_niced_and_heavy_work_does_not():
     base = niceness()
     assert work.shared_result("n", "bg", niceness, lane="background") == min(19, base + 10)
     assert work.shared_result("n", "heavy", niceness) == base
+
+
+def test_estimate_size_does_not_walk_into_code():
+    # A value that refers to a module or a function counts them as one small object: the
+    # walk must not wander through numpy's (or torch's) whole namespace.
+    assert estimate_size({"module": np, "function": estimate_size, "class": SharedWork}) < 10_000
+    assert estimate_size({"a": np.zeros(1000)}) >= 8_000

@@ -9,13 +9,15 @@ from specdec_core import InvalidParameterError
 from specdec_core.lm import ContextLengthError, GPTModel, NGramModel, load_pair
 from specdec_core.lm.corpus import ASSETS
 from specdec_core.lm.generate import probabilities
+from specdec_core.lm.pairs import checked_asset
 
 REFERENCE = np.load(ASSETS / "gpt_reference.npz")
 
 
-@pytest.mark.parametrize("which", ["draft", "target"])
+@pytest.mark.parametrize("which", ["draft", "target", "draft_aligned"])
 def test_numpy_logits_match_the_stored_torch_reference(which):
-    model = GPTModel.load(ASSETS / f"gpt_{which}.npz")
+    # through the checksum check (pairs.SHA256) for the files listed there
+    model = GPTModel.load(checked_asset(f"gpt_{which}.npz"))
     ids = REFERENCE["ids"].astype(np.int64)
     logits = model.extend(ids)  # (n, V) in one call
     assert logits.shape == REFERENCE[which].shape

@@ -21,7 +21,7 @@ from specdec_core.lm import pairs as pairs_module
 from specdec_core.lm.generate import probabilities
 
 TOK = load_tokenizer()
-NEW = ["lookup-to-gpt-4L"]  # the distilled pairs join when their weights land
+NEW = ["lookup-to-gpt-4L", "gpt-1L-aligned-to-gpt-4L", "trigram-aligned-to-gpt-4L"]
 # repeats itself, so prompt lookup has something to propose from the first round on
 PROMPT = encode_prompt(TOK, "the list and the list and the")
 
@@ -113,7 +113,7 @@ def test_a_sampler_that_verifies_against_the_draft_fails_the_same_test(name, mon
     assert fit.p_value < 1e-6
 
 
-def _later_test_a_damaged_asset_is_refused_by_its_checksum(monkeypatch):
+def test_a_damaged_asset_is_refused_by_its_checksum(monkeypatch):
     assert all(len(h) == 64 for h in pairs_module.SHA256.values())
     pairs_module.checked_asset("gpt_draft_aligned.npz")  # the shipped file passes
     monkeypatch.setitem(pairs_module.SHA256, "gpt_draft_aligned.npz", "0" * 64)

@@ -67,7 +67,10 @@ def test_bad_k_is_a_clear_error():
 
 
 def test_the_draft_object_proposes_and_holds_no_cache():
+    from specdec_core.lm.protocol import LanguageModel, Proposer
+
     draft = PromptLookupDraft(None).fresh()
+    assert isinstance(draft, Proposer) and not isinstance(draft, LanguageModel)
     assert draft.propose(np.array([5, 6, 7, 5, 6]), 2) == [7, 5]
     assert draft.length == 0
     draft.rollback(0)

@@ -52,8 +52,7 @@ def test_measure_uses_the_clock_it_is_given_and_counts_of_a_real_run():
     ids = encode_prompt(target.tokenizer, "The list")
     ticks = itertools.count()
     m = measure_speedup(
-        draft,
-        target,
+        (draft, target),
         ids,
         k=2,
         temperature=1.0,
@@ -80,9 +79,11 @@ def test_measure_uses_the_clock_it_is_given_and_counts_of_a_real_run():
 def test_measure_with_thread_time_gives_a_finite_speedup_and_rejects_bad_repeats():
     draft, target = load_pair("trigram-to-gpt-4L")
     ids = encode_prompt(target.tokenizer, "Return the number of")
-    m = measure_speedup(draft, target, ids, k=3, temperature=0.0, max_new_tokens=20, repeats=2)
+    m = measure_speedup((draft, target), ids, k=3, temperature=0.0, max_new_tokens=20, repeats=2)
     assert m.parallel_verify and all(t > 0 for t in m.spec_s + m.plain_s)
     assert 0 < m.speedup < 10 and m.clock == "time.thread_time"
     for bad in (0, 16, True, 2.0):
         with pytest.raises(InvalidParameterError, match="repeats"):
-            measure_speedup(draft, target, ids, k=3, temperature=0.0, max_new_tokens=5, repeats=bad)
+            measure_speedup(
+                (draft, target), ids, k=3, temperature=0.0, max_new_tokens=5, repeats=bad
+            )
