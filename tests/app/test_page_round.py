@@ -101,7 +101,10 @@ def test_each_preset_renders_and_plays_to_its_outcome(key):
     info = plain(at.info[0].value)
     assert scenario.lesson in info and scenario.source in info
     if scenario.note:
-        assert any(scenario.note in plain(m.value) for m in at.markdown)
+        # The note leads with one plain sentence (markdown); its details follow as a caption.
+        shown = " ".join(plain(m.value) for m in [*at.markdown, *at.caption])
+        lead, _, details = scenario.note.partition(". ")
+        assert lead.rstrip(".") + "." in shown and details in shown
     click(at, "round_play")
     line = output_line(at)
     expected = scenario.expected
