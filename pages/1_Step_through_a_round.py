@@ -137,7 +137,8 @@ chart(
 with st.expander("All decisions so far", expanded=step.kind == "result"):
     st.markdown("\n".join(f"{s.index + 1}. {md_escape(s.title)}" for s in story.steps[: index + 1]))
     if step.kind == "result":
-        st.dataframe(trace.astype(object).where(trace.notna(), "—"), hide_index=True)
+        # text cells: pyarrow refuses "—" in a float column (the table failed to draw)
+        st.dataframe(trace.round(4).astype("string").fillna("—"), hide_index=True)
 
 with st.expander("The two rules in plain words"):
     st.markdown("**Keep or reject.** A drafted token x is kept with probability")

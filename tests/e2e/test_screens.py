@@ -72,7 +72,7 @@ def _check_step(page, step: int, n_steps: int) -> list[str]:
 
 
 @pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-@pytest.mark.parametrize(("preset", "n_steps"), [("000-round", 9), ("000-rejection", 9)])
+@pytest.mark.parametrize(("preset", "n_steps"), [("000-round", 9), ("000-rejection", 10)])
 def test_presenter_view_fits_every_step_in_one_screen(screen_context, scheme, preset, n_steps):
     page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
     _open(page, f"{ROUND}?mode=preset&preset={preset}&present=1")
@@ -130,9 +130,9 @@ def test_qr_code_decodes_to_the_link_and_reopens_the_same_step(screen_context, s
     _open(page, f"{ROUND}?mode=preset&preset=000-rejection&present=1")
     for step in (2, 3, 4):
         page.locator(f"{key('round_next')} button").click()
-        expect(page.get_by_text(f"Step {step} of 9", exact=True)).to_be_visible(timeout=SLOW)
+        expect(page.get_by_text(f"Step {step} of 10", exact=True)).to_be_visible(timeout=SLOW)
         settle(page, timeout=SLOW)
-    why = page.locator(key("round_why")).inner_text()
+    why = page.locator(key("round_why")).text_content()
     image = page.locator('[data-testid="stImage"] img').first
     image.scroll_into_view_if_needed()
     expect(image).to_be_visible(timeout=SLOW)
@@ -147,7 +147,7 @@ def test_qr_code_decodes_to_the_link_and_reopens_the_same_step(screen_context, s
 
     phone = screen_context(PHONE_VIEWPORT, scheme).new_page()  # a student scans it
     _open(phone, decoded[0])
-    expect(phone.get_by_text("Step 4 of 9", exact=True)).to_have_count(1, timeout=SLOW)
+    expect(phone.get_by_text("Step 4 of 10", exact=True)).to_have_count(1, timeout=SLOW)
     expect(phone.locator(key("round_why"))).to_have_text(why)
     artifact(phone, f"qr-round-phone-{scheme}")
 
