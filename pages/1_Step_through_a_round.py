@@ -95,7 +95,8 @@ with text_box:
     with st.container(key="round_why"):
         st.markdown(f"#### {md_escape(step.title)}")
         st.markdown(f"**Why this step?** {md_escape(step.why)}")
-    st.latex(step.latex)
+    if not PRESENTING:
+        st.latex(step.latex)
 if coin_box is not None:
     with coin_box:
         chart(coin_fig, key="round_chart_coin", alt=coin_alt)
@@ -110,6 +111,9 @@ with chart_box:
         with right:
             chart(coin_fig, key="round_chart_coin", alt=coin_alt)
             st.caption(COIN_NOTE)
+
+if PRESENTING:  # full width: a long formula would be clipped in the text column
+    st.latex(step.latex)
 
 with st.container(key="round_output", border=True):
     st.markdown("**Output so far** (the tokens this round has emitted)")
