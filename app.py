@@ -1,133 +1,24 @@
-"""Speculative Decoding Lab: home page (entry point for `streamlit run app.py`)."""
+"""Speculative Decoding Lab: the entry point (`streamlit run app.py`), a router over the pages.
 
-from __future__ import annotations
-
-from pathlib import Path
+Every page is a file in ``pages/``, registered once in :mod:`specdec_ui.registry`
+(title, icon, address); the Home page is the default, so the sidebar says Home
+and the app's root address opens it. Pages whose file does not exist yet are skipped.
+"""
 
 import streamlit as st
 
-import specdec_core as sc
-from specdec_ui import figures_speedup as fs
-from specdec_ui.widgets import page_setup, show_source
+from specdec_ui.registry import available_pages
 
-page_setup("Home", "🎯")
-
-ROOT = Path(__file__).resolve().parent
-# (page file, title, icon, what a student does there); a card shows only if its file exists.
-PAGES = (
-    (
-        "pages/1_Step_through_a_round.py",
-        "Step through a round",
-        "👣",
-        "Follow one round decision by decision: the draft, each coin against min(1, p/q), the "
-        "residual after a rejection, the bonus token. Every worked example of the seeds is a "
-        "preset.",
-    ),
-    (
-        "pages/2_Speedup_explorer.py",
-        "Speedup explorer",
-        "⚡",
-        "Move alpha, K and the costs of the two models and watch the speedup, the best K and the "
-        "milliseconds per token; compare the formula with published results.",
-    ),
-    (
-        "pages/3_Losslessness_lab.py",
-        "Losslessness lab",
-        "🧪",
-        "Simulate a hundred thousand rounds and test that the output really follows p; switch on a "
-        "deliberate bug and watch the test catch it.",
-    ),
-    (
-        "pages/4_Self_test.py",
-        "Self-test",
-        "📝",
-        "The quick questions of the worked examples and as many fresh numeric questions as you "
-        "like, each with its worked answer.",
-    ),
-    (
-        "pages/5_Model_pair_lab.py",
-        "Model pair lab",
-        "🤖",
-        "Real (small) draft and target language models on this server: measure alpha, tokens per "
-        "round and the speedup you actually get.",
-    ),
+router = st.navigation(
+    [
+        st.Page(
+            page.path,
+            title=page.title,
+            icon=page.icon,
+            url_path=page.url_path or None,
+            default=page.is_home,
+        )
+        for page in available_pages()
+    ]
 )
-
-
-@st.cache_resource(show_spinner=False)
-def _timeline():
-    # Seed 000's round: K = 3 drafts, all kept, plus the bonus D: 4 tokens for one target pass.
-    return fs.timeline_figure(3, c_q=1.0, c_p=4.0)
-
-
-st.title("🎯 Speculative Decoding Lab")
-st.write(
-    "A large language model writes one token per step, and each step reads all of its weights "
-    "from memory: slow. **Speculative decoding** lets a small, fast **draft** model q guess the "
-    "next K tokens, then the large **target** model p checks all K guesses in **one** pass. "
-    "Guesses the target agrees with are kept; the first one it disagrees with is replaced and "
-    "the rest are thrown away. A clever coin flip makes the result follow p **exactly**: the "
-    "output is as good as the target's own, only faster."
-)
-st.info(
-    "Think of the draft as an **intern** and the target as an **editor**. The intern quickly "
-    "writes a few words; the editor reads them all at once, keeps the words she would have "
-    "written herself (or keeps a word with a probability that corrects for how much the intern "
-    "over-used it), crosses out the first one she does not accept and writes her own word "
-    "there. If she accepts them all, she adds one more word of her own for free.",
-    icon="🧑‍🎓",
-)
-
-st.plotly_chart(_timeline(), key="home_timeline")
-st.caption(
-    "Seed 000's round: the draft proposes A, B, C (three cheap steps), and one target pass "
-    "checks them and adds the bonus token D. Four tokens for the price of one target step plus "
-    "three draft steps, instead of four target steps."
-)
-
-left, right = st.columns([3, 2])
-with left:
-    st.subheader("The algorithm in five lines")
-    st.markdown(
-        r"""
-1. The draft samples K tokens $x_1, \dots, x_K$, each $x_i \sim q_i$.
-2. The target scores all K positions, plus one more, in a single pass: $p_1, \dots, p_{K+1}$.
-3. For $i = 1, \dots, K$: keep $x_i$ if a uniform coin $u_i < \min(1, p_i(x_i) / q_i(x_i))$;
-   stop at the first rejection.
-4. On a rejection at position $i$, emit a sample of the leftover
-   $\mathrm{norm}(\max(0, p_i - q_i))$ instead.
-5. If all K were kept, emit a free bonus token sampled from $p_{K+1}$.
-"""
-    )
-with right:
-    st.subheader("Two numbers to remember")
-    st.latex(r"\alpha = \sum_x \min\big(p(x), q(x)\big) = 1 - \mathrm{TV}(p, q)")
-    st.write(
-        "alpha is the chance that one drafted token is kept: how much the draft and the "
-        "target overlap."
-    )
-    st.latex(r"\mathbb{E}[\text{tokens per round}] = \frac{1 - \alpha^{K+1}}{1 - \alpha}")
-    e = sc.expected_tokens(0.85, 3)
-    st.write(
-        f"With seed 000's p and q, alpha = 0.85, so with K = 3 a round emits on average "
-        f"{e:.2f} tokens for one target pass."
-    )
-
-st.header("Where to go next")
-cards = [page for page in PAGES if (ROOT / page[0]).is_file()]
-columns = st.columns(2)
-for i, (path, title, icon, blurb) in enumerate(cards):
-    with columns[i % 2].container(border=True):
-        st.page_link(path, label=title, icon=icon)
-        st.write(blurb)
-missing = len(PAGES) - len(cards)
-if missing:
-    st.caption(f"{missing} more page(s) are on the way.")
-
-st.caption(
-    "Sources: Leviathan, Kalman & Matias, Fast Inference from Transformers via Speculative "
-    "Decoding (ICML 2023); Chen et al., Accelerating Large Language Model Decoding with "
-    "Speculative Sampling (2023); the two worked-example seeds of this project. Notation: "
-    "p = target, q = draft, as in Leviathan et al. (Chen et al. swap the letters)."
-)
-show_source(sc.verify_round)
+router.run()

@@ -38,7 +38,7 @@ import numpy as np  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import specdec_core as sc  # noqa: E402
-from specdec_ui import figures_lab as fl  # noqa: E402
+from specdec_ui import presets  # noqa: E402
 
 TIMEOUT = 120  # seconds for one AppTest run (the first pays for cold imports)
 
@@ -120,17 +120,19 @@ def main() -> None:
             times = timed_runs(at, args.reruns, before)
             interactions.append((label, statistics.median(times), min(times)))
 
-    p_target = sc.parse_distribution(fl.LAB_PRESETS[fl.DEFAULT_LAB_PRESET].p_text)
-    q_draft = sc.parse_distribution(fl.LAB_PRESETS[fl.DEFAULT_LAB_PRESET].q_text, name="q")
+    p_target = sc.parse_distribution(presets.LAB_PRESETS[presets.DEFAULT_LAB_PRESET].p_text)
+    q_draft = sc.parse_distribution(
+        presets.LAB_PRESETS[presets.DEFAULT_LAB_PRESET].q_text, name="q"
+    )
 
     def monte_carlo(rounds: int) -> list[float]:
         times = []
         for seed in range(5):
             t0 = time.perf_counter()
             result = sc.simulate_rounds(
-                p_target, q_draft, fl.DEFAULT_K, rounds, rng=np.random.default_rng(seed)
+                p_target, q_draft, presets.DEFAULT_K, rounds, rng=np.random.default_rng(seed)
             )
-            sc.losslessness_test(result, significance=fl.SIGNIFICANCE)
+            sc.losslessness_test(result, significance=presets.SIGNIFICANCE)
             times.append(time.perf_counter() - t0)
         return times
 
@@ -158,11 +160,11 @@ def main() -> None:
 
     print(f"{'lab Monte Carlo (simulate + tests)':46} {'median':>8} {'best':>8}")
     print("-" * 64)
-    for rounds in (fl.DEFAULT_ROUNDS, fl.MAX_ROUNDS_PAGE):
+    for rounds in (presets.DEFAULT_ROUNDS, presets.MAX_ROUNDS_PAGE):
         times = monte_carlo(rounds)
-        tag = "default" if rounds == fl.DEFAULT_ROUNDS else "maximum"
+        tag = "default" if rounds == presets.DEFAULT_ROUNDS else "maximum"
         print(
-            f"{f'{rounds:,} rounds, K = {fl.DEFAULT_K} ({tag})':46} "
+            f"{f'{rounds:,} rounds, K = {presets.DEFAULT_K} ({tag})':46} "
             f"{ms(statistics.median(times))} {ms(min(times))}"
         )
     print("\nGoals: under 100 ms per rerun (script column); default Monte Carlo under 1 s.")

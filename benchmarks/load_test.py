@@ -3,6 +3,8 @@
     python benchmarks/load_test.py                      # starts its own server, N = 10, 30, 60
     python benchmarks/load_test.py --students 30 --soak 0
     python benchmarks/load_test.py --url http://127.0.0.1:8501 --pid 1234
+    python benchmarks/load_test.py --scenario classroom      # benchmarks/classroom.py, ~6 min
+    python benchmarks/load_test.py --scenario classroom --only open,same_k
 
 Each simulated student opens the "Step through a round" page with seed 000's
 preset, clicks Next through the whole round (8 clicks), switches to the
@@ -19,7 +21,9 @@ reruns by students that come and go (one session per cycle), with the memory
 sampled every 100 reruns, to show that memory stays flat (no per-session growth).
 
 Loopback only; every loop is bounded in count and in time (``--time-limit``),
-and the script stops the server it started (by its PID).
+and the script stops the server it started (by its PID). The soak (and the classroom
+scenarios) fail when the server's log holds a Python traceback (``--log`` names the log of
+a server given by ``--url``).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from pathlib import Path
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from classroom import print_rows, run_classroom  # noqa: E402
 from local_server import free_port, start_server, stop_server, wait_healthy  # noqa: E402
 from streamlit_ws import RunResult, StreamlitSession, check_loopback  # noqa: E402
 
@@ -240,6 +245,19 @@ async def run_soak(
     return level, samples
 
 
+def tracebacks(log: Path | None) -> list[str]:
+    """The first line after each 'Traceback' in the server log ([] without a log)."""
+    if log is None or not log.exists():
+        return []
+    lines = log.read_text(errors="replace").splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        if line.startswith("Traceback"):
+            tail = next((x for x in lines[i + 1 :] if x and not x.startswith(" ")), "")
+            found.append(tail[:200])
+    return found
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -268,6 +286,32 @@ def print_levels(levels: list[Level]) -> None:
             print(f"  {lv.name}: {len(lv.failures)} failed reruns, e.g. {kinds}")
 
 
+def checked_args(parser: argparse.ArgumentParser, args) -> tuple[list[int], tuple]:
+    """(class sizes, think range) from the arguments; parser.error on a bad value."""
+    levels_n = [int(x) for x in args.students.split(",") if x.strip()]
+    think = tuple(float(x) for x in args.think.split(","))
+    if len(think) != 2 or not 0 <= think[0] <= think[1] <= 60:
+        parser.error("--think takes two numbers lo,hi with 0 <= lo <= hi <= 60")
+    if any(not 1 <= n <= 500 for n in levels_n) or not 0 <= args.soak <= 100_000:
+        parser.error("class sizes must be 1..500 and the soak 0..100000 reruns")
+    hall = [x for x in args.hall.split(",") if x.strip()]
+    if len(hall) != 2 or not all(x.strip().isdigit() and 1 <= int(x) <= 500 for x in hall):
+        parser.error("--hall takes two class sizes 1..500, e.g. 5,200")
+    return levels_n, think
+
+
+def classroom_main(args, url: str, pid: int | None, log: Path | None) -> int:
+    """``--scenario classroom``: benchmarks/classroom.py's table; 1 on a failure or traceback."""
+    only = {x.strip() for x in args.only.split(",") if x.strip()}
+    sizes = tuple(int(x) for x in args.hall.split(","))
+    rows = asyncio.run(run_classroom(url, pid, only, args.seed, sizes))
+    print()
+    print_rows(rows)
+    found = tracebacks(log)
+    print(f"\nTracebacks in the server log: {len(found)} {found[:3]}")
+    return 1 if found or any(r.failures for r in rows) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="a running server (loopback only); default: start one")
@@ -293,23 +337,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--soak-students", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time-limit", type=float, default=180.0, help="per level, seconds")
+    parser.add_argument(
+        "--scenario",
+        choices=["levels", "classroom"],
+        default="levels",
+        help="levels: the classes above and the soak; classroom: benchmarks/classroom.py",
+    )
+    parser.add_argument(
+        "--only",
+        default="open,same_k,new_seed,monte_carlo,hall",
+        help="classroom scenarios to run (comma-separated)",
+    )
+    parser.add_argument("--log", type=Path, help="the log of the server given by --url")
+    parser.add_argument(
+        "--hall", default="5,200", help="the two lecture-hall sizes compared (classroom)"
+    )
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # progress shows when piped to a file
-    levels_n = [int(x) for x in args.students.split(",") if x.strip()]
-    think = tuple(float(x) for x in args.think.split(","))
-    if len(think) != 2 or not 0 <= think[0] <= think[1] <= 60:
-        parser.error("--think takes two numbers lo,hi with 0 <= lo <= hi <= 60")
-    if any(not 1 <= n <= 500 for n in levels_n) or not 0 <= args.soak <= 100_000:
-        parser.error("class sizes must be 1..500 and the soak 0..100000 reruns")
+    levels_n, think = checked_args(parser, args)
 
-    proc = None
+    proc, log = None, args.log
     if args.url:
         check_loopback(args.url)
         url, pid = args.url.rstrip("/"), args.pid
     else:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
-        proc = start_server(port, ROOT / "benchmarks" / "out" / "load_test_server.log")
+        log = ROOT / "benchmarks" / "out" / "load_test_server.log"
+        proc = start_server(port, log)
         pid = proc.pid
     try:
         t0 = time.perf_counter()
@@ -318,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
             f"server {url} healthy after {time.perf_counter() - t0:.1f} s; "
             f"RSS idle {rss_mb(pid):.0f} MB"
         )
+        if args.scenario == "classroom":
+            return classroom_main(args, url, pid, log)
         warm = asyncio.run(run_level(url, pid, "warm-up", 1, 1, (0, 0), args.seed, 60))
         print(
             f"warm-up: 1 student, {warm.reruns} reruns, {len(warm.failures)} failed, "
@@ -398,8 +455,10 @@ def main(argv: list[str] | None = None) -> int:
                     f"new session over {later[-1][1] - later[0][1]} sessions."
                 )
             print_levels([soak])
+        found = tracebacks(log)
+        print(f"\nTracebacks in the server log: {len(found)} {found[:3]}")
         failed = sum(len(lv.failures) for lv in levels)
-        return 1 if failed else 0
+        return 1 if failed or found else 0
     finally:
         if proc is not None:
             stop_server(proc)

@@ -33,7 +33,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
-TEXT_ELEMENTS = ("markdown", "text", "heading", "alert", "code", "metric")
+TEXT_ELEMENTS = ("markdown", "text", "heading", "alert", "code", "metric", "progress")
 
 
 def check_loopback(url: str) -> None:
@@ -68,8 +68,10 @@ class RunResult:
 class StreamlitSession:
     """One browser tab: a websocket, the widget ids it has seen, the pages it knows."""
 
-    def __init__(self, base_url: str, *, timeout_s: float = 30.0):
+    def __init__(self, base_url: str, *, timeout_s: float = 30.0, cookie: str | None = None):
         check_loopback(base_url)
+        self.cookie = cookie  # sent with the websocket upgrade (a load balancer's affinity)
+        self.response_headers: dict[str, str] = {}  # of the upgrade response
         parts = urlsplit(base_url)
         self.origin = f"{parts.scheme}://{parts.netloc}"
         self.ws_url = f"ws://{parts.netloc}/_stcore/stream"
@@ -90,7 +92,11 @@ class StreamlitSession:
             max_size=None,
             open_timeout=self.timeout_s,
             ping_interval=None,
+            additional_headers={"Cookie": self.cookie} if self.cookie else None,
         )
+        response = getattr(self.ws, "response", None)
+        if response is not None:
+            self.response_headers = {k.lower(): v for k, v in response.headers.raw_items()}
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -191,6 +197,8 @@ class StreamlitSession:
             text = getattr(body, "body", "") or getattr(body, "label", "")
             if kind == "metric":
                 text = f"{body.label}: {body.body}"
+            elif kind == "progress":
+                text = body.text
             result.texts.append(text)
         wid = (
             getattr(body, "id", "")

@@ -4,38 +4,33 @@ import streamlit as st
 
 import specdec_core as sc
 from specdec_ui import figures_round as fr
-from specdec_ui import round_inputs as ri
-from specdec_ui.round_story import build_story
-from specdec_ui.share import MAX_PARAM_LENGTH, share_query
+from specdec_ui import round_codec as codec
+from specdec_ui import round_state as rs
+from specdec_ui.presenter import chart, presenting
+from specdec_ui.round_story import STEP_KINDS, build_story
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import download_csv, page_setup, show_error, show_source
 
-KIND_NAME = {
-    "draft": "the draft proposes",
-    "ratio": "acceptance probability",
-    "coin": "the coin decides",
-    "discard": "discard the rest",
-    "residual": "the leftover max(0, p − q)",
-    "normalise": "normalise the leftover",
-    "resample": "resample the token",
-    "bonus": "the free bonus token",
-    "result": "the round's output",
-}
-
-page_setup("Step through a round", "🪜")
-st.title("🪜 Step through a round")
-st.write(
-    "The **draft** model q (the intern) writes K tokens ahead; the **target** model p (the "
-    "editor) checks them all in one pass. Click **Next** to see one decision at a time: each "
-    "draft is kept with probability a = min(1, p/q), the first rejected one is replaced by a "
-    "sample of the leftover max(0, p − q), and when all K survive a free bonus token comes "
-    "from p."
-)
+PAGE = page_setup(__file__)
+PRESENTING = presenting()  # projector: inputs folded, the step's text and chart side by side
+st.title(f"{PAGE.icon} {PAGE.title}")
+if not PRESENTING:
+    st.write(
+        "The **draft** model q (the intern) writes K tokens ahead; the **target** model p (the "
+        "editor) checks them all in one pass. Click **Next** to see one decision at a time: "
+        "each draft is kept with probability a = min(1, p/q), the first rejected one is "
+        "replaced by a sample of the leftover max(0, p − q), and when all K survive a free "
+        "bonus token comes from p."
+    )
 warning_box = st.container()
-link = ri.apply_link_once()
+rs.open_state()
 
-with st.container(border=True):
-    spec, error, (share_values, share_table) = ri.round_controls()
+settings = (
+    st.expander("⚙️ Round settings", expanded=False) if PRESENTING else st.container(border=True)
+)
+with settings:
+    controls = rs.round_controls()
+spec, error = controls.spec, controls.error
 if error is not None:
     show_error(error)
     st.info(
@@ -45,20 +40,18 @@ if error is not None:
 story = build_story(spec)
 trace = story.trace_frame()
 n_steps = len(story.steps)
-index, step_problem = ri.current_step(spec.signature(), n_steps)
-problems = (link.problems if link else []) + ([step_problem] if step_problem else [])
-if problems:
-    warning_box.warning(ri.link_message(problems), icon="🔗")
+index, step_problem = rs.current_step(spec.signature(), n_steps)
+rs.STATE.warn_link([step_problem] if step_problem else [], box=warning_box)
 
 # Stepping: one decision per click.
 cols = st.columns(5)
 cols[0].button(
-    "⏮ Reset", key="round_reset", on_click=ri.go_to, args=(0,), disabled=index == 0, width="stretch"
+    "⏮ Reset", key="round_reset", on_click=rs.go_to, args=(0,), disabled=index == 0, width="stretch"
 )
 cols[1].button(
     "◀ Back",
     key="round_back",
-    on_click=ri.step_by,
+    on_click=rs.step_by,
     args=(-1, n_steps),
     disabled=index == 0,
     width="stretch",
@@ -66,7 +59,7 @@ cols[1].button(
 cols[2].button(
     "Next ▶",
     key="round_next",
-    on_click=ri.step_by,
+    on_click=rs.step_by,
     args=(1, n_steps),
     disabled=index == n_steps - 1,
     type="primary",
@@ -75,7 +68,7 @@ cols[2].button(
 cols[3].button(
     "⏭ Play to end",
     key="round_play",
-    on_click=ri.go_to,
+    on_click=rs.go_to,
     args=(n_steps - 1,),
     disabled=index == n_steps - 1,
     width="stretch",
@@ -83,34 +76,46 @@ cols[3].button(
 cols[4].progress((index + 1) / n_steps, text=f"Step {index + 1} of {n_steps}")
 
 step = story.step(index)
-st.subheader(f"Step {index + 1} of {n_steps}: {KIND_NAME[step.kind]}")
-with st.container(key="round_why"):
-    st.markdown(f"#### {md_escape(step.title)}")
-    st.markdown(f"**Why this step?** {md_escape(step.why)}")
-st.latex(step.latex)
-
 main_fig, coin_fig = fr.step_figures(story, index)
 main_alt = f"Bar chart. {main_fig.layout.title.text}. {step.title}."
-if coin_fig is None:
-    st.plotly_chart(main_fig, key="round_chart_main", alt=main_alt)
-else:
-    left, right = st.columns([3, 2])
-    left.plotly_chart(main_fig, key="round_chart_main", alt=main_alt)
-    right.plotly_chart(
-        coin_fig,
-        key="round_chart_coin",
-        alt=f"The interval from 0 to 1 split at a: keep below, reject above. {step.title}.",
-    )
-    right.caption(
-        "The coin u is uniform on [0, 1): it lands in the keep zone [0, a) with "
-        "probability exactly a."
-    )
+coin_alt = f"The interval from 0 to 1 split at a: keep below, reject above. {step.title}."
+COIN_NOTE = (
+    "The coin u is uniform on [0, 1): it lands in the keep zone [0, a) with probability exactly a."
+)
+if not PRESENTING:
+    text_box, chart_box, coin_box = st.container(), st.container(), None
+elif coin_fig is None:
+    text_box, chart_box = st.columns([2, 3])
+    coin_box = None
+else:  # a coin step: text | bars | coin, all three in the first screen
+    text_box, chart_box, coin_box = st.columns([4, 5, 4])
+with text_box:
+    # "Step N of M" is the progress bar's label above; the heading names the decision.
+    st.subheader(STEP_KINDS[step.kind].capitalize())
+    with st.container(key="round_why"):
+        st.markdown(f"#### {md_escape(step.title)}")
+        st.markdown(f"**Why this step?** {md_escape(step.why)}")
+    st.latex(step.latex)
+if coin_box is not None:
+    with coin_box:
+        chart(coin_fig, key="round_chart_coin", alt=coin_alt)
+        st.caption(COIN_NOTE)
+with chart_box:
+    if coin_fig is None or PRESENTING:
+        chart(main_fig, key="round_chart_main", alt=main_alt)
+    else:
+        left, right = st.columns([3, 2])
+        with left:
+            chart(main_fig, key="round_chart_main", alt=main_alt)
+        with right:
+            chart(coin_fig, key="round_chart_coin", alt=coin_alt)
+            st.caption(COIN_NOTE)
 
 with st.container(key="round_output", border=True):
     st.markdown("**Output so far** (the tokens this round has emitted)")
     st.text(story.output_text(index))
     st.caption("Drafts: " + md_escape(story.draft_text(index)))
-st.plotly_chart(
+chart(
     fr.chips_figure(story.labels, story.result.draft_tokens, step.draft_status, step.emitted),
     key="round_chart_chips",
     alt=f"Chips of the drafts and the output. Drafts: {story.draft_text(index)}. "
@@ -120,7 +125,16 @@ st.plotly_chart(
 with st.expander("All decisions so far", expanded=step.kind == "result"):
     st.markdown("\n".join(f"{s.index + 1}. {md_escape(s.title)}" for s in story.steps[: index + 1]))
     if step.kind == "result":
-        st.dataframe(trace.astype(object).where(trace.notna(), "—"), hide_index=True)
+        st.dataframe(
+            trace,
+            hide_index=True,
+            placeholder="—",  # a number that does not apply (no ratio for the final token)
+            column_config={
+                name: st.column_config.NumberColumn(format="%.4f")
+                for name in trace.select_dtypes("number").columns
+                if name != "position"
+            },
+        )
 
 with st.expander("The two rules in plain words"):
     st.markdown("**Keep or reject.** A drafted token x is kept with probability")
@@ -144,22 +158,11 @@ with st.expander("The two rules in plain words"):
     )
 
 st.subheader("Share and download")
-params = ri.share_params(share_values, index, share_table)
-query = share_query(params)
-if st.query_params.to_dict() != params:
-    st.query_params.from_dict(params)
-st.caption(
-    "This page's address already holds the state; copy it, or add this to the app's "
-    "address to reopen this exact step:"
+rs.STATE.share(
+    codec.share_params(controls.choice, index),
+    caption="This page's address already holds the state; copy it, or add this to the app's "
+    "address to reopen this exact step:",
 )
-st.code(query, language=None, wrap_lines=True)
-too_long = [name for name, value in params.items() if len(value) > MAX_PARAM_LENGTH]
-if too_long:
-    st.warning(
-        f"This link's {', '.join(too_long)} is longer than {MAX_PARAM_LENGTH:,} characters, "
-        "so the link cannot reopen it; use fewer tokens or a shared p and q.",
-        icon="🔗",
-    )
 download_csv(
     trace, "round_trace.csv", key="round_download", label="⬇️ Download the round trace (CSV)"
 )

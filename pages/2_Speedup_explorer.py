@@ -6,17 +6,25 @@ import streamlit as st
 
 import specdec_core as sc
 from specdec_ui import figures_speedup as fs
-from specdec_ui.share import LinkReader, share_query
+from specdec_ui import presets
+from specdec_ui.page_state import PageState
+from specdec_ui.presenter import chart, presenting
+from specdec_ui.share import LinkReader
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import download_csv, page_setup, show_error, show_source
 
-page_setup("Speedup explorer", "⚡")
+PAGE = page_setup(__file__)
 
-PRESETS = fs.SPEED_PRESETS
-CUSTOM = "custom"
+PRESETS = presets.SPEED_PRESETS
+CUSTOM = presets.CUSTOM
 OPTIONS = [CUSTOM, *PRESETS]
-MAX_COST = 1_000_000.0
-STATE = "speed__state"  # survives page switches (widget keys do not)
+MAX_COST = presets.MAX_COST
+TABLE4_SHORT = {
+    "paper expected": "expected",
+    "paper measured": "measured",
+    "formula - paper expected": "formula − expected",
+}
+SPEEDUP_TOL = 1e-9  # a speedup within this of 1 is "no gain"
 
 
 def _probability(raw: str) -> float:
@@ -41,7 +49,7 @@ def _cost(name: str, positive: bool):
 # them): a cache hit saves the 2-8 ms each figure takes to build and validate.
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _fig_vs_k(alpha: float, c_q: float, c_p: float, k: int):
-    return fs.speedup_vs_k_figure(alpha, c_q, c_p, k_current=k)
+    return fs.speedup_vs_k_figure(alpha, c_q, c_p, k_current=k, k_max=presets.SPEED_K_MAX)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -59,66 +67,49 @@ def _fig_vs_alpha(c_q: float, c_p: float, curve_k: tuple[int, ...], alpha: float
     return fs.speedup_vs_alpha_figure(c_q, c_p, curve_k, alpha_current=alpha)
 
 
-def _state_from_link() -> dict:
-    reader = LinkReader(st.query_params)
-    preset = reader.choice("preset", OPTIONS, fs.DEFAULT_SPEED_PRESET)
-    base = PRESETS.get(preset, PRESETS[fs.DEFAULT_SPEED_PRESET])
-    state = {
-        "preset": preset,
-        "alpha": reader.get("alpha", _probability, base.alpha),
-        "k": reader.int_in("k", 1, fs.K_MAX_PAGE, base.k),
-        "c_q": reader.get("c_q", _cost("c_q", positive=False), base.c_q),
-        "c_p": reader.get("c_p", _cost("c_p", positive=True), base.c_p),
+def _preset_values(key: str) -> dict[str, object] | None:
+    preset = PRESETS.get(key)
+    if preset is None:
+        return None
+    return {"alpha": preset.alpha, "k": preset.k, "c_q": preset.c_q, "c_p": preset.c_p}
+
+
+def _values_from_link(link: LinkReader) -> dict[str, object]:
+    """The link's settings; a link that changes a preset's numbers opens as Custom."""
+    preset = link.choice("preset", OPTIONS, presets.DEFAULT_SPEED_PRESET)
+    base = _preset_values(preset) or _preset_values(presets.DEFAULT_SPEED_PRESET)
+    values = {
+        "alpha": link.get("alpha", _probability, base["alpha"]),
+        "k": link.int_in("k", 1, presets.SPEED_K_MAX, base["k"]),
+        "c_q": link.get("c_q", _cost("c_q", positive=False), base["c_q"]),
+        "c_p": link.get("c_p", _cost("c_p", positive=True), base["c_p"]),
     }
-    if preset != CUSTOM and (state["alpha"], state["k"], state["c_q"], state["c_p"]) != (
-        base.alpha,
-        base.k,
-        base.c_q,
-        base.c_p,
-    ):
-        state["preset"] = CUSTOM  # the link changed the preset's numbers
-    st.session_state["speed__link_message"] = reader.message()
-    return state
+    return {"preset": preset if values == base else CUSTOM, **values}
 
 
-if STATE not in st.session_state:
-    st.session_state[STATE] = _state_from_link()
-for _name, _value in st.session_state[STATE].items():
-    st.session_state.setdefault(f"speed_{_name}", _value)
+state = PageState(
+    "speed",
+    {"preset": presets.DEFAULT_SPEED_PRESET, **_preset_values(presets.DEFAULT_SPEED_PRESET)},
+)
+if (link := state.first_visit()) is not None:
+    state.start(_values_from_link(link), link.problems)
+state.restore()
+_to_custom = state.to_custom(CUSTOM)
 
-
-def _apply_preset() -> None:
-    preset = PRESETS.get(st.session_state["speed_preset"])
-    if preset is not None:
-        st.session_state["speed_alpha"] = preset.alpha
-        st.session_state["speed_k"] = preset.k
-        st.session_state["speed_c_q"] = preset.c_q
-        st.session_state["speed_c_p"] = preset.c_p
-
-
-def _to_custom() -> None:
-    st.session_state["speed_preset"] = CUSTOM
-
-
-st.title("⚡ Speedup explorer")
+st.title(f"{PAGE.icon} {PAGE.title}")
 st.write(
     "A round costs K cheap draft steps plus **one** target pass, and emits between 1 and K + 1 "
     "tokens. Is that faster than one target pass per token? It depends on how often the "
     "target agrees with the draft (alpha), on K, and on how cheap the draft is."
 )
-if message := st.session_state.pop("speed__link_message", ""):
-    st.warning(message, icon="🔗")
+state.warn_link()
 
-with st.sidebar:
-    st.header("Inputs")
-    st.selectbox(
-        "Preset",
-        OPTIONS,
-        key="speed_preset",
-        on_change=_apply_preset,
-        format_func=lambda k: "Custom (your own numbers)" if k == CUSTOM else PRESETS[k].label,
-    )
-    st.slider(
+# Inputs in the main column (a sidebar covers the charts on a phone; columns stack there),
+# folded away in presenter view.
+with st.expander("⚙️ Inputs: preset, alpha, K and the two costs", expanded=not presenting()):
+    state.preset_select("Preset", OPTIONS, PRESETS, _preset_values, custom=CUSTOM)
+    input_cols = st.columns(4)
+    input_cols[0].slider(
         "alpha: acceptance rate",
         0.0,
         1.0,
@@ -127,8 +118,10 @@ with st.sidebar:
         on_change=_to_custom,
         help="alpha = sum_x min(p(x), q(x)): the chance that one drafted token is kept.",
     )
-    st.slider("K: draft tokens per round", 1, fs.K_MAX_PAGE, key="speed_k", on_change=_to_custom)
-    st.number_input(
+    input_cols[1].slider(
+        "K: draft tokens per round", 1, presets.SPEED_K_MAX, key="speed_k", on_change=_to_custom
+    )
+    input_cols[2].number_input(
         "c_q: time of one draft step (ms)",
         0.0,
         MAX_COST,
@@ -136,7 +129,7 @@ with st.sidebar:
         key="speed_c_q",
         on_change=_to_custom,
     )
-    st.number_input(
+    input_cols[3].number_input(
         "c_p: time of one target pass (ms)",
         0.001,
         MAX_COST,
@@ -145,19 +138,18 @@ with st.sidebar:
         on_change=_to_custom,
     )
 
-alpha = float(st.session_state["speed_alpha"])
-k = int(st.session_state["speed_k"])
-c_q = float(st.session_state["speed_c_q"])
-c_p = float(st.session_state["speed_c_p"])
-preset_key = st.session_state["speed_preset"]
-st.session_state[STATE] = {"preset": preset_key, "alpha": alpha, "k": k, "c_q": c_q, "c_p": c_p}
+
+chosen = state.keep()
+alpha, k = float(chosen["alpha"]), int(chosen["k"])
+c_q, c_p = float(chosen["c_q"]), float(chosen["c_p"])
+preset_key = str(chosen["preset"])
 preset = PRESETS.get(preset_key)
 
 try:
     e_tokens = sc.expected_tokens(alpha, k)
     s_now = sc.speedup(alpha, k, c_q, c_p)
     t_now = sc.time_per_token(alpha, k, c_q, c_p)
-    best_k = sc.optimal_k(alpha, c_q, c_p, k_max=fs.K_MAX_PAGE)
+    best_k = sc.optimal_k(alpha, c_q, c_p, k_max=presets.SPEED_K_MAX)
     s_best = sc.speedup(alpha, best_k, c_q, c_p)
 except sc.SpecDecError as err:
     show_error(err)
@@ -182,10 +174,18 @@ cols[3].metric(f"speedup at K = {k}", f"{s_now:.2f}x")
 cols[4].metric("best K", f"{best_k}")
 
 with st.container(key="speed_optimum", border=True):
-    st.markdown(f"Best K = {best_k} (speedup {s_best:.2f}x)")
-if best_k == fs.K_MAX_PAGE:
+    if s_best > 1.0 + SPEEDUP_TOL:
+        st.markdown(f"Best K = {best_k} (speedup {s_best:.2f}x)")
+    else:  # alpha near 0 with a draft that costs time: every K is at best no gain
+        st.markdown(
+            f"Best K = {best_k} (speedup {s_best:.2f}x). **No K helps here: don't speculate.** "
+            "Every K is "
+            + ("no faster than" if s_best >= 1.0 - SPEEDUP_TOL else "slower than")
+            + " the target alone, so run the target by itself."
+        )
+if best_k == presets.SPEED_K_MAX:
     st.caption(
-        f"The best K is the largest offered ({fs.K_MAX_PAGE}): with these numbers a longer "
+        f"The best K is the largest offered ({presets.SPEED_K_MAX}): with these numbers a longer "
         "draft keeps paying off (with alpha = 1 and a free draft, the speedup K + 1 grows "
         "without limit)."
     )
@@ -240,19 +240,19 @@ if preset is not None and preset.paper is not None:
 
 a, b = st.columns(2)
 with a:
-    st.plotly_chart(_fig_vs_k(alpha, c_q, c_p, k), key="speed_fig_k")
+    chart(_fig_vs_k(alpha, c_q, c_p, k), key="speed_fig_k")
 with b:
-    st.plotly_chart(_fig_heatmap(alpha, c_q, c_p, k), key="speed_fig_heatmap")
+    chart(_fig_heatmap(alpha, c_q, c_p, k), key="speed_fig_heatmap")
 st.caption(
     "Left: speedup for every K at your alpha; the star is the best K. Right: the same "
     "for every alpha (200 values) and K from 1 to 64; the yellow line follows the best K."
 )
-curve_k = tuple(sorted(set(fs.CURVE_K) | {k}))
+curve_k = tuple(sorted(set(presets.CURVE_K) | {k}))
 a, b = st.columns(2)
 with a:
-    st.plotly_chart(_fig_expected(curve_k, alpha), key="speed_fig_e")
+    chart(_fig_expected(curve_k, alpha), key="speed_fig_e")
 with b:
-    st.plotly_chart(_fig_vs_alpha(c_q, c_p, curve_k, alpha), key="speed_fig_alpha")
+    chart(_fig_vs_alpha(c_q, c_p, curve_k, alpha), key="speed_fig_alpha")
 st.caption(
     f"As alpha → 1 a round always emits K + 1 tokens (the ceiling); as alpha → 0 it emits one, "
     f"and the speedup falls to the floor c_p / (K c_q + c_p) = {c_p / (k * c_q + c_p):.3f} at "
@@ -260,7 +260,7 @@ st.caption(
 )
 
 st.subheader("Milliseconds per token for several K")
-table_k = set(fs.TABLE_K) | {k, best_k} | set(preset.table_k if preset else ())
+table_k = set(presets.TABLE_K) | {k, best_k} | set(preset.table_k if preset else ())
 table = fs.time_table(alpha, table_k, c_q, c_p)
 st.dataframe(
     table,
@@ -279,7 +279,12 @@ st.caption(
 download_csv(table, "ms_per_token.csv", key="speed_csv", label="Download this table (CSV)")
 
 with st.expander("Leviathan et al. 2023, Table 4: the formula against the paper"):
-    st.dataframe(fs.published_table(), hide_index=True)
+    # Short headers so all eleven columns fit the expander (the last one was cut off).
+    st.dataframe(
+        fs.published_table().drop(columns="row").rename(columns=TABLE4_SHORT),
+        hide_index=True,
+        width="stretch",
+    )
     st.caption(
         "T5-XXL target on translation (EnDe) and summarisation (CNNDM). The formula "
         "column uses the paper's rounded alpha and c; the paper's expected column used "
@@ -309,10 +314,10 @@ with st.expander("When does this formula hold?", expanded=False):
 """
     )
 
-values = {"preset": preset_key, "alpha": f"{alpha:g}", "k": k, "c_q": f"{c_q:g}", "c_p": f"{c_p:g}"}
-query = share_query(values)
-st.query_params.from_dict({name: str(v) for name, v in values.items()})
-st.caption("Share these settings: add this to the page's address (the address bar already has it).")
-st.code(query, language=None)
+state.share(
+    {"preset": preset_key, "alpha": f"{alpha:g}", "k": k, "c_q": f"{c_q:g}", "c_p": f"{c_p:g}"},
+    caption="Share these settings: add this to the page's address (the address bar already "
+    "has it).",
+)
 
 show_source(sc.expected_tokens, sc.speedup, sc.optimal_k)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 import specdec_core as sc
+from specdec_core.errors import mismatch_message
 from specdec_ui import figures_lab as fl
-from specdec_ui.share import LinkReader, share_query
+from specdec_ui import lab_work, presets
+from specdec_ui.page_state import PageState
+from specdec_ui.presenter import chart, presenting
+from specdec_ui.share import LinkReader
+from specdec_ui.shared_work import QueueFullError
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import (
     MAX_SEED,
@@ -18,49 +22,10 @@ from specdec_ui.widgets import (
     show_source,
 )
 
-page_setup("Losslessness lab", "🧪")
+PAGE = page_setup(__file__)
 
-PRESETS = fl.LAB_PRESETS
-OPTIONS = [*PRESETS, fl.CUSTOM]
-VARIANT_NAMES = {
-    "correct": "Correct algorithm",
-    "resample_from_p": "Bug: resample from p",
-    "accept_if_p_ge_q": "Bug: accept when p >= q",
-    "ratio_with_wrong_q": "Bug: greedy draft, softmax q in the ratio",
-    "no_bonus": "Bug: no bonus token",
-}
-STATE = "lab__state"  # survives page switches (widget keys do not)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _simulate(
-    p_target: tuple[float, ...],
-    q_draft: tuple[float, ...],
-    k: int,
-    rounds: int,
-    seed: int,
-    variant: str,
-):
-    """Run the Monte Carlo and its tests; the progress bar lives inside, so a cache hit
-    replays it (ending empty) instead of pointing at an element of an older run."""
-    slot = st.empty()
-
-    def progress(fraction: float) -> None:
-        slot.progress(fraction, text=f"Simulating {rounds:,} rounds: {fraction:.0%}")
-
-    progress(0.0)
-    result = sc.simulate_rounds(
-        np.array(p_target),
-        np.array(q_draft),
-        k,
-        rounds,
-        rng=np.random.default_rng(seed),
-        variant=variant,
-        progress=progress,
-    )
-    report = sc.losslessness_test(result, significance=fl.SIGNIFICANCE)
-    slot.empty()
-    return result, report
+PRESETS = presets.LAB_PRESETS
+OPTIONS = [*PRESETS, presets.CUSTOM]
 
 
 # Figures are cached objects shared read-only by all sessions (st.plotly_chart copies them).
@@ -71,7 +36,11 @@ def _overlap_fig(p_target: tuple[float, ...], q_draft: tuple[float, ...], labels
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _result_figs(p_target, q_draft, labels, k, rounds, seed, variant, _result):
-    return fl.token_histogram_figure(_result, labels), fl.tokens_per_round_figure(_result)
+    return (
+        fl.token_histogram_figure(_result, labels),
+        fl.tokens_per_round_figure(_result),
+        fl.difference_figure(_result, labels),
+    )
 
 
 def _distribution_text(name: str):
@@ -82,115 +51,136 @@ def _distribution_text(name: str):
     return parse
 
 
-def _state_from_link() -> dict:
-    reader = LinkReader(st.query_params)
-    preset = reader.choice("preset", OPTIONS, fl.DEFAULT_LAB_PRESET)
-    base = PRESETS.get(preset, PRESETS[fl.DEFAULT_LAB_PRESET])
-    p_text = reader.get("p", _distribution_text("p"), None)
-    q_text = reader.get("q", _distribution_text("q"), None)
-    if preset == fl.CUSTOM or p_text is not None or q_text is not None:
-        p_text = p_text if p_text is not None else base.p_text
-        q_text = q_text if q_text is not None else base.q_text
-        if len(sc.parse_distribution(p_text)) != len(sc.parse_distribution(q_text, name="q")):
-            reader.problems.append("link parameters 'p' and 'q' have different lengths")
-            preset, p_text, q_text = fl.DEFAULT_LAB_PRESET, None, None
-        else:
-            preset = fl.CUSTOM
-    chosen = PRESETS.get(preset, PRESETS[fl.DEFAULT_LAB_PRESET])
-    state = {
-        "preset": preset,
-        "p_text": p_text if preset == fl.CUSTOM else chosen.p_text,
-        "q_text": q_text if preset == fl.CUSTOM else chosen.q_text,
-        "k": reader.int_in("k", 1, 8, fl.DEFAULT_K),
-        "rounds": reader.int_in("rounds", fl.MIN_ROUNDS, fl.MAX_ROUNDS_PAGE, fl.DEFAULT_ROUNDS),
-        "seed": reader.int_in("seed", 0, MAX_SEED, 0),
-        "variant": reader.choice("variant", list(sc.VARIANTS), "correct"),
+def _variant_label(name: str) -> str:
+    """The core's display name of a variant (its key if the core has no label for it)."""
+    return sc.VARIANT_LABELS.get(name, name)
+
+
+def _preset_values(key: str) -> dict[str, object] | None:
+    preset = PRESETS.get(key)
+    return None if preset is None else {"p_text": preset.p_text, "q_text": preset.q_text}
+
+
+def _values_from_link(link: LinkReader) -> dict[str, object]:
+    """The link's run; typed p and q (of equal length) make it a custom run."""
+    preset = link.choice("preset", OPTIONS, presets.DEFAULT_LAB_PRESET)
+    base = _preset_values(preset) or _preset_values(presets.DEFAULT_LAB_PRESET)
+    typed = {
+        "p_text": link.get("p", _distribution_text("p"), None),
+        "q_text": link.get("q", _distribution_text("q"), None),
     }
-    st.session_state["lab__link_message"] = reader.message()
-    return state
+    pair = base
+    if preset == presets.CUSTOM or any(v is not None for v in typed.values()):
+        pair = {name: base[name] if v is None else v for name, v in typed.items()}
+        preset = presets.CUSTOM
+        if len(sc.parse_distribution(pair["p_text"])) != len(
+            sc.parse_distribution(pair["q_text"], name="q")
+        ):
+            link.problems.append("link parameters 'p' and 'q' have different lengths")
+            preset = presets.DEFAULT_LAB_PRESET
+            pair = _preset_values(preset)
+    return {
+        "preset": preset,
+        **pair,
+        "k": link.int_in("k", 1, presets.LAB_K_MAX, presets.DEFAULT_K),
+        "rounds": link.int_in(
+            "rounds", presets.MIN_ROUNDS, presets.MAX_ROUNDS_PAGE, presets.DEFAULT_ROUNDS
+        ),
+        "seed": link.int_in("seed", 0, MAX_SEED, 0),
+        "variant": link.choice("variant", list(sc.VARIANTS), "correct"),
+    }
 
 
-if STATE not in st.session_state:
-    st.session_state[STATE] = _state_from_link()
-for _name, _value in st.session_state[STATE].items():
-    st.session_state.setdefault(f"lab_{_name}", _value)
+state = PageState(
+    "lab",
+    {
+        "preset": presets.DEFAULT_LAB_PRESET,
+        **_preset_values(presets.DEFAULT_LAB_PRESET),
+        "k": presets.DEFAULT_K,
+        "rounds": presets.DEFAULT_ROUNDS,
+        "seed": 0,
+        "variant": "correct",
+    },
+)
+if (link := state.first_visit()) is not None:
+    state.start(_values_from_link(link), link.problems)
+state.restore()
 st.session_state.setdefault("lab__applied", None)
+_to_custom = state.to_custom(presets.CUSTOM)
 
 
-def _apply_preset() -> None:
-    preset = PRESETS.get(st.session_state["lab_preset"])
-    if preset is not None:
-        st.session_state["lab_p_text"] = preset.p_text
-        st.session_state["lab_q_text"] = preset.q_text
+def rounds_error(rounds: int) -> str | None:
+    """The message for a number of rounds outside the page's range, or None when it is fine."""
+    if presets.MIN_ROUNDS <= rounds <= presets.MAX_ROUNDS_PAGE:
+        return None
+    return (
+        f"Rounds to simulate: {rounds:,} is out of range; allowed: {presets.MIN_ROUNDS:,} to "
+        f"{presets.MAX_ROUNDS_PAGE:,}. Nothing was simulated for it."
+    )
 
 
-def _to_custom() -> None:
-    st.session_state["lab_preset"] = fl.CUSTOM
-
-
-st.title("🧪 Losslessness lab")
+st.title(f"{PAGE.icon} {PAGE.title}")
 st.write(
     "Speculative sampling claims that every token it emits follows the target p exactly, "
     "however bad the draft q is. Do not take it on trust: simulate many rounds, count what "
     "comes out, and test the counts against p. Then switch on a bug and watch the same test "
     "catch it."
 )
-if message := st.session_state.pop("lab__link_message", ""):
-    st.warning(message, icon="🔗")
+state.warn_link()
 
-with st.sidebar:
-    st.header("Inputs")
-    st.selectbox(
-        "p and q",
-        OPTIONS,
-        key="lab_preset",
-        on_change=_apply_preset,
-        format_func=lambda k: "Custom (type p and q)" if k == fl.CUSTOM else PRESETS[k].label,
-    )
-    st.text_input(
-        "Target p",
-        key="lab_p_text",
-        on_change=_to_custom,
-        max_chars=sc.MAX_TEXT_LENGTH,
-        help="Numbers separated by commas: decimals (0.25), fractions (1/4) or "
-        "percentages (25%). They must sum to 1.",
-    )
-    st.text_input(
-        "Draft q",
-        key="lab_q_text",
-        on_change=_to_custom,
-        max_chars=sc.MAX_TEXT_LENGTH,
-        help="Same number of entries as p.",
-    )
-    st.slider("K: draft tokens per round", 1, 8, key="lab_k")
-    st.number_input(
-        "Rounds to simulate",
-        fl.MIN_ROUNDS,
-        fl.MAX_ROUNDS_PAGE,
-        step=10_000,
-        key="lab_rounds",
-        help=f"{fl.MIN_ROUNDS:,} to {fl.MAX_ROUNDS_PAGE:,}. More rounds find smaller biases.",
-    )
-    seed = seed_control("lab")
-    st.selectbox("Algorithm", list(sc.VARIANTS), key="lab_variant", format_func=VARIANT_NAMES.get)
-    auto = st.checkbox("Run automatically when a setting changes", value=True, key="lab_auto")
-    run_clicked = st.button("▶ Run simulation", key="lab_run", type="primary")
+# Inputs in the main column (a sidebar covers the charts on a phone; columns stack there),
+# folded away in presenter view.
+with st.expander("⚙️ Inputs: p and q, K, rounds, seed, algorithm", expanded=not presenting()):
+    in_left, in_right = st.columns(2)
+    with in_left:
+        state.preset_select(
+            "p and q",
+            OPTIONS,
+            PRESETS,
+            _preset_values,
+            custom=presets.CUSTOM,
+            custom_label="Custom (type p and q)",
+        )
+        st.text_input(
+            "Target p",
+            key="lab_p_text",
+            on_change=_to_custom,
+            max_chars=sc.MAX_TEXT_LENGTH,
+            help="Numbers separated by commas: decimals (0.25), fractions (1/4) or "
+            "percentages (25%). They must sum to 1.",
+        )
+        st.text_input(
+            "Draft q",
+            key="lab_q_text",
+            on_change=_to_custom,
+            max_chars=sc.MAX_TEXT_LENGTH,
+            help="Same number of entries as p.",
+        )
+    with in_right:
+        st.slider("K: draft tokens per round", 1, presets.LAB_K_MAX, key="lab_k")
+        # No browser bounds: an out-of-range number gets a message, not just a red edge.
+        st.number_input(
+            "Rounds to simulate",
+            min_value=0,
+            step=10_000,
+            key="lab_rounds",
+            help=f"{presets.MIN_ROUNDS:,} to {presets.MAX_ROUNDS_PAGE:,}. "
+            "More rounds find smaller biases.",
+        )
+        seed_control("lab")
+        st.selectbox("Algorithm", list(sc.VARIANTS), key="lab_variant", format_func=_variant_label)
+        auto = st.checkbox("Run automatically when a setting changes", value=True, key="lab_auto")
+        run_clicked = st.button("▶ Run simulation", key="lab_run", type="primary")
 
-preset_key = st.session_state["lab_preset"]
-p_text, q_text = st.session_state["lab_p_text"], st.session_state["lab_q_text"]
-k = int(st.session_state["lab_k"])
-rounds = int(st.session_state["lab_rounds"])
-variant = st.session_state["lab_variant"]
-current = {
-    "preset": preset_key,
-    "p_text": p_text,
-    "q_text": q_text,
-    "k": k,
-    "rounds": rounds,
-    "seed": seed,
-    "variant": variant,
-}
-st.session_state[STATE] = current
+current = state.keep()
+if (rounds_problem := rounds_error(int(current["rounds"]))) is not None:
+    last = st.session_state["lab__applied"] or state.defaults
+    show_error(rounds_problem)
+    st.info(
+        f"The results below are for the last valid number of rounds, {int(last['rounds']):,}.",
+        icon="↩️",
+    )
+    current = {**current, "rounds": last["rounds"]}
 if auto or run_clicked or st.session_state["lab__applied"] is None:
     st.session_state["lab__applied"] = dict(current)
 applied = st.session_state["lab__applied"]
@@ -202,7 +192,7 @@ if applied != current:
     )
 
 st.info(
-    f"**{md_escape(VARIANT_NAMES[applied['variant']].removeprefix('Bug: ').capitalize())}."
+    f"**{md_escape(_variant_label(applied['variant']).removeprefix('Bug: ').capitalize())}."
     f"** {md_escape(sc.VARIANTS[applied['variant']])}",
     icon="🧬",
 )
@@ -211,20 +201,23 @@ try:
     p_target = sc.parse_distribution(applied["p_text"], name="p")
     q_draft = sc.parse_distribution(applied["q_text"], name="q")
     if p_target.size != q_draft.size:
-        raise sc.InvalidDistributionError(
-            f"p has {p_target.size} entries but q has {q_draft.size}; they must match."
-        )
+        raise sc.InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
     preset = PRESETS.get(applied["preset"])
     labels = preset.labels if preset is not None else sc.default_labels(p_target.size)
-    result, report = _simulate(
-        tuple(p_target.tolist()),
-        tuple(q_draft.tolist()),
-        applied["k"],
-        applied["rounds"],
-        applied["seed"],
-        applied["variant"],
-    )
-except sc.SpecDecError as err:
+    waiting = st.empty()
+    with st.spinner(f"Simulating {applied['rounds']:,} rounds…"):
+        result, report = lab_work.shared_simulation(
+            tuple(p_target.tolist()),
+            tuple(q_draft.tolist()),
+            applied["k"],
+            applied["rounds"],
+            applied["seed"],
+            applied["variant"],
+            typed=preset is None,
+            on_wait=lambda status: waiting.info(status.text, icon="⏳"),
+        )
+    waiting.empty()
+except (sc.SpecDecError, QueueFullError) as err:
     show_error(err)
     show_source(sc.simulate_rounds, sc.losslessness_test)
     st.stop()
@@ -283,7 +276,7 @@ elif applied["variant"] != "correct" and report.passed:
 
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(
+    chart(
         _overlap_fig(tuple(p_target.tolist()), tuple(q_draft.tolist()), tuple(labels)),
         key="lab_fig_overlap",
     )
@@ -310,7 +303,7 @@ with right:
         "With the correct algorithm they agree up to noise."
     )
 
-token_fig, rounds_fig = _result_figs(
+token_fig, rounds_fig, diff_fig = _result_figs(
     tuple(p_target.tolist()),
     tuple(q_draft.tolist()),
     tuple(labels),
@@ -322,7 +315,7 @@ token_fig, rounds_fig = _result_figs(
 )
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(token_fig, key="lab_fig_tokens")
+    chart(token_fig, key="lab_fig_tokens")
     st.latex(rf"X^2 = \sum \frac{{(O - E)^2}}{{E}} = {tok.statistic:.1f}")
     st.latex(rf"\text{{dof}} = {tok.dof},\quad p\text{{-value}} {_p_latex(tok.p_value)}")
     st.caption(
@@ -331,7 +324,7 @@ with left:
         f"{level:g}) means counts this far from p would almost never happen by chance."
     )
 with right:
-    st.plotly_chart(rounds_fig, key="lab_fig_rounds")
+    chart(rounds_fig, key="lab_fig_rounds")
     st.latex(r"P(n+1\ \text{tokens}) = \alpha^n (1-\alpha),\quad P(K+1) = \alpha^K")
     st.latex(
         rf"X^2 = {lengths.statistic:.1f},\quad \text{{dof}} = {lengths.dof},\quad "
@@ -342,23 +335,25 @@ with right:
         "the bonus when all K are kept."
     )
 
+chart(diff_fig, key="lab_fig_diff")
+st.caption(
+    "Each mark is a token's simulated share minus what p predicts. The grey band is how far a "
+    f"correct run of this size strays by chance (±{fl.NOISE_Z:g} standard deviations): marks "
+    "inside it are noise; an ✗ outside it is a bias the eye would miss in the bars above."
+)
+
 table = fl.results_csv_table(result, report, labels, seed=applied["seed"])
 with st.expander("The counts behind the charts"):
     st.dataframe(fl.token_table(result, report, labels), hide_index=True)
     st.dataframe(fl.rounds_table(result), hide_index=True)
 download_csv(table, "losslessness_lab.csv", key="lab_csv", label="Download the results (CSV)")
 
-values = {
-    "preset": applied["preset"],
-    "k": applied["k"],
-    "rounds": applied["rounds"],
-    "seed": applied["seed"],
-    "variant": applied["variant"],
-}
-if applied["preset"] == fl.CUSTOM:
-    values |= {"p": applied["p_text"], "q": applied["q_text"]}
-st.query_params.from_dict({name: str(v) for name, v in values.items()})
-st.caption("Share this run: add this to the page's address (the address bar already has it).")
-st.code(share_query(values), language=None)
+shared = {name: applied[name] for name in ("preset", "k", "rounds", "seed", "variant")}
+if applied["preset"] == presets.CUSTOM:
+    shared |= {"p": applied["p_text"], "q": applied["q_text"]}
+state.share(
+    shared,
+    caption="Share this run: add this to the page's address (the address bar already has it).",
+)
 
 show_source(sc.simulate_rounds, sc.losslessness_test)

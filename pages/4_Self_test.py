@@ -8,22 +8,36 @@ import streamlit as st
 
 import specdec_core as sc
 from specdec_core import quiz
+from specdec_ui.page_state import PageState
+from specdec_ui.share import LinkReader
 from specdec_ui.text import md_escape
-from specdec_ui.widgets import page_setup, show_error, show_source
+from specdec_ui.widgets import MAX_SEED, page_setup, show_error, show_source
 
-page_setup("Self-test", "📝")
+PAGE = page_setup(__file__)
 
 KINDS = list(quiz.QUESTION_KINDS)
 MIXED = "mixed"
 RESULTS = "quiz__results"  # question id -> right on the first try (kept across page switches)
 NUMBER = "quiz__number"  # number of the current generated question
 
+MAX_NUMBER = MAX_SEED  # the question number seeds its generator
+
+
+def _values_from_link(link: LinkReader) -> dict[str, object]:
+    """The link's question: its kind, vocabulary size and number (``seed``)."""
+    st.session_state[NUMBER] = link.int_in("seed", 1, MAX_NUMBER, 1)
+    return {
+        "kind": link.choice("kind", [MIXED, *KINDS], MIXED),
+        "vocab": link.int_in("vocab", quiz.MIN_VOCAB, quiz.MAX_VOCAB_QUIZ, 4),
+    }
+
+
+state = PageState("quiz", {"kind": MIXED, "vocab": 4})
+if (link := state.first_visit()) is not None:
+    state.start(_values_from_link(link), link.problems)
+state.restore()
 st.session_state.setdefault(RESULTS, {})
 st.session_state.setdefault(NUMBER, 1)
-st.session_state.setdefault("quiz__kind", MIXED)
-st.session_state.setdefault("quiz__vocab", 4)
-st.session_state.setdefault("quiz_kind", st.session_state["quiz__kind"])
-st.session_state.setdefault("quiz_vocab", st.session_state["quiz__vocab"])
 
 
 def _record(question_id: str, right: bool) -> None:
@@ -32,7 +46,7 @@ def _record(question_id: str, right: bool) -> None:
 
 
 def _new_question() -> None:
-    st.session_state[NUMBER] += 1
+    st.session_state[NUMBER] = st.session_state[NUMBER] % MAX_NUMBER + 1
     _clear_answer()
 
 
@@ -52,12 +66,13 @@ def _reset_score() -> None:
         st.session_state.pop(f"quiz_seed_{i}", None)
 
 
-st.title("📝 Self-test")
+st.title(f"{PAGE.icon} {PAGE.title}")
 st.write(
     "Check yourself: first the quick questions from the worked examples, then as many fresh "
     "numeric questions as you like. Every answer shows how to get there; only your first "
     "try at each question counts for the score."
 )
+state.warn_link()
 
 results = st.session_state[RESULTS]
 score_box = st.container(key="quiz_score", border=True)
@@ -106,13 +121,10 @@ b.slider(
     on_change=_clear_answer,
 )
 c.button("🎲 New question", key="quiz_new", on_click=_new_question)
-st.session_state["quiz__kind"] = st.session_state["quiz_kind"]
-st.session_state["quiz__vocab"] = st.session_state["quiz_vocab"]
-
+chosen = state.keep()
 number = int(st.session_state[NUMBER])
-chosen = st.session_state["quiz_kind"]
-kind = KINDS[(number - 1) % len(KINDS)] if chosen == MIXED else chosen
-vocab = int(st.session_state["quiz_vocab"])
+kind = KINDS[(number - 1) % len(KINDS)] if chosen["kind"] == MIXED else str(chosen["kind"])
+vocab = int(chosen["vocab"])
 question_id = f"gen-{number}-{kind}-{vocab}"
 try:
     question = quiz.make_question(kind, np.random.default_rng(number), v=vocab)
@@ -177,4 +189,8 @@ with score_box:
     cols[0].markdown(f"Score this session: {n_right} / {len(results)} right on the first try")
     cols[1].button("Reset score", key="quiz_reset", on_click=_reset_score)
 
+state.share(
+    {"kind": chosen["kind"], "vocab": vocab, "seed": number},
+    caption="Share this question: add this to the page's address (the address bar already has it).",
+)
 show_source(sc.acceptance_probability, sc.residual_distribution, quiz.make_question)

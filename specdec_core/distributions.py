@@ -23,6 +23,8 @@ from .errors import (
     SUM_TOLERANCE,
     InvalidDistributionError,
     InvalidParameterError,
+    SpecDecError,
+    mismatch_message,
 )
 
 _SEPARATORS = re.compile(r"[,;\s]+")
@@ -41,7 +43,23 @@ def _short(token: str, width: int = 20) -> str:
     return repr(token if len(token) <= width else token[:width] + "…")
 
 
+def as_float_array(
+    x: object, what: str, error: type[SpecDecError] = InvalidDistributionError
+) -> np.ndarray:
+    """``x`` as a float64 numpy array, or ``error("<what> (numpy's reason).")``.
+
+    The one place that turns numpy's TypeError / ValueError / OverflowError
+    (text, ragged lists, an integer too large for a float) into the project's
+    error; ``what`` says what was expected, e.g. ``"p: not a table of numbers"``.
+    """
+    try:
+        return np.array(x, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise error(f"{what} ({err}).") from None
+
+
 def _check_text(text: object, what: str) -> str:
+    """``text`` stripped, if it is a str of at most MAX_TEXT_LENGTH characters."""
     if not isinstance(text, str):
         raise InvalidParameterError(f"{what} must be text, got {type(text).__name__}.")
     if len(text) > MAX_TEXT_LENGTH:
@@ -51,13 +69,14 @@ def _check_text(text: object, what: str) -> str:
     return text.strip()
 
 
-def parse_number(token: str, *, entry: int = 1, name: str = "p") -> float:
+def parse_number(token: str, *, entry: int | None = 1, name: str = "p") -> float:
     """One typed entry -> float: ``0.25``, ``1/4``, ``25%`` (ASCII digits only).
 
     Raises ``InvalidDistributionError`` naming the entry (1-based) when the
-    token is not a number, not finite, or a fraction with a zero denominator.
+    token is not a number, not finite, or a fraction with a zero denominator;
+    ``entry=None`` for a field that holds one number ("answer ('abc') is not ...").
     """
-    where = f"{name}: entry {entry} ({_short(token)})"
+    where = f"{name}: entry {entry} ({_short(token)})" if entry else f"{name} ({_short(token)})"
     if _NOT_FINITE.match(token):
         raise InvalidDistributionError(f"{where} is not a finite number; use {_ALLOWED}.")
     if m := _PERCENT.match(token):
@@ -77,6 +96,7 @@ def parse_number(token: str, *, entry: int = 1, name: str = "p") -> float:
 
 
 def _check_sum(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
+    """x / sum(x) if |sum - 1| <= SUM_TOLERANCE (any positive sum with ``normalize``)."""
     with np.errstate(over="ignore"):
         total = float(x.sum())
     if not np.isfinite(total):
@@ -105,10 +125,7 @@ def validate_distribution(
     |sum - 1| <= ``SUM_TOLERANCE`` (or any positive sum with ``normalize``).
     The result is divided by its sum so that it sums to 1 in floating point.
     """
-    try:
-        arr = np.array(x, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as err:
-        raise InvalidDistributionError(f"{name}: not an array of numbers ({err}).") from None
+    arr = as_float_array(x, f"{name}: not an array of numbers")
     if arr.ndim != 1:
         raise InvalidDistributionError(
             f"{name}: must be a 1-D vector, got an array of shape {arr.shape}."
@@ -236,10 +253,7 @@ def validate_rows(rows: object, name: str, n_rows: int, v: int | None = None) ->
     Each row must pass :func:`validate_distribution`; errors name the row as
     ``"p at position 2"`` (1-based positions).
     """
-    try:
-        arr = np.array(rows, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise InvalidDistributionError(f"{name}: not a table of numbers ({err}).") from None
+    arr = as_float_array(rows, f"{name}: not a table of numbers")
     if arr.ndim != 2 or arr.shape[0] != n_rows or (v is not None and arr.shape[1] != v):
         want = f"({n_rows}, {v if v is not None else 'V'})"
         raise InvalidDistributionError(f"{name}: expected shape {want}, got {arr.shape}.")
@@ -254,7 +268,5 @@ def broadcast_rows(p: Sequence[float], q: Sequence[float], k: int) -> tuple[np.n
     p_target = validate_distribution(p, "p")
     q_draft = validate_distribution(q, "q")
     if p_target.size != q_draft.size:
-        raise InvalidDistributionError(
-            f"p has {p_target.size} entries but q has {q_draft.size}; they must match."
-        )
+        raise InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
     return np.tile(p_target, (k + 1, 1)), np.tile(q_draft, (k, 1))

@@ -32,3 +32,13 @@ class InvalidDistributionError(SpecDecError):
 
 class InvalidParameterError(SpecDecError):
     """A scalar or structural argument (K, alpha, a cost, a token id...) is out of range."""
+
+
+def mismatch_message(n_p: int, n_q: int, p_name: str = "p", q_name: str = "q") -> str:
+    """The one message for two vectors of different sizes.
+
+    ``"p has 1 entry but q has 5; they must match."``: p and q are distributions
+    over the same vocabulary (seed 000), so their sizes must agree entry for entry.
+    """
+    entries = "entry" if n_p == 1 else "entries"
+    return f"{p_name} has {n_p} {entries} but {q_name} has {n_q}; they must match."

@@ -13,7 +13,16 @@ student can do the arithmetic by hand) and asks one of:
   many tokens does the round emit? (n kept before the first rejection + 1;
   K + 1 with the bonus; seed 003 Ex 1 and Ex 2);
 - ``expected_tokens``: E[tokens per round] = (1 - alpha^(K+1)) / (1 - alpha)
-  (Leviathan et al. 2023, Eq. 1; seed 003 Ex 8).
+  (Leviathan et al. 2023, Eq. 1; seed 003 Ex 8);
+- ``multi_draft``: candidate 1 was rejected; the chance that candidate 2 is
+  kept against the residual p_2 = norm(max(0, p - q)) (SpecInfer, Miao et al. 2024);
+- ``tree``: E[tokens per round] of a tree of widths (2, 1):
+  1 + beta_2 + beta_2 alpha, beta_2 = 1 - (1 - alpha_1)(1 - alpha_2) (SpecInfer);
+- ``deterministic``: prompt lookup's one-hot draft x is rejected; the chance
+  that token y replaces it, p(y) / (1 - p(x)) (variants note, section 2);
+- ``typical_acceptance``: with H(p) given, the chance that Medusa's typical
+  acceptance keeps a draft x ~ q: sum_x q(x) [p(x) > min(epsilon, delta exp(-H))]
+  (Cai et al. 2024).
 
 The answers come from the engine's own functions, so a question can never
 disagree with the rest of the app. Pure numpy; nothing here draws from a
@@ -30,6 +39,17 @@ from .distributions import default_labels, parse_number
 from .errors import InvalidParameterError, SpecDecError
 from .sampling import acceptance_probability, acceptance_rate, residual_distribution, verify_round
 from .theory import expected_tokens
+from .variants import (
+    MEDUSA_DELTA,
+    MEDUSA_EPSILON,
+    chain_alphas,
+    entropy,
+    one_hot,
+    onehot_general_rule,
+    typical_keep_rate,
+    typical_threshold,
+)
+from .variants_tree import tree_expected_tokens
 
 QUESTION_KINDS: dict[str, str] = {
     "acceptance": "Acceptance probability of one drafted token",
@@ -37,6 +57,10 @@ QUESTION_KINDS: dict[str, str] = {
     "residual": "Residual (resample) probability of one token",
     "tokens_out": "Tokens out of one round",
     "expected_tokens": "Expected tokens per round",
+    "multi_draft": "Multi-draft: the second candidate after a rejection",
+    "tree": "Token tree: expected tokens per round",
+    "deterministic": "Deterministic draft (prompt lookup): the replacement token",
+    "typical_acceptance": "Typical acceptance (Medusa): how often a draft is kept",
 }
 # Multiple-choice options for seed 003's "Quick self-test" (SELF_TEST, same order):
 # (options, index of the correct one). The seed's own answer is the worked answer.
@@ -286,12 +310,123 @@ def _expected_tokens(rng, labels, p, q):
     return _question("expected_tokens", prompt, e, worked, labels, p, q, formula)
 
 
+def _multi_draft(rng, labels, p, q):
+    over = np.flatnonzero(q > p)  # a candidate the draft over-rates can be rejected
+    x1 = int(rng.choice(over))
+    x2 = int(rng.integers(len(labels)))
+    leftover = np.maximum(0.0, p - q)  # (V,)
+    z = float(leftover.sum())
+    p2 = residual_distribution(p, q)
+    a2 = float(acceptance_probability(p2[x2], q[x2]))
+    prompt = (
+        f"Target p = {_vec(p)}, draft q = {_vec(q)} over tokens {', '.join(labels)}. Two "
+        f"candidates were drafted from q for the same position: {labels[x1]}, then "
+        f"{labels[x2]}. Candidate 1 ({labels[x1]}) was rejected. With what probability is "
+        f"candidate 2 ({labels[x2]}) kept?"
+    )
+    worked = (
+        f"After the rejection the target becomes the residual: max(0, p - q) = {_vec(leftover)}, "
+        f"mass {z:.2f}, so p_2 = {_vec(p2)}.",
+        f"p_2({labels[x2]}) = {_fmt(leftover[x2])} / {z:.2f} = {p2[x2]:.3f}.",
+        f"a = min(1, p_2({labels[x2]}) / q({labels[x2]})) = min(1, {p2[x2]:.3f} / "
+        f"{_fmt(q[x2])}) = {a2:.3f}. Using p instead of p_2 here is the classic bug: the "
+        "output would no longer follow p.",
+    )
+    formula = (
+        rf"a_2 = \min\left(1, \frac{{p_2({labels[x2]})}}{{q({labels[x2]})}}\right) = "
+        rf"\min\left(1, \frac{{{p2[x2]:.3f}}}{{{_fmt(q[x2])}}}\right) = {a2:.3f}"
+    )
+    return _question("multi_draft", prompt, a2, worked, labels, p, q, formula, token=x2)
+
+
+def _tree(rng, labels, p, q):
+    a1, a2 = (float(a) for a in chain_alphas(p, q, 2))
+    beta = 1.0 - (1.0 - a1) * (1.0 - a2)
+    e = tree_expected_tokens(p, q, (2, 1))
+    p2 = residual_distribution(p, q)
+    prompt = (
+        f"Target p = {_vec(p)}, draft q = {_vec(q)} over tokens {', '.join(labels)}, the same "
+        "at every depth. A token tree has two children at depth 1 (drafted i.i.d. from q) and "
+        "one child under each of them. Verified node by node with the multi-draft rule (bonus "
+        "token after a kept leaf), how many tokens does a round emit on average?"
+    )
+    worked = (
+        f"alpha_1 = sum min(p, q) = {a1:.3f}; after a rejection p_2 = {_vec(p2)}, so "
+        f"alpha_2 = sum min(p_2, q) = {a2:.3f}.",
+        f"Depth 1 keeps one of its two children with beta_2 = 1 - (1 - {a1:.3f})(1 - {a2:.3f}) "
+        f"= {beta:.3f}; depth 2 (one child) keeps it with alpha_1 = {a1:.3f}.",
+        f"E[tokens] = 1 + beta_2 + beta_2 alpha_1 = 1 + {beta:.3f} + {beta:.3f} x {a1:.3f} "
+        f"= {e:.3f}.",
+    )
+    formula = (
+        rf"\mathbb{{E}}[\text{{tokens}}] = 1 + \beta_2 + \beta_2 \alpha = 1 + {beta:.3f} + "
+        rf"{beta:.3f} \cdot {a1:.3f} = {e:.3f}"
+    )
+    return _question("tree", prompt, e, worked, labels, p, q, formula)
+
+
+def _deterministic(rng, labels, p, q):
+    x, y = (int(t) for t in rng.choice(len(labels), size=2, replace=False))
+    rule = onehot_general_rule(p, x)
+    prompt = (
+        f"Target p = {_vec(p)} over tokens {', '.join(labels)}. Prompt lookup proposes "
+        f"{labels[x]} for sure (no probabilities: q is one-hot on {labels[x]}). The draft was "
+        f"rejected. With what probability is the replacement token {labels[y]}?"
+    )
+    worked = (
+        f"With q one-hot on {labels[x]}, min(1, p/q) = p({labels[x]}) = {_fmt(p[x])}: the "
+        f"chance to keep it.",
+        f"max(0, p - q) is p with {labels[x]} removed; its mass is 1 - {_fmt(p[x])} = "
+        f"{1 - p[x]:.2f}.",
+        f"Replacement: p({labels[y]}) / (1 - p({labels[x]})) = {_fmt(p[y])} / {1 - p[x]:.2f} = "
+        f"{rule.replacement[y]:.3f}. Same as sampling y ~ p and keeping the draft iff y = "
+        f"{labels[x]}.",
+    )
+    formula = (
+        rf"P({labels[y]} \mid \text{{rejected}}) = \frac{{{_fmt(p[y])}}}{{1 - {_fmt(p[x])}}}"
+        rf" = {rule.replacement[y]:.3f}"
+    )
+    q_hot = one_hot(len(labels), x)
+    return _question(
+        "deterministic", prompt, rule.replacement[y], worked, labels, p, q_hot, formula, token=y
+    )
+
+
+def _typical(rng, labels, p, q):
+    h = entropy(p)
+    tau = typical_threshold(p)
+    keep = typical_keep_rate(p, q)
+    passes = [lab for lab, v in zip(labels, p, strict=True) if v > tau]
+    prompt = (
+        f"Target p = {_vec(p)}, draft q = {_vec(q)} over tokens {', '.join(labels)}; the "
+        f"entropy of p is H(p) = {h:.3f} nats. Medusa's typical acceptance keeps a draft x iff "
+        f"p(x) > min(epsilon, delta exp(-H(p))), with epsilon = {MEDUSA_EPSILON} and delta = "
+        f"{MEDUSA_DELTA}. With what probability is a draft x ~ q kept?"
+    )
+    worked = (
+        f"tau = min({MEDUSA_EPSILON}, {MEDUSA_DELTA} x exp(-{h:.3f})) = min({MEDUSA_EPSILON}, "
+        f"{MEDUSA_DELTA * np.exp(-h):.4f}) = {tau:.4f}.",
+        f"Tokens with p strictly above tau (a tie fails, as in Medusa's code): "
+        f"{', '.join(passes) or 'none'}.",
+        f"P(keep) = sum of q over them = {keep:.3f}. No coin and no q in the test: fast, but the "
+        "output no longer follows p.",
+    )
+    formula = (
+        rf"\tau = {tau:.4f},\quad P(\text{{keep}}) = \sum_{{x: p(x) > \tau}} q(x) = {keep:.3f}"
+    )
+    return _question("typical_acceptance", prompt, keep, worked, labels, p, q, formula)
+
+
 _BUILDERS = {
     "acceptance": _acceptance,
     "alpha": _alpha,
     "residual": _residual,
     "tokens_out": _tokens_out,
     "expected_tokens": _expected_tokens,
+    "multi_draft": _multi_draft,
+    "tree": _tree,
+    "deterministic": _deterministic,
+    "typical_acceptance": _typical,
 }
 
 
@@ -328,7 +463,7 @@ def check_answer(question: QuizQuestion, text: str) -> bool:
             f"answer: is {len(body)} characters long; at most {MAX_ANSWER_LENGTH} are allowed."
         )
     try:
-        value = parse_number(body, entry=1, name="answer")
+        value = parse_number(body, entry=None, name="answer")  # one number: no "entry 1"
     except SpecDecError as err:
         raise InvalidParameterError(str(err)) from None
     if question.integer:

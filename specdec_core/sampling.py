@@ -23,10 +23,23 @@ from typing import Literal
 
 import numpy as np
 
-from .distributions import check_k, validate_distribution, validate_rows
-from .errors import InvalidDistributionError, InvalidParameterError
+from .distributions import as_float_array, check_k, validate_distribution, validate_rows
+from .errors import InvalidDistributionError, InvalidParameterError, mismatch_message
 
 RESIDUAL_TOLERANCE = 1e-12  # residual mass at or below this counts as zero
+ROUNDING_ULPS = 4  # p(x) - q(x) within 4 units in the last place of p(x) is rounding
+FinalKind = Literal["bonus", "resample"]  # how a round's last token was drawn
+DraftStatus = Literal["accepted", "rejected", "discarded"]  # verdict at one draft position
+TokenStatus = Literal["accepted", "resampled", "bonus"]  # how an emitted token came about
+FINAL_STATUS: dict[FinalKind, TokenStatus] = {"resample": "resampled", "bonus": "bonus"}
+# Display words of every DraftStatus and TokenStatus, one vocabulary for pages and figures.
+STATUS_LABELS: dict[str, str] = {
+    "accepted": "kept",
+    "rejected": "rejected",
+    "discarded": "discarded",
+    "resampled": "resampled",
+    "bonus": "bonus",
+}
 
 
 def acceptance_probability(p_x, q_x):
@@ -52,12 +65,11 @@ def acceptance_probability(p_x, q_x):
 
 
 def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
+    """Checked p (V,) and q (V,) over the same vocabulary."""
     p_target = validate_distribution(p, "p")
     q_draft = validate_distribution(q, "q")
     if p_target.shape != q_draft.shape:
-        raise InvalidDistributionError(
-            f"p has {p_target.size} entries but q has {q_draft.size}; they must match."
-        )
+        raise InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
     return p_target, q_draft
 
 
@@ -76,7 +88,21 @@ def acceptance_rate(p, q) -> float:
 def residual_mass(p, q) -> float:
     """Z = sum_x max(0, p(x) - q(x)) = 1 - alpha: the chance a draft token is rejected."""
     p_target, q_draft = _pair(p, q)
-    return float(np.maximum(0.0, p_target - q_draft).sum())
+    return float(_residual(p_target, q_draft)[0].sum())
+
+
+def _residual(p_row: np.ndarray, q_row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(max(0, p - q), its normalisation, or p when the mass is <= RESIDUAL_TOLERANCE).
+
+    The formula behind :func:`residual_distribution` and :func:`residual_mass`,
+    without the input checks. A difference of at most ROUNDING_ULPS units in the
+    last place of p(x) is rounding (from dividing p and q by their float sums),
+    not mass: it counts as p(x) = q(x), so no token with p <= q gets a residual.
+    """
+    leftover = np.maximum(0.0, p_row - q_row)  # (V,)
+    leftover[leftover <= ROUNDING_ULPS * np.spacing(p_row)] = 0.0
+    z = leftover.sum()
+    return leftover, (p_row.copy() if z <= RESIDUAL_TOLERANCE else leftover / z)
 
 
 def residual_distribution(p, q) -> np.ndarray:
@@ -89,11 +115,7 @@ def residual_distribution(p, q) -> np.ndarray:
     follow. Returns a new float64 vector (V,).
     """
     p_target, q_draft = _pair(p, q)
-    leftover = np.maximum(0.0, p_target - q_draft)  # (V,)
-    z = leftover.sum()
-    if z <= RESIDUAL_TOLERANCE:
-        return p_target.copy()
-    return leftover / z
+    return _residual(p_target, q_draft)[1]
 
 
 def sample_index(distribution: np.ndarray, u):
@@ -130,7 +152,7 @@ class RoundResult:
     draft_tokens: tuple[int, ...]
     steps: tuple[RoundStep, ...]  # positions that were checked, up to the first rejection
     n_accepted: int  # drafts kept, 0..K
-    final_kind: Literal["bonus", "resample"]
+    final_kind: FinalKind
     final_position: int  # n_accepted: the position the last token is emitted at
     final_token: int
     final_coin: float | None  # uniform that drew the final token (None if it was given)
@@ -148,12 +170,29 @@ class RoundResult:
         )
 
     @property
+    def draft_statuses(self) -> tuple[DraftStatus, ...]:
+        """(K,) verdict at each draft position: kept, the first rejection, then never checked."""
+        checked = tuple("accepted" if s.accepted else "rejected" for s in self.steps)
+        return checked + ("discarded",) * (self.k_drafts - len(checked))
+
+    @property
+    def final_status(self) -> TokenStatus:
+        """How the last token came about: "resampled" (from the residual) or "bonus"."""
+        return FINAL_STATUS[self.final_kind]
+
+    @property
+    def emitted_statuses(self) -> tuple[TokenStatus, ...]:
+        """One status per emitted token: the kept drafts, then the final token."""
+        return ("accepted",) * self.n_accepted + (self.final_status,)
+
+    @property
     def n_emitted(self) -> int:
         """Tokens this round adds: n_accepted + 1 (the resample or the bonus)."""
         return len(self.emitted_tokens)
 
 
 def _coin(uniforms: Sequence[float], i: int, rng: np.random.Generator | None, what: str) -> float:
+    """Coin i from the given ones, else a fresh draw from ``rng`` (an error without one)."""
     if i < len(uniforms):
         return float(uniforms[i])
     if rng is None:
@@ -161,42 +200,189 @@ def _coin(uniforms: Sequence[float], i: int, rng: np.random.Generator | None, wh
     return float(rng.random())
 
 
+def _check_steps(
+    p_target: np.ndarray,
+    q_draft: np.ndarray,
+    draft_tokens: tuple[int, ...],
+    coins: Sequence[float],
+    rng: np.random.Generator | None,
+) -> tuple[RoundStep, ...]:
+    """Positions 1, 2, ... keep x_i while u_i < min(1, p_i(x_i) / q_i(x_i)).
+
+    Leviathan et al. 2023, Algorithm 1: stop at the first rejection. A coin is
+    taken (or drawn) only for a position that is checked.
+    """
+    idx = np.arange(len(draft_tokens))
+    p_x, q_x = p_target[idx, draft_tokens], q_draft[idx, draft_tokens]  # (K,), (K,)
+    accept = np.atleast_1d(acceptance_probability(p_x, q_x))  # (K,) one vectorised call
+    steps: list[RoundStep] = []
+    for i, x in enumerate(draft_tokens):
+        px, qx, a = float(p_x[i]), float(q_x[i]), float(accept[i])
+        u = _coin(coins, i, rng, f"the coin for position {i + 1}")
+        step = RoundStep(
+            position=i,
+            token=x,
+            p_x=px,
+            q_x=qx,
+            ratio=px / qx,
+            acceptance_probability=a,
+            coin=u,
+            accepted=u < a,
+        )
+        steps.append(step)
+        if not step.accepted:
+            break
+    return tuple(steps)
+
+
+def decide_round(
+    p_target: np.ndarray,
+    q_draft: np.ndarray,
+    draft_tokens: tuple[int, ...],
+    *,
+    coins: Sequence[float] = (),
+    final_token: int | None = None,
+    rng: np.random.Generator | None = None,
+) -> RoundResult:
+    """The acceptance rule, once: the decisions of one round on checked inputs.
+
+    Leviathan et al. 2023, Algorithm 1 (seed 000, Steps 3-6): keep x_i while
+    u_i < min(1, p_i(x_i) / q_i(x_i)); at the first rejection i emit a sample of
+    norm(max(0, p_i - q_i)), and after K kept drafts the bonus from p_{K+1}.
+    p_target (K+1, V) and q_draft (K, V) are valid rows, draft_tokens K ids with
+    q > 0, coins up to K uniforms in [0, 1): nothing is checked here (see
+    :func:`validate_round`). Missing coins and the final uniform are drawn
+    from ``rng`` in order (one per checked position, then one), so a seeded
+    ``rng`` replays the round. A given ``final_token`` is used as it is.
+    """
+    k = len(draft_tokens)
+    steps = _check_steps(p_target, q_draft, draft_tokens, coins, rng)
+    n_accepted = len(steps) - (not steps[-1].accepted) if steps else 0
+    if n_accepted < k:
+        kind: FinalKind = "resample"
+        leftover, dist = _residual(p_target[n_accepted], q_draft[n_accepted])  # (V,), (V,)
+    else:
+        kind, leftover, dist = "bonus", None, p_target[k].copy()
+    u_final = None if final_token is not None else _coin((), 0, rng, f"the {kind} token")
+    token = int(sample_index(dist, u_final)) if final_token is None else int(final_token)
+    return RoundResult(
+        k_drafts=k,
+        draft_tokens=draft_tokens,
+        steps=steps,
+        n_accepted=n_accepted,
+        final_kind=kind,
+        final_position=n_accepted,
+        final_token=token,
+        final_coin=u_final,
+        final_distribution=dist,
+        residual_unnormalised=leftover,
+        emitted_tokens=draft_tokens[:n_accepted] + (token,),
+    )
+
+
 def _draft_rows(q_rows) -> np.ndarray:
     """Checked draft rows (K, V): K in 1..MAX_K, each row a distribution."""
-    try:
-        q_arr = np.array(q_rows, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as err:
-        raise InvalidDistributionError(f"q_rows: not a table of numbers ({err}).") from None
+    q_arr = as_float_array(q_rows, "q_rows: not a table of numbers")
     if q_arr.ndim != 2:
         raise InvalidDistributionError(f"q_rows must have shape (K, V), got {q_arr.shape}.")
     return validate_rows(q_arr, "q", check_k(q_arr.shape[0]))
 
 
-def _check_round_inputs(p_rows, q_rows, draft_tokens, uniforms):
-    q_draft = _draft_rows(q_rows)  # (K, V)
-    k = q_draft.shape[0]
-    v = q_draft.shape[1]
-    p_target = validate_rows(p_rows, "p", k + 1, v)  # (K+1, V)
-    tokens = tuple(int(t) for t in np.asarray(draft_tokens).reshape(-1))
-    if len(tokens) != k:
-        raise InvalidParameterError(f"draft_tokens: got {len(tokens)} tokens for K = {k}.")
+def _shown(value: object, width: int = 20) -> str:
+    """A value for an error message, cut to ``width`` characters (a huge int stays short)."""
+    plain = value.item() if isinstance(value, np.generic) else value  # np.int64(3) -> 3
+    text = str(plain) if type(plain) is int else repr(plain)
+    return text if len(text) <= width else text[:width] + "…"
+
+
+def _token_ids(draft_tokens) -> list:
+    """The entries of a flat list of token ids, or an error for text and non-lists."""
+    if isinstance(draft_tokens, (str, bytes)):
+        raise InvalidParameterError("draft_tokens must be a list of token ids, got text.")
+    try:
+        return list(draft_tokens)
+    except TypeError:
+        raise InvalidParameterError(
+            f"draft_tokens must be a list of token ids, got {_shown(draft_tokens)}."
+        ) from None
+
+
+def _token_id(x, v: int, what: str) -> int:
+    """``x`` as a token id: a whole number (not a bool) in 0..V-1, else an error naming ``what``."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise InvalidParameterError(
+            f"{what} is {_shown(x)}; token ids are whole numbers from 0 to {v - 1}."
+        )
+    if not 0 <= x < v:
+        raise InvalidParameterError(f"{what} is {_shown(x)}; token ids run from 0 to {v - 1}.")
+    return int(x)
+
+
+def _check_draft_tokens(draft_tokens, q_draft: np.ndarray) -> tuple[int, ...]:
+    """K whole-number token ids in 0..V-1, each with q_i(x_i) > 0 (the draft could sample it)."""
+    k, v = q_draft.shape
+    entries = _token_ids(draft_tokens)
+    if len(entries) != k:
+        raise InvalidParameterError(f"draft_tokens: got {len(entries)} tokens for K = {k}.")
+    tokens = tuple(
+        _token_id(x, v, f"draft token at position {i + 1}") for i, x in enumerate(entries)
+    )
     for i, x in enumerate(tokens):
-        if not 0 <= x < v:
-            raise InvalidParameterError(
-                f"draft token at position {i + 1} is {x}; token ids run from 0 to {v - 1}."
-            )
         if q_draft[i, x] <= 0:
             raise InvalidParameterError(
                 f"draft token at position {i + 1} (id {x}) has q = 0: the draft cannot have "
                 "sampled it. Pick a token with q > 0."
             )
-    coins = tuple(float(u) for u in (uniforms or ()))
-    if len(coins) > k:
-        raise InvalidParameterError(f"uniforms: got {len(coins)} coins for K = {k}.")
-    for i, u in enumerate(coins, start=1):
+    return tokens
+
+
+def _check_coins(uniforms, k: int) -> tuple[float, ...]:
+    """Up to K coins in [0, 1) from a list, tuple or 1-D array (None: no coins)."""
+    if uniforms is None:
+        return ()
+    arr = as_float_array(uniforms, "uniforms: not a list of numbers", InvalidParameterError)
+    if arr.ndim != 1:
+        raise InvalidParameterError(
+            f"uniforms must be a list of up to K = {k} coins such as [0.5, 0.72], "
+            f"got an array of shape {arr.shape}."
+        )
+    if arr.size > k:
+        raise InvalidParameterError(
+            f"uniforms: got {arr.size} coins for K = {k}; give at most one per draft position."
+        )
+    for i, u in enumerate(arr.tolist(), start=1):
         if not 0.0 <= u < 1.0:
             raise InvalidParameterError(f"uniforms: coin {i} is {u!r}; coins lie in [0, 1).")
-    return p_target, q_draft, tokens, coins
+    return tuple(arr.tolist())
+
+
+@dataclass(frozen=True)
+class RoundInputs:
+    """The checked inputs of one round, ready for :func:`decide_round`."""
+
+    p_target: np.ndarray  # (K+1, V)
+    q_draft: np.ndarray  # (K, V)
+    draft_tokens: tuple[int, ...]  # (K,)
+    coins: tuple[float, ...]  # up to K uniforms in [0, 1)
+    final_token: int | None = None  # a token id in 0..V-1, or None to draw it
+
+
+def validate_round(p_rows, q_rows, draft_tokens, uniforms=None, final_token=None) -> RoundInputs:
+    """Check one round's inputs; raise a :class:`SpecDecError` naming what is wrong.
+
+    q_rows (K, V) with K in 1..MAX_K, p_rows (K+1, V), every row a
+    distribution; K draft ids with q_i(x_i) > 0; up to K coins in [0, 1);
+    a final token id in 0..V-1 or None.
+    """
+    q_draft = _draft_rows(q_rows)  # (K, V)
+    k, v = q_draft.shape
+    return RoundInputs(
+        p_target=validate_rows(p_rows, "p", k + 1, v),  # (K+1, V)
+        q_draft=q_draft,
+        draft_tokens=_check_draft_tokens(draft_tokens, q_draft),
+        coins=_check_coins(uniforms, k),
+        final_token=None if final_token is None else _token_id(final_token, v, "final token"),
+    )
 
 
 def verify_round(
@@ -217,48 +403,25 @@ def verify_round(
     a sample of norm(max(0, p_i - q_i)); if all K are kept the bonus comes
     from p_{K+1}. ``uniforms`` (up to K coins) and ``final_token`` replay a
     given round (seed 000's "suppose it comes up 0.72"); what is not given is
-    drawn from ``rng``.
+    drawn from ``rng``. Checks the inputs (:func:`validate_round`), then
+    decides with the one kernel, :func:`decide_round`.
     """
-    p_target, q_draft, tokens, coins = _check_round_inputs(p_rows, q_rows, draft_tokens, uniforms)
-    k = len(tokens)
-    steps: list[RoundStep] = []
-    for i, x in enumerate(tokens):
-        p_x, q_x = float(p_target[i, x]), float(q_draft[i, x])
-        a = acceptance_probability(p_x, q_x)
-        u = _coin(coins, i, rng, f"the coin for position {i + 1}")
-        steps.append(RoundStep(i, x, p_x, q_x, p_x / q_x, a, u, u < a))
-        if not steps[-1].accepted:
-            break
-    n_accepted = sum(s.accepted for s in steps)
-    if n_accepted < k:
-        kind = "resample"
-        leftover = np.maximum(0.0, p_target[n_accepted] - q_draft[n_accepted])  # (V,)
-        dist = residual_distribution(p_target[n_accepted], q_draft[n_accepted])
-    else:
-        kind, leftover, dist = "bonus", None, p_target[k].copy()
-    if final_token is None:
-        u_final = _coin((), 0, rng, f"the {kind} token")
-        token = int(sample_index(dist, u_final))
-    else:
-        u_final, token = None, int(final_token)
-        if not 0 <= token < dist.size or dist[token] <= 0:
-            raise InvalidParameterError(
-                f"final token {token} has probability 0 under the {kind} distribution; "
-                "choose a token with positive probability there."
-            )
-    return RoundResult(
-        k_drafts=k,
-        draft_tokens=tokens,
-        steps=tuple(steps),
-        n_accepted=n_accepted,
-        final_kind=kind,
-        final_position=n_accepted,
-        final_token=token,
-        final_coin=u_final,
-        final_distribution=dist,
-        residual_unnormalised=leftover,
-        emitted_tokens=tokens[:n_accepted] + (token,),
+    checked = validate_round(p_rows, q_rows, draft_tokens, uniforms, final_token)
+    result = decide_round(
+        checked.p_target,
+        checked.q_draft,
+        checked.draft_tokens,
+        coins=checked.coins,
+        final_token=checked.final_token,
+        rng=rng,
     )
+    token, dist = result.final_token, result.final_distribution
+    if checked.final_token is not None and dist[token] <= 0:
+        raise InvalidParameterError(
+            f"final token {token} has probability 0 under the {result.final_kind} distribution; "
+            "choose a token with positive probability there."
+        )
+    return result
 
 
 def draft_from(q_rows, rng: np.random.Generator) -> tuple[int, ...]:

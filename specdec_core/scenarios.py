@@ -38,6 +38,7 @@ class RoundScenario:
 
     @property
     def k_drafts(self) -> int:
+        """K, the number of drafted tokens in the scenario."""
         return len(self.draft_tokens)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
@@ -113,7 +114,9 @@ SCENARIOS: dict[str, RoundScenario | TheoryScenario] = {
                 "emitted": ("A", "A"),
                 "final_kind": "resample",
             },
-            note="Seed 000 is inconsistent here: it sets p(B) = 0.10 (so alpha(B) = 0.333 and "
+            note="The seed's numbers for B do not fit together, so this preset uses a coin of "
+            "0.90 to reject B. In detail: seed 000 is inconsistent here: it sets p(B) = 0.10 "
+            "(so alpha(B) = 0.333 and "
             "its coin 0.65 rejects) but computes the residual from p = [0.40, 0.25, 0.20, 0.10, "
             "0.05], where p(B) = 0.25. No pair of distributions gives both: with q(B) = 0.30 "
             "and p(B) = 0.10 the residual mass 1 - alpha is at least 0.20, but the seed's "

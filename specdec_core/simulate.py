@@ -2,52 +2,172 @@
 
 Each round draws K draft tokens x_i ~ q_i, K coins u_i ~ U[0, 1) and one
 uniform for the last token, exactly as :func:`specdec_core.verify_round`
-does one at a time, but for a whole block of rounds per numpy call. Besides
-the correct algorithm it runs deliberately broken VARIANTS, so that a
-student can watch the chi-square test catch each bug.
+does one at a time, but for a whole chunk of rounds per numpy call (the steps
+live in :mod:`specdec_core.montecarlo`). Besides the correct algorithm it runs
+deliberately broken VARIANTS, so that a student can watch the chi-square test
+catch each bug. ``SIMULATED_VARIANTS`` is the one registry of rules: name ->
+display label, description, per-run tables and per-chunk simulator.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any
 
 import numpy as np
 from scipy.stats import chi2
 
-from .distributions import check_k, validate_rows
-from .errors import MAX_ROUNDS, MAX_SIM_CELLS, InvalidDistributionError, InvalidParameterError
-from .sampling import acceptance_probability, residual_distribution
+from .distributions import as_float_array, check_k, validate_rows
+from .errors import (
+    MAX_ROUNDS,
+    MAX_SIM_CELLS,
+    InvalidDistributionError,
+    InvalidParameterError,
+    mismatch_message,
+)
+from .montecarlo import ChunkOutcome, RoundTables, correct_tables, count_step, rounds_chunk
 from .theory import tokens_per_round_distribution
+from .variants_sim import candidates_chunk, multidraft_tables, typical_tables
 
-VARIANTS: dict[str, str] = {
-    "correct": "As published: keep x with probability min(1, p/q), replace the first rejected "
-    "token by a sample of norm(max(0, p - q)), and draw a bonus token from p when all K are kept.",
-    "resample_from_p": "Bug: a rejected token is replaced by a sample of p instead of the residual "
-    "max(0, p - q). Tokens the draft already over-proposes come out too often.",
-    "accept_if_p_ge_q": "Bug: keep x if and only if p(x) >= q(x), a rule some tutorials state, "
-    "instead of keeping it with probability min(1, p/q).",
-    "ratio_with_wrong_q": "Bug: the draft proposes its top token greedily, but the ratio still "
-    "uses its softmax q. The q in p/q must be the distribution the draft really sampled from.",
-    "no_bonus": "Bug: when all K drafts are kept, no bonus token is drawn. The tokens still follow "
-    "p, but rounds are shorter: only the tokens-per-round law catches this one.",
+
+@dataclass(frozen=True)
+class SimulatedVariant:
+    """One rule the Monte Carlo can run: its names, its tables and its chunk of rounds.
+
+    ``tables(p_rows, q_rows, **options)`` runs once per run and returns what the
+    chunks reuse (a :class:`RoundTables`, or any object the variant's own
+    ``chunk`` reads); it checks its option values and raises a ``SpecDecError``.
+    ``chunk(tables, n, rng)`` simulates n rounds, vectorised, and returns a
+    :class:`ChunkOutcome`; counting is shared. ``options`` names the keyword
+    options ``simulate_rounds`` may pass on to ``tables``.
+    """
+
+    label: str  # display name for menus ("Bug: ..." for a broken rule)
+    description: str  # what it does, and what is wrong with it
+    tables: Callable[..., Any]  # (p_rows (K+1, V), q_rows (K, V), **options), once per run
+    chunk: Callable[[Any, int, np.random.Generator], ChunkOutcome]  # n rounds at a time
+    options: tuple[str, ...] = ()  # keyword options simulate_rounds passes on to ``tables``
+
+
+def _tables_accept_if_p_ge_q(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTables:
+    """Broken rule: A_i(x) = 1 if p_i(x) >= q_i(x) else 0 (no coin decides)."""
+    right = correct_tables(p_rows, q_rows)
+    k = q_rows.shape[0]
+    return replace(right, accept=(p_rows[:k] >= q_rows).astype(np.float64))
+
+
+def _tables_resample_from_p(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTables:
+    """Broken rule: after a rejection at position i the token comes from p_i, not the residual."""
+    return replace(correct_tables(p_rows, q_rows), final_rows=p_rows.copy())
+
+
+# The variant vocabulary, defined once: name -> labels, tables and chunk simulator.
+# To add a rule, add one entry here (its chunk function may live in another module).
+SIMULATED_VARIANTS: dict[str, SimulatedVariant] = {
+    "correct": SimulatedVariant(
+        label="Correct algorithm",
+        description="As published: keep x with probability min(1, p/q), replace the first "
+        "rejected token by a sample of norm(max(0, p - q)), and draw a bonus token from p when "
+        "all K are kept.",
+        tables=correct_tables,
+        chunk=rounds_chunk,
+    ),
+    "resample_from_p": SimulatedVariant(
+        label="Bug: resample from p",
+        description="Bug: a rejected token is replaced by a sample of p instead of the residual "
+        "max(0, p - q). Tokens the draft already over-proposes come out too often.",
+        tables=_tables_resample_from_p,
+        chunk=rounds_chunk,
+    ),
+    "accept_if_p_ge_q": SimulatedVariant(
+        label="Bug: accept when p >= q",
+        description="Bug: keep x if and only if p(x) >= q(x), a rule some tutorials state, "
+        "instead of keeping it with probability min(1, p/q).",
+        tables=_tables_accept_if_p_ge_q,
+        chunk=rounds_chunk,
+    ),
+    "ratio_with_wrong_q": SimulatedVariant(
+        label="Bug: greedy draft, softmax q in the ratio",
+        description="Bug: the draft proposes its top token greedily, but the ratio still uses "
+        "its softmax q. The q in p/q must be the distribution the draft really sampled from.",
+        tables=correct_tables,
+        chunk=partial(rounds_chunk, greedy_draft=True),
+    ),
+    "no_bonus": SimulatedVariant(
+        label="Bug: no bonus token",
+        description="Bug: when all K drafts are kept, no bonus token is drawn. The tokens still "
+        "follow p, but rounds are shorter: only the tokens-per-round law catches this one.",
+        tables=correct_tables,
+        chunk=partial(rounds_chunk, bonus=False),
+    ),
 }
-_CHUNK = 1 << 16  # rounds per numpy block: keeps the working set in cache
+VARIANTS: dict[str, str] = {name: v.description for name, v in SIMULATED_VARIANTS.items()}
+VARIANT_LABELS: dict[str, str] = {name: v.label for name, v in SIMULATED_VARIANTS.items()}
+# Variants of the algorithm itself (issue 11; tables and chunk in specdec_core/variants_sim.py),
+# run by the Variants lab. Kept apart from VARIANTS, the Losslessness lab's correct-or-bug menu.
+ALGORITHM_VARIANTS: dict[str, SimulatedVariant] = {
+    "multi_draft": SimulatedVariant(
+        label="Multi-draft (SpecInfer)",
+        description="m candidates per position, tried in order with min(1, p_i/q); after each "
+        "rejection the target shrinks to its residual norm(max(0, p_i - q)). Lossless.",
+        tables=multidraft_tables,
+        chunk=candidates_chunk,
+        options=("n_candidates",),
+    ),
+    "multi_draft_no_residual": SimulatedVariant(
+        label="Bug: multi-draft without the residual update",
+        description="Bug: every candidate is tried against the original p, never its residual. "
+        "Later candidates are kept too often.",
+        tables=partial(multidraft_tables, update_residual=False),
+        chunk=candidates_chunk,
+        options=("n_candidates",),
+    ),
+    "typical_acceptance": SimulatedVariant(
+        label="Typical acceptance (Medusa)",
+        description="Keep x iff p(x) > min(epsilon, delta exp(-H(p))), no coin, q never looked "
+        "at; after the kept prefix, argmax p. Faster, NOT lossless.",
+        tables=typical_tables,
+        chunk=candidates_chunk,
+        options=("epsilon", "delta", "after_rejection"),
+    ),
+}
+ALGORITHM_VARIANT_LABELS: dict[str, str] = {n: v.label for n, v in ALGORITHM_VARIANTS.items()}
+_ALL_RULES: dict[str, SimulatedVariant] = SIMULATED_VARIANTS | ALGORITHM_VARIANTS
+CHUNK_ROUNDS = 1 << 16  # rounds per numpy block: bounds a run's memory; part of the seed's stream
 
 
 @dataclass(frozen=True)
 class SimulationResult:
-    """Counts from ``n_rounds`` simulated rounds."""
+    """Counts from ``n_rounds`` simulated rounds (histograms only: no per-round arrays)."""
 
     variant: str
     k_drafts: int
     n_rounds: int
     p_rows: np.ndarray  # (K+1, V) target rows used
     q_rows: np.ndarray  # (K, V) draft rows used
-    n_accepted: np.ndarray  # (n_rounds,) drafts kept in each round, 0..K
-    tokens_per_round: np.ndarray  # (n_rounds,) tokens each round emitted, 1..K+1
     position_counts: np.ndarray  # (K+1, V) emitted tokens by position in the round
     reached: np.ndarray  # (K+1,) rounds that emitted a token at each position
+    n_accepted_counts: np.ndarray  # (K+1,) rounds that kept 0..K drafts
+    tokens_per_round_counts: np.ndarray  # (K+2,) rounds that emitted 0..K+1 tokens
+    keep_probabilities: np.ndarray | None = None  # (K,) a variant's own P(position kept)
+    options: dict[str, Any] = field(default_factory=dict)  # the variant's options, as given
+
+    @property
+    def n_accepted(self) -> np.ndarray:
+        """(n_rounds,) drafts kept in each round, 0..K, in sorted order.
+
+        Rebuilt from ``n_accepted_counts`` (the run keeps counts, not the order of
+        rounds); prefer the counts for large runs.
+        """
+        return np.repeat(np.arange(self.k_drafts + 1, dtype=np.int16), self.n_accepted_counts)
+
+    @property
+    def tokens_per_round(self) -> np.ndarray:
+        """(n_rounds,) tokens each round emitted, 1..K+1, in sorted order (see n_accepted)."""
+        lengths = np.arange(self.k_drafts + 2, dtype=np.int16)
+        return np.repeat(lengths, self.tokens_per_round_counts)
 
     @property
     def emitted_counts(self) -> np.ndarray:
@@ -61,58 +181,40 @@ class SimulationResult:
 
     @property
     def alphas(self) -> np.ndarray:
-        """(K,) alpha_i = sum_x min(p_i, q_i) of the correct algorithm at each position."""
+        """(K,) alpha_i = sum_x min(p_i, q_i) of the correct algorithm at each position,
+        or the variant's own keep probabilities (beta_m for multi-draft) when it has them."""
+        if self.keep_probabilities is not None:
+            return self.keep_probabilities
         return np.clip(np.minimum(self.p_rows[:-1], self.q_rows).sum(axis=1), 0.0, 1.0)
 
     @property
     def drafted_accepted_fraction(self) -> float:
         """Empirical acceptance: drafts kept / drafts checked. Positions after the
         first rejection are never checked and do not count."""
-        checked = np.minimum(self.n_accepted + 1, self.k_drafts).sum()
-        return float(self.n_accepted.sum() / checked)
+        n = np.arange(self.k_drafts + 1)
+        checked = (np.minimum(n + 1, self.k_drafts) * self.n_accepted_counts).sum()
+        return float((n * self.n_accepted_counts).sum() / checked)
 
 
 def _rows(x, name: str, n_rows: int, v: int | None = None) -> np.ndarray:
-    arr = np.asarray(x, dtype=np.float64)
+    """Checked rows (n_rows, V); a 1-D vector is repeated at every position."""
+    arr = as_float_array(x, f"{name}: not an array of numbers")
     if arr.ndim == 1:
         arr = np.tile(arr, (n_rows, 1))
     return validate_rows(arr, name, n_rows, v)
 
 
-def _threshold_sample(cdf: np.ndarray, u: np.ndarray, last: int) -> np.ndarray:
-    """Inverse CDF for a small vocabulary: token = #{j : cdf_j <= u} (one pass per token)."""
-    out = np.zeros(u.shape, dtype=np.intp)
-    for c in cdf[:-1]:
-        out += u >= c
-    return np.minimum(out, last)
-
-
-def _sample_rows(dist_rows: np.ndarray, row_of: np.ndarray | None, u: np.ndarray) -> np.ndarray:
-    """Inverse-CDF sample from ``dist_rows[row_of[r]]`` with uniform ``u[r]``.
-
-    ``row_of`` None means column j of ``u`` (n, J) uses row j.
-    """
-    cdf = np.cumsum(dist_rows, axis=1)  # (R, V)
-    u = u * cdf[:, -1:].T if row_of is None else u * cdf[row_of, -1]
-    lasts = [int(np.flatnonzero(row > 0)[-1]) for row in dist_rows]
-    out = np.empty(u.shape, dtype=np.intp)
-    small = dist_rows.shape[1] <= 32
-    for j, (c, last) in enumerate(zip(cdf, lasts, strict=True)):
-        sel = (slice(None), j) if row_of is None else (row_of == j)
-        uj = u[sel]
-        out[sel] = (
-            _threshold_sample(c, uj, last)
-            if small
-            else np.minimum(np.searchsorted(c, uj, side="right"), last)
-        )
-    return out
-
-
-def _check_simulation(p, q, k, n_rounds, variant):
+def _check_simulation(p, q, k, n_rounds, variant, options=()):
+    """Checked (p_rows (K+1, V), q_rows (K, V), K, n_rounds) of one simulate_rounds call."""
     k = check_k(k)
-    if variant not in VARIANTS:
+    if variant not in _ALL_RULES:
         raise InvalidParameterError(
-            f"variant {variant!r} is unknown; choose one of {', '.join(VARIANTS)}."
+            f"variant {variant!r} is unknown; choose one of {', '.join(_ALL_RULES)}."
+        )
+    if unknown := sorted(set(options) - set(_ALL_RULES[variant].options)):
+        raise InvalidParameterError(
+            f"option(s) {', '.join(unknown)} do not apply to variant {variant!r}; allowed: "
+            f"{', '.join(_ALL_RULES[variant].options) or 'none'}."
         )
     if isinstance(n_rounds, bool) or not isinstance(n_rounds, (int, np.integer)):
         raise InvalidParameterError(f"n_rounds must be a whole number, got {n_rounds!r}.")
@@ -122,31 +224,15 @@ def _check_simulation(p, q, k, n_rounds, variant):
         )
     q_rows = _rows(q, "q", k)  # (K, V)
     v = q_rows.shape[1]
-    p_rows = _rows(p, "p", k + 1, v) if np.ndim(p) == 2 or np.size(p) == v else None
-    if p_rows is None:
-        raise InvalidDistributionError(
-            f"p has {np.size(p)} entries but q has {v}; they must match."
-        )
+    p_arr = as_float_array(p, "p: not an array of numbers")
+    if p_arr.ndim == 1 and p_arr.size != v:
+        raise InvalidDistributionError(mismatch_message(p_arr.size, v))
+    p_rows = _rows(p_arr, "p", k + 1, v)  # (K+1, V)
     if n_rounds * v > MAX_SIM_CELLS:
         raise InvalidParameterError(
             f"n_rounds x V = {n_rounds * v:,} is too large; at most {MAX_SIM_CELLS:,}."
         )
     return p_rows, q_rows, k, int(n_rounds)
-
-
-def _round_tables(p_rows, q_rows, variant):
-    """Acceptance table A (K, V) and last-token tables F (K+1, V) for a variant."""
-    k = q_rows.shape[0]
-    if variant == "accept_if_p_ge_q":
-        accept = (p_rows[:k] >= q_rows).astype(np.float64)
-    else:
-        accept = acceptance_probability(p_rows[:k], q_rows)
-    if variant == "resample_from_p":
-        final = p_rows.copy()
-    else:
-        residuals = [residual_distribution(p, q) for p, q in zip(p_rows, q_rows, strict=False)]
-        final = np.vstack([residuals, p_rows[k]])  # (K+1, V): zip stops at the K draft rows
-    return accept, final
 
 
 def simulate_rounds(
@@ -158,59 +244,50 @@ def simulate_rounds(
     rng: np.random.Generator,
     variant: str = "correct",
     progress: Callable[[float], None] | None = None,
+    **options: Any,
 ) -> SimulationResult:
     """Simulate ``n_rounds`` independent rounds with K drafts each.
 
     p: (V,) or (K+1, V) target rows; q: (V,) or (K, V) draft rows. A 1-D p, q
     is the same at every position (the i.i.d. model behind
-    E[tokens] = (1 - alpha^(K+1)) / (1 - alpha)). ``variant`` picks the
-    correct algorithm or one of the broken ones in ``VARIANTS``.
-    ``progress(fraction)`` is called after each block of rounds.
+    E[tokens] = (1 - alpha^(K+1)) / (1 - alpha), Leviathan et al. 2023, Eq. 1).
+    ``variant`` picks the correct algorithm or one of the broken ones in
+    ``VARIANTS``, or a variant of the algorithm in ``ALGORITHM_VARIANTS``
+    (``variant="multi_draft"`` with ``n_candidates``; ``"typical_acceptance"``
+    with ``epsilon``, ``delta``, ``after_rejection``), whose ``**options`` go to
+    its tables. ``progress(fraction)`` is called after each chunk of rounds.
+
+    Memory: rounds run in chunks of ``CHUNK_ROUNDS`` and only counts are kept,
+    so a run's peak memory does not grow with ``n_rounds``. Seeds: every chunk
+    draws its drafts (n x K uniforms), then its coins (n x K), then its final
+    tokens (n), so the same seed gives exactly the same run for the same
+    ``CHUNK_ROUNDS``; a different chunk size would split the random stream
+    differently and give other (equally valid) numbers. It stays 2^16, the
+    block size the lab has always used, so earlier links show the same counts.
     """
-    p_rows, q_rows, k, n_rounds = _check_simulation(p, q, k, n_rounds, variant)
+    p_rows, q_rows, k, n_rounds = _check_simulation(p, q, k, n_rounds, variant, options)
+    spec = _ALL_RULES[variant]
+    tables = spec.tables(p_rows, q_rows, **options)
     v = q_rows.shape[1]
-    accept, final_rows = _round_tables(p_rows, q_rows, variant)
-    greedy = np.argmax(q_rows, axis=1)  # (K,) for "ratio_with_wrong_q"
-    position_counts = np.zeros((k + 1, v + 1), dtype=np.int64)  # column V = "not emitted"
-    all_accepted = np.empty(n_rounds, dtype=np.int16)
-    tokens_per_round = np.empty(n_rounds, dtype=np.int16)
-    flat_accept = accept.reshape(-1)
-    column_offset = np.arange(k) * v  # (K,)
-    for start in range(0, n_rounds, _CHUNK):
-        n = min(_CHUNK, n_rounds - start)
-        if variant == "ratio_with_wrong_q":
-            drafts = np.broadcast_to(greedy, (n, k))
-        else:
-            drafts = _sample_rows(q_rows, None, rng.random((n, k)))  # (n, K)
-        coins = rng.random((n, k))  # (n, K)
-        kept = coins < flat_accept[drafts + column_offset]  # (n, K)
-        alive = np.ones(n, dtype=bool)
-        n_accepted = np.zeros(n, dtype=np.intp)
-        for j in range(k):
-            alive &= kept[:, j]
-            n_accepted += alive
-        last = _sample_rows(final_rows, n_accepted, rng.random(n))  # (n,)
-        if variant == "no_bonus":
-            last[n_accepted == k] = v
-        for j in range(k):
-            emitted = np.where(n_accepted > j, drafts[:, j], np.where(n_accepted == j, last, v))
-            position_counts[j] += np.bincount(emitted, minlength=v + 1)
-        position_counts[k] += np.bincount(np.where(n_accepted == k, last, v), minlength=v + 1)
-        all_accepted[start : start + n] = n_accepted
-        tokens_per_round[start : start + n] = n_accepted + (last != v)
+    totals = None
+    for start in range(0, n_rounds, CHUNK_ROUNDS):
+        n = min(CHUNK_ROUNDS, n_rounds - start)
+        counts = count_step(spec.chunk(tables, n, rng), v)
+        totals = counts if totals is None else totals + counts
         if progress is not None:
             progress((start + n) / n_rounds)
-    counts = position_counts[:, :v]
     return SimulationResult(
         variant=variant,
         k_drafts=k,
         n_rounds=n_rounds,
         p_rows=p_rows,
         q_rows=q_rows,
-        n_accepted=all_accepted,
-        tokens_per_round=tokens_per_round,
-        position_counts=counts,
-        reached=counts.sum(axis=1),
+        position_counts=totals.position_counts,
+        reached=totals.position_counts.sum(axis=1),
+        n_accepted_counts=totals.n_accepted_counts,
+        tokens_per_round_counts=totals.tokens_per_round_counts,
+        keep_probabilities=getattr(tables, "keep_probabilities", None),
+        options=dict(options),
     )
 
 
@@ -296,6 +373,6 @@ def losslessness_test(
     p_value = 1.0 if dof == 0 else (0.0 if not np.isfinite(stat) else float(chi2.sf(stat, dof)))
     observed = result.emitted_counts.astype(np.float64)
     pooled = GoodnessOfFit(stat, dof, p_value, observed, result.expected_counts)
-    lengths = np.bincount(result.tokens_per_round, minlength=result.k_drafts + 2)[1:]  # (K+1,)
+    lengths = result.tokens_per_round_counts[1:]  # (K+1,) rounds of 1..K+1 tokens
     law = tokens_per_round_distribution(result.alphas)
     return LosslessnessReport(pooled, chi_square_test(lengths, law), significance)

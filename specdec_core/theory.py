@@ -12,19 +12,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from .distributions import check_k
+from .distributions import as_float_array, check_k
 from .errors import MAX_K_THEORY, InvalidParameterError
 
 
 def _alpha(alpha) -> np.ndarray:
-    a = np.asarray(alpha, dtype=np.float64)
+    """Checked acceptance rate(s) alpha in [0, 1], as a float array."""
+    a = as_float_array(alpha, "alpha must be a number in [0, 1]", InvalidParameterError)
     if not np.all(np.isfinite(a) & (a >= 0) & (a <= 1)):
         raise InvalidParameterError("alpha must lie in [0, 1] (it is a probability).")
     return a
 
 
 def _k(k) -> np.ndarray:
-    k_arr = np.asarray(k)
+    """Checked draft length(s) K, whole numbers in 1..MAX_K_THEORY, as an int array."""
+    try:
+        k_arr = np.asarray(k)
+    except (ValueError, OverflowError):  # ragged nested lists
+        raise InvalidParameterError(f"K must be a whole number, got {k!r}.") from None
     if k_arr.dtype.kind not in "iu" and not (
         k_arr.dtype.kind == "f" and np.all(np.isfinite(k_arr)) and np.all(k_arr == np.round(k_arr))
     ):
@@ -35,8 +40,11 @@ def _k(k) -> np.ndarray:
 
 
 def _costs(c_q, c_p) -> tuple[np.ndarray, np.ndarray]:
-    cq = np.asarray(c_q, dtype=np.float64)
-    cp = np.asarray(c_p, dtype=np.float64)
+    """Checked costs: c_q >= 0 per draft step, c_p > 0 per target pass (float arrays)."""
+    cq = as_float_array(c_q, "c_q (cost of one draft step) must be a number", InvalidParameterError)
+    cp = as_float_array(
+        c_p, "c_p (cost of one target pass) must be a number", InvalidParameterError
+    )
     if not np.all(np.isfinite(cq) & (cq >= 0)):
         raise InvalidParameterError("c_q (cost of one draft step) must be a finite number >= 0.")
     if not np.all(np.isfinite(cp) & (cp > 0)):
@@ -45,6 +53,7 @@ def _costs(c_q, c_p) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _out(x: np.ndarray):
+    """A float for a 0-d result, the array otherwise."""
     return float(x) if x.ndim == 0 else x
 
 

@@ -2,13 +2,10 @@
 
 Pure functions of a :class:`specdec_core.SimulationResult` (or of p and q):
 they return plotly figures and pandas tables and never read widgets. The
-lab's presets and limits live here, so that the page, its tests and the
-benchmark share them.
+lab's presets and limits live in :mod:`specdec_ui.presets`.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -20,79 +17,6 @@ from .text import plotly_escape
 from .theme import COLORS, PATTERN, make_figure
 
 SIMULATED = "#7F7F7F"  # neutral grey for simulated counts (the theme's colours are concepts)
-MIN_ROUNDS, MAX_ROUNDS_PAGE, DEFAULT_ROUNDS = 1_000, 500_000, 100_000
-DEFAULT_K = 4
-SIGNIFICANCE = 1e-3
-
-
-@dataclass(frozen=True)
-class LabPreset:
-    """A target p and a draft q to test, with where they come from."""
-
-    key: str
-    label: str
-    p_text: str
-    q_text: str
-    labels: tuple[str, ...]
-    lesson: str
-
-
-LAB_PRESETS: dict[str, LabPreset] = {
-    p.key: p
-    for p in (
-        LabPreset(
-            "000",
-            "Seed 000: p = [0.40, 0.25, 0.20, 0.10, 0.05]",
-            "0.40, 0.25, 0.20, 0.10, 0.05",
-            "0.30, 0.30, 0.15, 0.15, 0.10",
-            ("A", "B", "C", "D", "E"),
-            "The seed's worked example: alpha = 0.85, a good draft.",
-        ),
-        LabPreset(
-            "003-I",
-            "Seed 003 Ex 9: over-confident draft (Paris 0.9)",
-            "0.40, 0.35, 0.25",
-            "0.90, 0.05, 0.05",
-            ("Paris", "London", "Rome"),
-            "The draft puts 0.9 on the top token; alpha is only 0.5.",
-        ),
-        LabPreset(
-            "003-D",
-            "Seed 003 Ex 4: the target forbids a token",
-            "0.50, 0.30, 0.20, 0",
-            "0.20, 0.20, 0.20, 0.40",
-            ("yes", "no", "maybe", "never"),
-            "'never' has p = 0: it must never come out, however often the draft proposes it.",
-        ),
-        LabPreset(
-            "close",
-            "Teaching pair: a close draft (alpha = 0.95)",
-            "0.35, 0.30, 0.20, 0.10, 0.05",
-            "0.30, 0.30, 0.20, 0.10, 0.10",
-            ("A", "B", "C", "D", "E"),
-            "A draft that almost agrees: most rounds keep all K drafts.",
-        ),
-        LabPreset(
-            "far",
-            "Teaching pair: a poor draft (alpha = 0.20)",
-            "0.05, 0.05, 0.10, 0.80",
-            "0.80, 0.10, 0.05, 0.05",
-            ("A", "B", "C", "D"),
-            "A draft that mostly disagrees: most rounds emit one token, still from p.",
-        ),
-        LabPreset(
-            "equal",
-            "Teaching pair: a perfect draft (p = q, alpha = 1)",
-            "0.40, 0.30, 0.20, 0.10",
-            "0.40, 0.30, 0.20, 0.10",
-            ("A", "B", "C", "D"),
-            "Nothing is ever rejected: every round emits K + 1 tokens. Bugs in the "
-            "rejection path cannot show here.",
-        ),
-    )
-}
-DEFAULT_LAB_PRESET = "000"
-CUSTOM = "custom"
 
 
 def overlap_figure(p_target, q_draft, labels) -> go.Figure:
@@ -241,6 +165,68 @@ def tokens_per_round_figure(result: sc.SimulationResult) -> go.Figure:
         title=f"Tokens per round over {result.n_rounds:,} rounds (K = {k})",
         xaxis={"title": {"text": "tokens emitted in the round"}, "dtick": 1},
         yaxis={"title": {"text": "share of rounds"}, "rangemode": "tozero"},
+    )
+
+
+NOISE_Z = 3.0  # the band is +-3 standard deviations: a correct run leaves it ~0.3 % per token
+
+
+def lossless_noise_sd(result: sc.SimulationResult) -> np.ndarray:
+    """(V,) standard deviation of each token's emitted share under a lossless sampler.
+
+    Given the rounds that reached position j (``reached_j``), a lossless sampler emits
+    there a Multinomial(reached_j, p_j) count, so Var(count_x) = sum_j reached_j
+    p_j(x) (1 - p_j(x)); the share divides by the N tokens emitted in all.
+    """
+    var = (result.reached[:, None] * result.p_rows * (1.0 - result.p_rows)).sum(axis=0)  # (V,)
+    return np.sqrt(var) / result.reached.sum()
+
+
+def difference_figure(result: sc.SimulationResult, labels) -> go.Figure:
+    """Simulated share minus p's share per token, inside the correct sampler's noise band.
+
+    The band is +-``NOISE_Z`` standard deviations (``lossless_noise_sd``): a correct run
+    stays inside it, while a bug of a few hundredths sticks out of it (issue 10: the bars
+    of the histogram looked the same to the eye). Traces: "noise band", "simulated − p".
+    """
+    x = [plotly_escape(lab) for lab in labels]
+    total = result.reached.sum()
+    diff = result.emitted_counts / total - result.expected_counts / total  # (V,)
+    band = NOISE_Z * lossless_noise_sd(result)  # (V,)
+    outside = np.abs(diff) > band
+    traces = [
+        {
+            "type": "bar",
+            "x": x,
+            "y": 2 * band,
+            "base": -band,
+            "name": f"noise of the correct algorithm (±{NOISE_Z:g} sd)",
+            "marker": {"color": COLORS["discarded"], "opacity": 0.35},
+            "hovertemplate": "%{x}: band ±%{customdata:.4f}<extra></extra>",
+            "customdata": band,
+        },
+        {
+            "type": "scatter",
+            "x": x,
+            "y": diff,
+            "mode": "markers",
+            "name": "simulated − p",
+            "marker": {
+                "symbol": ["x" if o else "circle" for o in outside],
+                "size": 16,
+                "color": [COLORS["rejected"] if o else COLORS["q"] for o in outside],
+                "line": {"width": 2},
+            },
+            "hovertemplate": "%{x}: simulated − p = %{y:+.4f}<extra></extra>",
+        },
+    ]
+    reach = float(max(np.abs(diff).max(), band.max())) * 1.3
+    return make_figure(
+        traces,
+        title="Simulated share minus p, with the noise of a correct run",
+        xaxis={"title": {"text": "token"}, "type": "category"},
+        yaxis={"title": {"text": "simulated − p"}, "range": [-reach, reach], "zeroline": True},
+        barmode="overlay",
     )
 
 

@@ -129,50 +129,50 @@ def position_bars_figure(
         vertical_spacing=0.5 / rows,
     )
     for i, pos in enumerate(positions):
-        r, c = i // columns + 1, i % columns + 1
-        bars = list(pos.bars[:n_bars])
-        if pos.token >= 0 and all(t != pos.token for t, _, _ in bars):
-            bars[-1] = next(b for b in pos.bars if b[0] == pos.token)
-        labels = [
-            ("▶" if t == pos.token else "") + plotly_escape(repr(vocab[t])) for t, _, _ in bars
-        ]
-        outline = [3 if t == pos.token else 0 for t, _, _ in bars]
-        fig.add_trace(
-            go.Bar(
-                x=labels,
-                y=[p for _, p, _ in bars],
-                name="p (target)",
-                marker={"color": COLORS["p"], "line": {"width": outline, "color": "#000"}},
-                legendgroup="p",
-                showlegend=i == 0,
-                hovertemplate="%{x}: p = %{y:.3f}<extra></extra>",
-            ),
-            row=r,
-            col=c,
-        )
-        if pos.status != "bonus":
-            fig.add_trace(
-                go.Bar(
-                    x=labels,
-                    y=[q for _, _, q in bars],
-                    name="q (draft)",
-                    marker={
-                        "color": COLORS["q"],
-                        "pattern": {"shape": PATTERN["q"]},
-                        "line": {"width": outline, "color": "#000"},
-                    },
-                    legendgroup="q",
-                    showlegend=i == 0,
-                    hovertemplate="%{x}: q = %{y:.3f}<extra></extra>",
-                ),
-                row=r,
-                col=c,
-            )
+        for trace in _position_traces(pos, vocab, n_bars, show_legend=i == 0):
+            fig.add_trace(trace, row=i // columns + 1, col=i % columns + 1)
     base_layout(fig, height=80 + 230 * rows)
     fig.update_yaxes(range=[0, 1], fixedrange=True)
     fig.update_xaxes(tickangle=-45, fixedrange=True, tickfont={"size": 12})
     fig.update_annotations(font_size=13)
     return fig
+
+
+def _position_traces(pos, vocab: Sequence[str], n_bars: int, *, show_legend: bool) -> list:
+    """The p bars (and the q bars, except at the bonus position) of one position."""
+    bars = list(pos.bars[:n_bars])
+    if pos.token >= 0 and all(t != pos.token for t, _, _ in bars):
+        bars[-1] = next(b for b in pos.bars if b[0] == pos.token)
+    labels = [("▶" if t == pos.token else "") + plotly_escape(repr(vocab[t])) for t, _, _ in bars]
+    outline = [3 if t == pos.token else 0 for t, _, _ in bars]
+    traces = [
+        go.Bar(
+            x=labels,
+            y=[p for _, p, _ in bars],
+            name="p (target)",
+            marker={"color": COLORS["p"], "line": {"width": outline, "color": "#000"}},
+            legendgroup="p",
+            showlegend=show_legend,
+            hovertemplate="%{x}: p = %{y:.3f}<extra></extra>",
+        )
+    ]
+    if pos.status != "bonus":
+        traces.append(
+            go.Bar(
+                x=labels,
+                y=[q for _, _, q in bars],
+                name="q (draft)",
+                marker={
+                    "color": COLORS["q"],
+                    "pattern": {"shape": PATTERN["q"]},
+                    "line": {"width": outline, "color": "#000"},
+                },
+                legendgroup="q",
+                showlegend=show_legend,
+                hovertemplate="%{x}: q = %{y:.3f}<extra></extra>",
+            )
+        )
+    return traces
 
 
 def coin_figure(positions) -> go.Figure:

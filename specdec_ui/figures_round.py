@@ -10,10 +10,12 @@ before it reaches a figure, so ``<img src=x onerror=...>`` shows as text.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 import numpy as np
 import plotly.graph_objects as go
+
+import specdec_core as sc
 
 from .text import plotly_escape
 from .theme import COLORS, PATTERN, STATUS_SYMBOL, STATUS_WORD, make_figure
@@ -23,7 +25,8 @@ if TYPE_CHECKING:
 
 DIM = 0.35  # opacity of the bars that are not the token in focus
 PENDING_FILL = "#DDDDDD"  # a draft that has not been checked yet
-CHIP_STATUSES = ("accepted", "rejected", "discarded", "resampled", "bonus", "pending")
+# Every status a chip can show: the core's DraftStatus, its final-token statuses, "pending".
+CHIP_STATUSES = (*get_args(sc.DraftStatus), *sc.FINAL_STATUS.values(), "pending")
 CHIP_LABEL_MAX = 7  # characters of a label shown inside a chip (the hover shows all)
 ROW_DRAFT = "drafts"
 ROW_OUTPUT = "output"
@@ -177,6 +180,51 @@ def residual_figure(
     return _figure(data, layout, title=title, height=360)
 
 
+COIN_BAR_WIDTH = 0.5  # of the category: room above the bar for the coin's label
+
+
+def _zone_bar(
+    name: str, width: float, color: str, text: str, hover: str, anchor: str, **marker
+) -> dict:
+    """One zone of the coin bar (keep or reject), labelled in words as well as colour."""
+    return {
+        "type": "bar",
+        "name": name,
+        "y": ["coin"],
+        "x": [width],
+        "orientation": "h",
+        "marker": {"color": color, **marker},
+        "text": [text],
+        "textposition": "inside",
+        "insidetextanchor": anchor,  # the coin's diamond sits anywhere: text at the ends
+        "width": [COIN_BAR_WIDTH],
+        "textfont": {"color": "#000000"},
+        "hovertemplate": hover,
+    }
+
+
+def _coin_marker(u: float) -> dict:
+    """The coin u as a diamond with its value written above it."""
+    return {
+        "type": "scatter",
+        "name": f"coin u = {u:.3g}",
+        "x": [float(u)],
+        "y": ["coin"],
+        "mode": "markers+text",
+        "text": [f"u = {u:.3g}"],
+        "textposition": "top center",
+        "textfont": {"color": "#000000", "size": 16},
+        "marker": {
+            "symbol": "diamond",
+            "size": 26,
+            "color": COLORS["coin"],
+            "line": {"color": "#FFFFFF", "width": 2},
+        },
+        "hovertemplate": "coin u = %{x:.4g}<extra></extra>",
+        "cliponaxis": False,
+    }
+
+
 def coin_figure(a: float, u: float | None = None, *, title: str = "") -> go.Figure:
     """The acceptance probability a as a [0, 1] bar: keep zone [0, a), reject zone [a, 1).
 
@@ -185,124 +233,67 @@ def coin_figure(a: float, u: float | None = None, *, title: str = "") -> go.Figu
     """
     a = float(a)
     data = [
-        {
-            "type": "bar",
-            "name": f"{STATUS_SYMBOL['accepted']} keep if u < a",
-            "y": ["coin"],
-            "x": [a],
-            "orientation": "h",
-            "marker": {"color": COLORS["accepted"]},
-            "text": [f"keep ✓ (a = {a:.3g})" if a > 0.2 else ""],
-            "textposition": "inside",
-            "insidetextanchor": "middle",
-            "textfont": {"color": "#000000"},
-            "hovertemplate": "keep zone: u < %{x:.3g}<extra></extra>",
-        },
-        {
-            "type": "bar",
-            "name": f"{STATUS_SYMBOL['rejected']} reject if u ≥ a",
-            "y": ["coin"],
-            "x": [1.0 - a],
-            "orientation": "h",
-            "marker": {"color": COLORS["rejected"], "pattern": {"shape": "x"}},
-            "text": ["reject ✗" if a < 0.8 else ""],
-            "textposition": "inside",
-            "insidetextanchor": "middle",
-            "textfont": {"color": "#000000"},
-            "hovertemplate": "reject zone: width %{x:.3g}<extra></extra>",
-        },
+        _zone_bar(
+            f"{STATUS_SYMBOL['accepted']} keep if u < a",
+            a,
+            COLORS["accepted"],
+            f"keep ✓ (a = {a:.3g})" if a > 0.2 else "",
+            "keep zone: u < %{x:.3g}<extra></extra>",
+            "start",
+        ),
+        _zone_bar(
+            f"{STATUS_SYMBOL['rejected']} reject if u ≥ a",
+            1.0 - a,
+            COLORS["rejected"],
+            "reject ✗" if a < 0.8 else "",
+            "reject zone: width %{x:.3g}<extra></extra>",
+            "end",
+            pattern={"shape": "x"},
+        ),
     ]
     if u is not None:
-        data.append(
-            {
-                "type": "scatter",
-                "name": f"coin u = {u:.3g}",
-                "x": [float(u)],
-                "y": ["coin"],
-                "mode": "markers+text",
-                "text": [f"u = {u:.3g}"],
-                "textposition": "top center",
-                "textfont": {"color": "#000000", "size": 16},
-                "marker": {
-                    "symbol": "diamond",
-                    "size": 26,
-                    "color": COLORS["coin"],
-                    "line": {"color": "#FFFFFF", "width": 2},
-                },
-                "hovertemplate": "coin u = %{x:.4g}<extra></extra>",
-                "cliponaxis": False,
-            }
-        )
+        data.append(_coin_marker(u))
+    # The legend sits on top (under the title), never on the axis title below (issue 10);
+    # the bar is thin so the coin's label "u = ..." has room above it.
     layout = {
         "barmode": "stack",
         "showlegend": True,
-        "margin": {"b": 80},
-        "legend": {
-            "orientation": "h",
-            "y": -0.45,
-            "yanchor": "top",
-            "x": 0,
-            "traceorder": "normal",
-        },
-        "xaxis": {"range": [0, 1], "title": {"text": "u ~ Uniform[0, 1)"}, "dtick": 0.1},
-        "yaxis": {"showticklabels": False},
+        "legend": {"traceorder": "normal"},
+        "xaxis": {"range": [0, 1], "title": {"text": "u ~ Uniform[0, 1)"}, "dtick": 0.2},
+        "yaxis": {"showticklabels": False, "range": [-0.45, 0.75]},
     }
-    return _figure(data, layout, title=title, height=280)
+    return _figure(data, layout, title=title, height=300)
 
 
-def chips_figure(
-    labels: Sequence[str],
-    draft_tokens: Sequence[int],
-    draft_status: Sequence[str],
-    emitted: Sequence[tuple[int, int, str]],
-    *,
-    title: str = "",
-) -> go.Figure:
-    """The drafts and the output as coloured chips, one trace per status.
+def _chip_trace(status: str, pts: list[tuple[int, str, str]]) -> dict:
+    """The chips of one status: (x position, row, label) each, symbol + word + colour."""
+    color = PENDING_FILL if status == "pending" else COLORS[status]
+    short = [
+        lab if len(lab) <= CHIP_LABEL_MAX else lab[: CHIP_LABEL_MAX - 1] + "…" for _, _, lab in pts
+    ]
+    return {
+        "type": "scatter",
+        "name": f"{STATUS_SYMBOL[status]} {STATUS_WORD[status]}",
+        "x": [x for x, _, _ in pts],
+        "y": [row for _, row, _ in pts],
+        "mode": "markers+text",
+        "text": [f"{STATUS_SYMBOL[status]}<br>{plotly_escape(s)}" for s in short],
+        "customdata": [plotly_escape(lab) for _, _, lab in pts],
+        "textfont": {"color": "#000000", "size": 14},
+        "textposition": "middle center",
+        "marker": {
+            "symbol": "square",
+            "size": 58,
+            "color": color,
+            "line": {"color": "#555555", "width": 1},
+        },
+        "hovertemplate": f"position %{{x}}: %{{customdata}} ({STATUS_WORD[status]})<extra></extra>",
+        "cliponaxis": False,
+    }
 
-    Row "drafts": each drafted token, kept / rejected / discarded / pending.
-    Row "output": the emitted tokens at their positions (kept drafts, then
-    the resampled or bonus token). Every chip shows its status symbol as
-    well as its colour, and the legend names each status with symbol and word.
-    """
-    k = len(draft_tokens)
-    points: dict[str, list[tuple[int, str, str]]] = {s: [] for s in CHIP_STATUSES}
-    for i, (tok, status) in enumerate(zip(draft_tokens, draft_status, strict=True)):
-        points[status].append((i + 1, ROW_DRAFT, labels[tok]))
-    for pos, tok, status in emitted:
-        points[status].append((pos + 1, ROW_OUTPUT, labels[tok]))
-    data = []
-    for status in CHIP_STATUSES:
-        pts = points[status]
-        color = PENDING_FILL if status == "pending" else COLORS[status]
-        short = [
-            lab if len(lab) <= CHIP_LABEL_MAX else lab[: CHIP_LABEL_MAX - 1] + "…"
-            for _, _, lab in pts
-        ]
-        data.append(
-            {
-                "type": "scatter",
-                "name": f"{STATUS_SYMBOL[status]} {STATUS_WORD[status]}",
-                "x": [x for x, _, _ in pts],
-                "y": [row for _, row, _ in pts],
-                "mode": "markers+text",
-                "text": [f"{STATUS_SYMBOL[status]}<br>{plotly_escape(s)}" for s in short],
-                "customdata": [plotly_escape(lab) for _, _, lab in pts],
-                "textfont": {"color": "#000000", "size": 14},
-                "textposition": "middle center",
-                "marker": {
-                    "symbol": "square",
-                    "size": 58,
-                    "color": color,
-                    "line": {"color": "#555555", "width": 1},
-                },
-                "hovertemplate": (
-                    f"position %{{x}}: %{{customdata}} ({STATUS_WORD[status]})<extra></extra>"
-                ),
-                "cliponaxis": False,
-            }
-        )
-    layout = {
+
+def _chips_layout(k: int) -> dict:
+    return {
         "showlegend": True,  # also when one status alone is on screen
         "legend": {"itemsizing": "constant", "orientation": "h", "y": -0.25, "yanchor": "top"},
         "margin": {"b": 60},
@@ -322,7 +313,69 @@ def chips_figure(
             "showgrid": False,
         },
     }
-    return _figure(data, layout, title=title, height=260)
+
+
+def chips_figure(
+    labels: Sequence[str],
+    draft_tokens: Sequence[int],
+    draft_status: Sequence[str],
+    emitted: Sequence[tuple[int, int, str]],
+    *,
+    title: str = "",
+) -> go.Figure:
+    """The drafts and the output as coloured chips, one trace per status.
+
+    Row "drafts": each drafted token, kept / rejected / discarded / pending.
+    Row "output": the emitted tokens at their positions (kept drafts, then
+    the resampled or bonus token). Every chip shows its status symbol as
+    well as its colour, and the legend names each status with symbol and word.
+    """
+    points: dict[str, list[tuple[int, str, str]]] = {s: [] for s in CHIP_STATUSES}
+    for i, (tok, status) in enumerate(zip(draft_tokens, draft_status, strict=True)):
+        points[status].append((i + 1, ROW_DRAFT, labels[tok]))
+    for pos, tok, status in emitted:
+        points[status].append((pos + 1, ROW_OUTPUT, labels[tok]))
+    data = [_chip_trace(status, points[status]) for status in CHIP_STATUSES]
+    return _figure(data, _chips_layout(len(draft_tokens)), title=title, height=260)
+
+
+def _position_figures(story: RoundStory, step) -> tuple[go.Figure, go.Figure | None]:
+    """draft / ratio / coin / discard: p and q at the step's position (and the coin bar)."""
+    res, i = story.result, step.position
+    where = "discarded, never checked" if step.kind == "discard" else "drafted"
+    main = pq_figure(
+        story.labels,
+        story.p_rows[i],
+        story.q_rows[i],
+        highlight=res.draft_tokens[i],
+        mark_text=where,
+        title=f"Position {i + 1}: draft q and target p",
+    )
+    if step.kind not in ("ratio", "coin"):
+        return main, None
+    s = next(s for s in res.steps if s.position == i)
+    coin = coin_figure(
+        s.acceptance_probability,
+        s.coin if step.kind == "coin" else None,
+        title=f"Position {i + 1}: coin against a",
+    )
+    return main, coin
+
+
+def _leftover_figure(story: RoundStory, kind: str) -> go.Figure:
+    """residual / normalise / resample (and the result after a rejection): the leftover."""
+    res, j = story.result, story.result.final_position
+    focus = {"residual": res.draft_tokens[j], "normalise": None}.get(kind, res.final_token)
+    mark = {"residual": "rejected", "normalise": ""}.get(kind, "resampled")
+    return residual_figure(
+        story.labels,
+        story.p_rows[j],
+        story.q_rows[j],
+        normalised=kind != "residual",
+        highlight=focus,
+        mark_text=mark,
+        title=f"Position {j + 1}: the leftover max(0, p − q)",
+    )
 
 
 def step_figures(story: RoundStory, index: int) -> tuple[go.Figure, go.Figure | None]:
@@ -334,60 +387,18 @@ def step_figures(story: RoundStory, index: int) -> tuple[go.Figure, go.Figure | 
     result: p and q where the last token was emitted, with that token marked.
     """
     step = story.step(index)
-    res, labels, p, q = story.result, story.labels, story.p_rows, story.q_rows
-    k, j = res.k_drafts, res.final_position
-    checked = {s.position: s for s in res.steps}
+    res, k = story.result, story.result.k_drafts
     if step.kind in ("draft", "ratio", "coin", "discard"):
-        i = step.position
-        where = "discarded, never checked" if step.kind == "discard" else "drafted"
-        main = pq_figure(
-            labels,
-            p[i],
-            q[i],
-            highlight=res.draft_tokens[i],
-            mark_text=where,
-            title=f"Position {i + 1}: draft q and target p",
-        )
-        coin = None
-        if step.kind in ("ratio", "coin"):
-            s = checked[i]
-            coin = coin_figure(
-                s.acceptance_probability,
-                s.coin if step.kind == "coin" else None,
-                title=f"Position {i + 1}: coin against a",
-            )
-        return main, coin
+        return _position_figures(story, step)
     if step.kind in ("residual", "normalise", "resample"):
-        focus = (
-            res.draft_tokens[j]
-            if step.kind == "residual"
-            else (res.final_token if step.kind == "resample" else None)
-        )
-        mark = {"residual": "rejected", "resample": "resampled"}.get(step.kind, "")
-        return residual_figure(
-            labels,
-            p[j],
-            q[j],
-            normalised=step.kind != "residual",
-            highlight=focus,
-            mark_text=mark,
-            title=f"Position {j + 1}: the leftover max(0, p − q)",
-        ), None
+        return _leftover_figure(story, step.kind), None
     if step.kind == "bonus" or res.final_kind == "bonus":
         return pq_figure(
-            labels,
-            p[k],
+            story.labels,
+            story.p_rows[k],
             None,
             highlight=res.final_token,
             mark_text="bonus",
             title=f"Position {k + 1} (bonus): target p only",
         ), None
-    return residual_figure(
-        labels,
-        p[j],
-        q[j],
-        normalised=True,
-        highlight=res.final_token,
-        mark_text="resampled",
-        title=f"Position {j + 1}: the leftover max(0, p − q)",
-    ), None
+    return _leftover_figure(story, "result"), None

@@ -2,54 +2,57 @@
 
 Pure functions of numbers: they call the closed-form theory in
 :mod:`specdec_core.theory` and return plotly figures or pandas tables; they
-never read widgets. Presets of the speedup page live here too, so that the
-page, its tests and the benchmark share them.
+never read widgets. The page's presets and limits live in
+:mod:`specdec_ui.presets`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.colors import sample_colorscale
 
 import specdec_core as sc
 
 from .theme import COLORS, make_figure
 
-K_MAX_PAGE = 32  # K offered by the speedup page (slider, speedup-vs-K chart, optimum)
 HEATMAP_ALPHAS = 200  # alpha grid of the heatmap (the core benchmark measures 200 x 64)
 HEATMAP_K_MAX = 64
-TABLE_K = (1, 2, 4, 8)  # K values always in the ms-per-token table
-CURVE_K = (1, 2, 4, 8)  # K values of the curves versus alpha
+CURVE_K = (1, 2, 4, 8)  # default K values of the curves versus alpha
+
+
+# Okabe & Ito colours that stay visible on a white and on a dark background (no black,
+# no navy, no yellow): the K = 1 curve was Cividis navy, which vanished in dark mode.
+K_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#999999")
 
 
 def k_colors(k_values) -> dict[int, str]:
-    """One colour per K for curves: Cividis (colour-blind safe), darker = smaller K."""
+    """One colour per K for curves (Okabe-Ito, readable in light and dark themes)."""
     ks = sorted({int(k) for k in k_values})
-    if len(ks) == 1:
-        return {ks[0]: sample_colorscale("Cividis", [0.0])[0]}
-    return dict(
-        zip(ks, sample_colorscale("Cividis", list(np.linspace(0.0, 0.8, len(ks)))), strict=True)
-    )
+    return {k: K_PALETTE[i % len(K_PALETTE)] for i, k in enumerate(ks)}
+
+
+def _line_shape(across: str, at: float, color: str, dash: str) -> dict:
+    """A line across the whole plot along axis ``across`` ("x": horizontal), at ``at`` on the
+    other axis."""
+    other = "y" if across == "x" else "x"
+    return {
+        "type": "line",
+        f"{across}ref": "paper",
+        f"{across}0": 0,
+        f"{across}1": 1,
+        f"{other}ref": other,
+        f"{other}0": at,
+        f"{other}1": at,
+        "line": {"color": color, "dash": dash, "width": 1.5},
+    }
 
 
 def hline(
     y: float, text: str, *, color: str, dash: str = "dot", position: str = "right"
 ) -> tuple[dict, dict]:
     """A horizontal line across the plot and its label: (shape, annotation)."""
-    shape = {
-        "type": "line",
-        "xref": "paper",
-        "x0": 0,
-        "x1": 1,
-        "yref": "y",
-        "y0": y,
-        "y1": y,
-        "line": {"color": color, "dash": dash, "width": 1.5},
-    }
+    shape = _line_shape("x", y, color, dash)
     label = {
         "xref": "paper",
         "x": 1 if position == "right" else 0,
@@ -65,16 +68,7 @@ def hline(
 
 def vline(x: float, text: str, *, color: str, dash: str = "dot") -> tuple[dict, dict]:
     """A vertical line across the plot and its label at the top: (shape, annotation)."""
-    shape = {
-        "type": "line",
-        "yref": "paper",
-        "y0": 0,
-        "y1": 1,
-        "xref": "x",
-        "x0": x,
-        "x1": x,
-        "line": {"color": color, "dash": dash, "width": 1.5},
-    }
+    shape = _line_shape("y", x, color, dash)
     label = {
         "yref": "paper",
         "y": 1,
@@ -88,78 +82,38 @@ def vline(x: float, text: str, *, color: str, dash: str = "dot") -> tuple[dict, 
     return shape, label
 
 
-@dataclass(frozen=True)
-class SpeedPreset:
-    """Inputs of the speedup page: alpha, K, draft and target step costs."""
-
-    key: str
-    label: str
-    alpha: float
-    k: int
-    c_q: float
-    c_p: float
-    source: str
-    lesson: str = ""
-    table_k: tuple[int, ...] = ()
-    paper: dict | None = None  # a row of Leviathan et al. 2023 Table 4
-
-
-def _speed_presets() -> dict[str, SpeedPreset]:
-    out: dict[str, SpeedPreset] = {}
-    h = sc.SCENARIOS["003-H"]
-    out["003-H"] = SpeedPreset(
-        "003-H",
-        "Seed 003 Ex 8: latency budget (alpha 0.7, 5 ms / 40 ms)",
-        h.alpha,
-        4,
-        h.c_q,
-        h.c_p,
-        "seed 003, Ex 8",
-        h.lesson,
-        h.k_values,
-    )
-    g = sc.SCENARIOS["003-G"]
-    out["003-G"] = SpeedPreset(
-        "003-G",
-        "Seed 003 Ex 7: the ceiling (alpha = 1, free draft, K = 4)",
-        g.alpha,
-        g.k_values[0],
-        g.c_q,
-        g.c_p,
-        "seed 003, Ex 7",
-        g.lesson,
-        g.k_values,
-    )
-    for i, row in enumerate(sc.PUBLISHED_SPEEDUPS, start=1):
-        key = f"table4-{i}"
-        label = (
-            f"Leviathan et al. 2023 Table 4: {row['task']}, {row['draft']} draft, "
-            f"T = {row['temperature']}"
-        )
-        # c = c_q / c_p; a target step of 100 time units makes c_q = 100 c.
-        out[key] = SpeedPreset(
-            key,
-            label,
-            row["alpha"],
-            row["k"],
-            round(100 * row["c"], 6),
-            100.0,
-            f"Leviathan et al. 2023, Table 4, row {i}",
-            f"Only the ratio c = c_q / c_p = {row['c']} matters: entered as "
-            f"c_q = {100 * row['c']:g} and c_p = 100 (a target step of 100 "
-            "time units).",
-            paper=dict(row),
-            table_k=(row["k"],),
-        )
-    return out
+def _best_k_marker(best: int, speedup_best: float, k_max: int) -> dict:
+    """The star at the best K (near the right edge its label goes left, or it would be cut)."""
+    return {
+        "type": "scatter",
+        "x": [best],
+        "y": [speedup_best],
+        "mode": "markers+text",
+        "name": "best K",
+        "text": [f"best K = {best}"],
+        "textposition": "top left" if best > 0.75 * k_max else "top center",
+        "marker": {
+            "symbol": "star",
+            "size": 20,
+            "color": COLORS["bonus"],
+            "line": {"width": 1.5, "color": COLORS["rejected"]},
+        },
+    }
 
 
-SPEED_PRESETS: dict[str, SpeedPreset] = _speed_presets()
-DEFAULT_SPEED_PRESET = "003-H"
+def _your_k_marker(k_current: int, speedup_current: float) -> dict:
+    return {
+        "type": "scatter",
+        "x": [k_current],
+        "y": [speedup_current],
+        "mode": "markers",
+        "name": "your K",
+        "marker": {"symbol": "circle-open", "size": 18, "color": COLORS["p"], "line": {"width": 3}},
+    }
 
 
 def speedup_vs_k_figure(
-    alpha: float, c_q: float, c_p: float, *, k_current: int | None = None, k_max: int = K_MAX_PAGE
+    alpha: float, c_q: float, c_p: float, *, k_current: int | None = None, k_max: int
 ) -> go.Figure:
     """Speedup for K = 1..k_max at one alpha; the best K (core ``optimal_k``) starred.
 
@@ -169,49 +123,18 @@ def speedup_vs_k_figure(
     ks = np.arange(1, k_max + 1)  # (k_max,)
     s = sc.speedup(alpha, ks, c_q, c_p)  # (k_max,)
     best = sc.optimal_k(alpha, c_q, c_p, k_max=k_max)
-    traces = [
-        {
-            "type": "scatter",
-            "x": ks,
-            "y": s,
-            "mode": "lines+markers",
-            "name": "speedup",
-            "line": {"color": COLORS["q"]},
-            "hovertemplate": "K = %{x}<br>speedup %{y:.3f}x<extra></extra>",
-        },
-        {
-            "type": "scatter",
-            "x": [best],
-            "y": [s[best - 1]],
-            "mode": "markers+text",
-            "name": "best K",
-            "text": [f"best K = {best}"],
-            # near the right edge the label would be cut off: put it on the left
-            "textposition": "top left" if best > 0.75 * k_max else "top center",
-            "marker": {
-                "symbol": "star",
-                "size": 20,
-                "color": COLORS["bonus"],
-                "line": {"width": 1.5, "color": COLORS["rejected"]},
-            },
-        },
-    ]
+    curve = {
+        "type": "scatter",
+        "x": ks,
+        "y": s,
+        "mode": "lines+markers",
+        "name": "speedup",
+        "line": {"color": COLORS["q"]},
+        "hovertemplate": "K = %{x}<br>speedup %{y:.3f}x<extra></extra>",
+    }
+    traces = [curve, _best_k_marker(best, s[best - 1], k_max)]
     if k_current is not None and 1 <= k_current <= k_max:
-        traces.append(
-            {
-                "type": "scatter",
-                "x": [k_current],
-                "y": [s[k_current - 1]],
-                "mode": "markers",
-                "name": "your K",
-                "marker": {
-                    "symbol": "circle-open",
-                    "size": 18,
-                    "color": COLORS["p"],
-                    "line": {"width": 3},
-                },
-            }
-        )
+        traces.append(_your_k_marker(k_current, s[k_current - 1]))
     shape, label = hline(1.0, "no gain (1x)", color=COLORS["discarded"])
     return make_figure(
         traces,
@@ -234,6 +157,33 @@ def _alpha_marker(alpha_current: float | None) -> tuple[list, list]:
     return [shape], [label]
 
 
+def _k_curve(x: np.ndarray, y: np.ndarray, k: int, color: str) -> dict:
+    """The curve of one K versus alpha (its legend entry groups its floor and ceiling)."""
+    return {
+        "type": "scatter",
+        "x": x,
+        "y": y,
+        "mode": "lines",
+        "name": f"K = {k}",
+        "legendgroup": f"k{k}",
+        "line": {"color": color, "width": 3},
+    }
+
+
+def _k_level(y: float, name: str, k: int, color: str, dash: str) -> dict:
+    """A thin horizontal line across alpha in [0, 1] (the floor or ceiling of one K)."""
+    return {
+        "type": "scatter",
+        "x": [0, 1],
+        "y": [y, y],
+        "mode": "lines",
+        "name": name,
+        "legendgroup": f"k{k}",
+        "showlegend": False,
+        "line": {"dash": dash, "width": 1, "color": color},
+    }
+
+
 def expected_tokens_figure(
     k_values=CURVE_K, *, alpha_current: float | None = None, n: int = 101
 ) -> go.Figure:
@@ -246,29 +196,8 @@ def expected_tokens_figure(
     colors = k_colors(k_values)
     traces = []
     for k in k_values:
-        traces.append(
-            {
-                "type": "scatter",
-                "x": a,
-                "y": sc.expected_tokens(a, k),
-                "mode": "lines",
-                "name": f"K = {k}",
-                "legendgroup": f"k{k}",
-                "line": {"color": colors[k], "width": 3},
-            }
-        )
-        traces.append(
-            {
-                "type": "scatter",
-                "x": [0, 1],
-                "y": [k + 1, k + 1],
-                "mode": "lines",
-                "name": f"ceiling K+1 = {k + 1}",
-                "legendgroup": f"k{k}",
-                "showlegend": False,
-                "line": {"dash": "dash", "width": 1, "color": colors[k]},
-            }
-        )
+        traces.append(_k_curve(a, sc.expected_tokens(a, k), k, colors[k]))
+        traces.append(_k_level(k + 1, f"ceiling K+1 = {k + 1}", k, colors[k], "dash"))
     traces.append(
         {
             "type": "scatter",
@@ -304,41 +233,9 @@ def speedup_vs_alpha_figure(
     traces = []
     for k in k_values:
         floor = c_p / (k * c_q + c_p)
-        traces.append(
-            {
-                "type": "scatter",
-                "x": a,
-                "y": sc.speedup(a, k, c_q, c_p),
-                "mode": "lines",
-                "name": f"K = {k}",
-                "legendgroup": f"k{k}",
-                "line": {"color": colors[k], "width": 3},
-            }
-        )
-        traces.append(
-            {
-                "type": "scatter",
-                "x": [0, 1],
-                "y": [floor, floor],
-                "mode": "lines",
-                "name": f"floor K = {k}",
-                "legendgroup": f"k{k}",
-                "showlegend": False,
-                "line": {"dash": "dot", "width": 1, "color": colors[k]},
-            }
-        )
-        traces.append(
-            {
-                "type": "scatter",
-                "x": [0, 1],
-                "y": [(k + 1) * floor] * 2,
-                "mode": "lines",
-                "name": f"ceiling K = {k}",
-                "legendgroup": f"k{k}",
-                "showlegend": False,
-                "line": {"dash": "dash", "width": 1, "color": colors[k]},
-            }
-        )
+        traces.append(_k_curve(a, sc.speedup(a, k, c_q, c_p), k, colors[k]))
+        traces.append(_k_level(floor, f"floor K = {k}", k, colors[k], "dot"))
+        traces.append(_k_level((k + 1) * floor, f"ceiling K = {k}", k, colors[k], "dash"))
     shape, label = hline(1.0, "no gain (1x)", color=COLORS["discarded"], position="left")
     shapes, labels = _alpha_marker(alpha_current)
     return make_figure(
@@ -349,6 +246,31 @@ def speedup_vs_alpha_figure(
         xaxis={"title": {"text": "alpha (acceptance rate)"}, "range": [0, 1]},
         yaxis={"title": {"text": "speedup (x)"}},
     )
+
+
+HEATMAP_CAP_QUANTILE = 0.9  # the colour scale tops out here; rarer, larger speedups share it
+
+
+def heatmap_colour_cap(z: np.ndarray) -> float:
+    """Top of the heatmap's colour scale: the 90th percentile of the speedups (at least 1.5).
+
+    A linear scale up to the maximum is dominated by alpha near 1 (with c = 0 the
+    maximum passes 60 while most cells lie between 1 and 3): capping keeps the
+    differences where most of the map is visible (issue 10).
+    """
+    return max(float(np.quantile(z, HEATMAP_CAP_QUANTILE)), 1.5)
+
+
+def _you_are_here(alpha: float, k: int) -> dict:
+    """The student's (alpha, K) on the heatmap."""
+    return {
+        "type": "scatter",
+        "x": [alpha],
+        "y": [k],
+        "mode": "markers",
+        "name": "you are here",
+        "marker": {"symbol": "x", "size": 14, "color": COLORS["rejected"], "line": {"width": 2}},
+    }
 
 
 def speedup_heatmap_figure(
@@ -368,6 +290,7 @@ def speedup_heatmap_figure(
     ks = np.arange(1, k_max + 1)  # (k_max,)
     z = sc.speedup(a[None, :], ks[:, None], c_q, c_p)  # (k_max, n_alpha)
     best = ks[np.argmax(z, axis=0)]  # (n_alpha,) = optimal_k over 1..k_max, from the same grid
+    z_max, cap = float(z.max()), heatmap_colour_cap(z)
     traces = [
         {
             "type": "heatmap",
@@ -376,7 +299,11 @@ def speedup_heatmap_figure(
             "z": z,
             "name": "speedup",
             "colorscale": "Cividis",
-            "colorbar": {"title": {"text": "speedup"}},
+            "zmin": float(z.min()),
+            "zmax": min(z_max, cap),
+            "colorbar": {
+                "title": {"text": "speedup" if cap >= z_max else f"speedup<br>(≥ {cap:.1f}x: top)"}
+            },
             "hovertemplate": "alpha %{x:.3f}<br>K = %{y}<br>speedup %{z:.2f}x<extra></extra>",
         },
         {
@@ -389,21 +316,7 @@ def speedup_heatmap_figure(
         },
     ]
     if current is not None:
-        traces.append(
-            {
-                "type": "scatter",
-                "x": [current[0]],
-                "y": [current[1]],
-                "mode": "markers",
-                "name": "you are here",
-                "marker": {
-                    "symbol": "x",
-                    "size": 14,
-                    "color": COLORS["rejected"],
-                    "line": {"width": 2},
-                },
-            }
-        )
+        traces.append(_you_are_here(*current))
     return make_figure(
         traces,
         title=f"Speedup over alpha and K (c = c_q / c_p = {c_q / c_p:.3g})",
@@ -461,6 +374,29 @@ def published_table() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _box(x0: float, width: float, y: str, color: str, text: str, name: str, show: bool) -> dict:
+    """One horizontal box of the timeline: a step of ``width`` time units starting at ``x0``."""
+    return {
+        "type": "bar",
+        "x": [width],
+        "base": [x0],
+        "y": [y],
+        "orientation": "h",
+        "name": name,
+        "legendgroup": name,
+        "showlegend": show,
+        "marker": {"color": color, "line": {"width": 1, "color": "#333333"}},
+        "text": [text],
+        "textposition": "inside",
+        "insidetextanchor": "middle",
+        "hoverinfo": "name",
+    }
+
+
+def _note(x: float, y: str, text: str) -> dict:
+    return {"x": x, "y": y, "text": f"  {text}", "showarrow": False, "xanchor": "left"}
+
+
 def timeline_figure(
     k: int = 3, *, c_q: float = 1.0, c_p: float = 4.0, n_accepted: int | None = None
 ) -> go.Figure:
@@ -477,51 +413,22 @@ def timeline_figure(
         raise sc.InvalidParameterError(f"n_accepted = {n_acc} must lie in 0..{k}.")
     n_out = n_acc + 1
     y_spec, y_plain = "speculative round", "target alone"
-    traces = []
-
-    def box(x0, width, y, color, text, name, show):
-        traces.append(
-            {
-                "type": "bar",
-                "x": [width],
-                "base": [x0],
-                "y": [y],
-                "orientation": "h",
-                "name": name,
-                "legendgroup": name,
-                "showlegend": show,
-                "marker": {"color": color, "line": {"width": 1, "color": "#333333"}},
-                "text": [text],
-                "textposition": "inside",
-                "insidetextanchor": "middle",
-                "hoverinfo": "name",
-            }
-        )
-
-    for i in range(k):
-        box(i * c_q, c_q, y_spec, COLORS["q"], f"x{i + 1}", "draft step (cheap, q)", i == 0)
-    box(k * c_q, c_p, y_spec, COLORS["p"], f"verify {k} + 1", "target pass (p)", True)
-    for i in range(n_out):
-        box(i * c_p, c_p, y_plain, COLORS["p"], f"token {i + 1}", "target pass (p)", False)
+    drafts = [
+        _box(i * c_q, c_q, y_spec, COLORS["q"], f"x{i + 1}", "draft step (cheap, q)", i == 0)
+        for i in range(k)
+    ]
+    verify = _box(k * c_q, c_p, y_spec, COLORS["p"], f"verify {k} + 1", "target pass (p)", True)
+    plain = [
+        _box(i * c_p, c_p, y_plain, COLORS["p"], f"token {i + 1}", "target pass (p)", False)
+        for i in range(n_out)
+    ]
     kept = "all kept + bonus" if n_acc == k else f"{n_acc} kept + 1 resampled"
     notes = [
-        {
-            "x": k * c_q + c_p,
-            "y": y_spec,
-            "text": f"  {n_out} tokens ({kept})",
-            "showarrow": False,
-            "xanchor": "left",
-        },
-        {
-            "x": n_out * c_p,
-            "y": y_plain,
-            "text": f"  {n_out} tokens",
-            "showarrow": False,
-            "xanchor": "left",
-        },
+        _note(k * c_q + c_p, y_spec, f"{n_out} tokens ({kept})"),
+        _note(n_out * c_p, y_plain, f"{n_out} tokens"),
     ]
     return make_figure(
-        traces,
+        [*drafts, verify, *plain],
         title="Same tokens, less time: the draft proposes, the target verifies once",
         height=300,
         barmode="overlay",

@@ -22,7 +22,8 @@ Labels inside ``title`` and ``why`` are raw user text: escape them on display.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -32,31 +33,47 @@ from specdec_core.sampling import RESIDUAL_TOLERANCE
 
 from .theme import STATUS_SYMBOL, STATUS_WORD
 
-STEP_KINDS = (
-    "draft",
-    "ratio",
-    "coin",
-    "discard",
-    "residual",
-    "normalise",
-    "resample",
-    "bonus",
-    "result",
-)
+# The kinds of step, in story order, with the words the page's step heading uses. "resample"
+# and "bonus" are the core's FinalKind (how the last token is drawn); the token that step
+# emits gets the core's TokenStatus ("resampled" or "bonus", sc.FINAL_STATUS).
+StepKind = Literal[
+    "draft", "ratio", "coin", "discard", "residual", "normalise", "resample", "bonus", "result"
+]
+STEP_KINDS: dict[StepKind, str] = {
+    "draft": "the draft proposes",
+    "ratio": "acceptance probability",
+    "coin": "the coin decides",
+    "discard": "discard the rest",
+    "residual": "the leftover max(0, p − q)",
+    "normalise": "normalise the leftover",
+    "resample": "resample the token",
+    "bonus": "the free bonus token",
+    "result": "the round's output",
+}
+# A draft position on screen: the core's DraftStatus once checked, "pending" before.
+DraftView = Literal["pending", "accepted", "rejected", "discarded"]
 MAX_LISTED = 10  # vectors longer than this are written as their nonzero entries only
 CSV_RISKY = ("=", "+", "-", "@", "\t", "\r")  # cells a spreadsheet would run as a formula
 
 
 # ----------------------------------------------------------------------------- numbers as text
-def fmt_prob(x: float) -> str:
-    """A probability as the seeds write it: 0.30, 0.833, 1.00, 0 (tiny values: 2 digits)."""
+def _fmt_decimal(x: float, decimals: int, tiny: float, *, trim: bool = False) -> str:
+    """0 as '0'; |x| < tiny with 2 significant digits; else ``decimals`` decimals.
+
+    ``trim`` drops one trailing 0 of the fixed form (0.300 -> 0.30, as the seeds write).
+    """
     x = float(x)
     if x == 0:
         return "0"
-    if abs(x) < 0.001:
+    if abs(x) < tiny:
         return f"{x:.2g}"
-    text = f"{x:.3f}"
-    return text[:-1] if text.endswith("0") else text
+    text = f"{x:.{decimals}f}"
+    return text[:-1] if trim and text.endswith("0") else text
+
+
+def fmt_prob(x: float) -> str:
+    """A probability as the seeds write it: 0.30, 0.833, 1.00, 0 (tiny values: 2 digits)."""
+    return _fmt_decimal(x, 3, 0.001, trim=True)
 
 
 def fmt_ratio(x: float) -> str:
@@ -69,12 +86,7 @@ def fmt_ratio(x: float) -> str:
 
 def fmt_entry(x: float) -> str:
     """A vector entry as in seed 000: 0.10, 0.67, 0 (2 decimals; tiny nonzero: 2 digits)."""
-    x = float(x)
-    if x == 0:
-        return "0"
-    if abs(x) < 0.005:
-        return f"{x:.2g}"
-    return f"{x:.2f}"
+    return _fmt_decimal(x, 2, 0.005)
 
 
 def show(label: str) -> str:
@@ -186,13 +198,13 @@ class Step:
     """One decision of the round, as shown on screen."""
 
     index: int
-    kind: str  # one of STEP_KINDS
+    kind: StepKind
     position: int | None  # 0-based position the step is about (K = the bonus position)
     title: str  # what happens (raw labels inside: escape on display)
     why: str  # "why this step", with the actual numbers (raw labels inside)
     latex: str  # the formula with the numbers filled in; numbers only
-    draft_status: tuple[str, ...]  # per draft position: pending/accepted/rejected/discarded
-    emitted: tuple[tuple[int, int, str], ...]  # (position, token id, status) emitted so far
+    draft_status: tuple[DraftView, ...]  # per draft position
+    emitted: tuple[tuple[int, int, sc.TokenStatus], ...]  # (position, token id, status) so far
 
 
 @dataclass(frozen=True)
@@ -240,12 +252,8 @@ class RoundStory:
         res, labels = self.result, self.labels
         checked = {s.position: s for s in res.steps}
         rows = []
-        for i, tok in enumerate(res.draft_tokens):
+        for i, (tok, verdict) in enumerate(zip(res.draft_tokens, res.draft_statuses, strict=True)):
             s = checked.get(i)
-            if s is None:
-                decision = "discarded"
-            else:
-                decision = "kept" if s.accepted else "rejected"
             rows.append(
                 {
                     "position": i + 1,
@@ -256,7 +264,7 @@ class RoundStory:
                     "ratio p/q": s.ratio if s else None,
                     "a = min(1, p/q)": s.acceptance_probability if s else None,
                     "coin u": s.coin if s else None,
-                    "decision": decision,
+                    "decision": sc.STATUS_LABELS[verdict],
                     "emitted": bool(s and s.accepted),
                     "final distribution(x)": None,
                 }
@@ -276,7 +284,7 @@ class RoundStory:
                 "ratio p/q": None,
                 "a = min(1, p/q)": None,
                 "coin u": res.final_coin,
-                "decision": "resampled" if res.final_kind == "resample" else "bonus",
+                "decision": sc.STATUS_LABELS[res.final_status],
                 "emitted": True,
                 "final distribution(x)": float(res.final_distribution[tok]),
             }
@@ -342,39 +350,72 @@ def _coin_text(label: str, u: float, a: float, accepted: bool, origin: str) -> t
     return title, why
 
 
-def build_story(spec: RoundSpec, result: sc.RoundResult | None = None) -> RoundStory:
-    """The ordered decisions of the round ``spec`` (plays it unless ``result`` is given)."""
-    res = result if result is not None else play_round(spec)
-    labels, k = spec.labels, res.k_drafts
-    p_rows = np.asarray(spec.p_rows, dtype=np.float64)
-    q_rows = np.asarray(spec.q_rows, dtype=np.float64)
-    n_typed = len(spec.coins)
+@dataclass
+class _Story:
+    """The story being written: the round, and the draft and output status so far."""
+
+    spec: RoundSpec
+    res: sc.RoundResult
+    p_rows: np.ndarray  # (K+1, V)
+    q_rows: np.ndarray  # (K, V)
+    coin_origin: tuple[str, ...]
+    steps: list[Step] = field(default_factory=list)
+    status: list[DraftView] = field(default_factory=list)
+    emitted: list[tuple[int, int, sc.TokenStatus]] = field(default_factory=list)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.spec.labels
+
+    def label(self, token: int) -> str:
+        return show(self.spec.labels[token])
+
+    def add(self, kind: StepKind, position: int | None, title: str, why: str, latex: str) -> None:
+        """Append one step with the draft and output status as they are now."""
+        self.steps.append(
+            Step(
+                len(self.steps),
+                kind,
+                position,
+                title,
+                why,
+                latex,
+                tuple(self.status),
+                tuple(self.emitted),
+            )
+        )
+
+    def drawn(self) -> str:
+        """How the final token was drawn, in words."""
+        if self.spec.origin == "preset":
+            return "set by the preset"
+        if self.res.final_coin is None:
+            return "chosen by hand"
+        return f"inverse-CDF draw with u = {fmt_prob(self.res.final_coin)}, seed {self.spec.seed}"
+
+
+def _coin_origins(spec: RoundSpec, k: int) -> tuple[str, ...]:
+    """Per draft position: how its coin was obtained (preset, typed, or drawn with the seed)."""
     if spec.origin == "preset":
-        coin_origin = tuple("set by the preset" for _ in range(k))
-    else:
-        coin_origin = tuple(
-            "typed" if i < n_typed else f"drawn with seed {spec.seed}" for i in range(k)
-        )
-    steps: list[Step] = []
-    status = ["pending"] * k
-    emitted: list[tuple[int, int, str]] = []
+        return tuple("set by the preset" for _ in range(k))
+    n_typed = len(spec.coins)
+    return tuple("typed" if i < n_typed else f"drawn with seed {spec.seed}" for i in range(k))
 
-    def add(kind: str, position: int | None, title: str, why: str, latex: str) -> None:
-        steps.append(
-            Step(len(steps), kind, position, title, why, latex, tuple(status), tuple(emitted))
-        )
 
+def _add_draft(story: _Story) -> None:
+    """Step 1 (seed 000 Step 1): the draft writes x_1..x_K, x_i ~ q_i."""
+    spec, res, k = story.spec, story.res, story.res.k_drafts
     drafted = ", ".join(
-        f"{show(labels[t])} (q = {fmt_prob(q_rows[i, t])})" for i, t in enumerate(res.draft_tokens)
+        f"{story.label(t)} (q = {fmt_prob(story.q_rows[i, t])})"
+        for i, t in enumerate(res.draft_tokens)
     )
-    how = (
-        "chosen by hand"
-        if spec.draft_tokens is not None and spec.origin == "custom"
-        else "set by the preset"
-        if spec.origin == "preset"
-        else f"sampled from q with seed {spec.seed}"
-    )
-    add(
+    if spec.draft_tokens is not None and spec.origin == "custom":
+        how = "chosen by hand"
+    elif spec.origin == "preset":
+        how = "set by the preset"
+    else:
+        how = f"sampled from q with seed {spec.seed}"
+    story.add(
         "draft",
         0,
         f"The draft proposes K = {k} token{'s' if k > 1 else ''}: {drafted}",
@@ -384,138 +425,155 @@ def build_story(spec: RoundSpec, result: sc.RoundResult | None = None) -> RoundS
         r"x_i \sim q_i,\quad i = 1, \dots, K = " + str(k),
     )
 
-    for s in res.steps:
-        i, label = s.position, show(labels[s.token])
-        p_s, q_s = fmt_prob(s.p_x), fmt_prob(s.q_x)
-        add(
-            "ratio",
-            i,
-            f"Position {i + 1}: {label} has p = {p_s}, q = {q_s}, ratio {fmt_ratio(s.ratio)}, "
-            f"a = {fmt_prob(s.acceptance_probability)}",
-            _ratio_why(label, s.p_x, s.q_x, s.acceptance_probability),
-            r"a = \min\left(1, \frac{p(x)}{q(x)}\right) = \min\left(1, \frac{"
-            + p_s
-            + "}{"
-            + q_s
-            + r"}\right) = \min(1,\ "
-            + fmt_ratio(s.ratio).replace("infinite", r"\infty")
-            + r") = "
-            + fmt_prob(s.acceptance_probability),
-        )
-        status[i] = "accepted" if s.accepted else "rejected"
-        if s.accepted:
-            emitted.append((i, s.token, "accepted"))
-        title, why = _coin_text(label, s.coin, s.acceptance_probability, s.accepted, coin_origin[i])
-        relation = "<" if s.accepted else r"\geq"
-        verdict = r"\text{keep}" if s.accepted else r"\text{reject}"
-        add(
-            "coin",
-            i,
-            title,
-            why,
-            f"u = {fmt_prob(s.coin)} {relation} a = {fmt_prob(s.acceptance_probability)}"
-            r"\;\Rightarrow\;" + verdict,
-        )
 
-    j = res.final_position
-    if spec.origin == "preset":
-        drawn = "set by the preset"
-    elif res.final_coin is None:
-        drawn = "chosen by hand"
-    else:
-        drawn = f"inverse-CDF draw with u = {fmt_prob(res.final_coin)}, seed {spec.seed}"
-    if res.final_kind == "resample":
-        rejected = show(labels[res.draft_tokens[j]])
-        later = res.discarded_positions
-        if later:
-            for i in later:
-                status[i] = "discarded"
-            listed = ", ".join(
-                f"{show(labels[res.draft_tokens[i]])} at position {i + 1} (its p = "
-                f"{fmt_prob(p_rows[i, res.draft_tokens[i]])})"
-                for i in later
-            )
-            add(
-                "discard",
-                later[0],
-                f"Stop: discard the later draft{'s' if len(later) > 1 else ''}: {listed}",
-                f"Tokens are a sequence: these drafts were written assuming {rejected} came "
-                f"before them. Once {rejected} is gone the context is different, so their "
-                "probabilities are meaningless, however good they looked. They are never checked.",
-                (
-                    r"x_{" + str(later[0] + 1) + "}"
-                    if len(later) == 1
-                    else r"x_{" + str(later[0] + 1) + r"}, \dots, x_{" + str(k) + "}"
-                )
-                + r"\ \text{discarded unchecked}",
-            )
-        leftover = np.maximum(0.0, p_rows[j] - q_rows[j])  # (V,)
-        z = float(leftover.sum())
-        alpha = float(np.minimum(p_rows[j], q_rows[j]).sum())
-        p_x, q_x = p_rows[j, res.draft_tokens[j]], q_rows[j, res.draft_tokens[j]]
-        add(
-            "residual",
-            j,
-            f"Residual at position {j + 1}: max(0, p − q) = {fmt_vector(leftover, labels)}",
-            f"Only tokens the target wants more than the draft offered deserve the replacement's "
-            f"mass. {rejected} was over-supplied by the draft (p − q = {fmt_prob(p_x)} − "
-            f"{fmt_prob(q_x)} < 0), so it gets 0.",
-            r"\max(0,\ p(x) - q(x)) = " + latex_vector(leftover),
-        )
-        dist = res.final_distribution
-        if z <= RESIDUAL_TOLERANCE:
-            add(
-                "normalise",
-                j,
-                "The residual has no mass: fall back to p",
-                "p = q here, so a rejection cannot really happen; the core's documented "
-                "fallback draws from p itself, the distribution the output must follow.",
-                r"Z = \sum_x \max(0,\ p(x) - q(x)) = 0 \;\Rightarrow\; p_{\text{adj}} = p",
-            )
-        else:
-            add(
-                "normalise",
-                j,
-                f"Normalise: Z = {fmt_prob(z)}, p_adj = {fmt_vector(dist, labels)}",
-                f"Dividing by Z = {fmt_prob(z)} makes the leftover a distribution that sums to "
-                f"1. Z is also 1 − α = 1 − {fmt_prob(alpha)}, the chance that a draft at this "
-                "position is rejected.",
-                r"Z = \sum_x \max(0,\ p(x) - q(x)) = " + fmt_prob(z) + r" = 1 - \alpha,\quad "
-                r"p_{\text{adj}} = \frac{\max(0,\ p - q)}{Z} = " + latex_vector(dist),
-            )
-        tok = res.final_token
-        emitted.append((j, tok, "resampled"))
-        add(
-            "resample",
-            j,
-            f"Resample position {j + 1} from p_adj: {show(labels[tok])} "
-            f"(p_adj = {fmt_prob(dist[tok])})",
-            f"{show(labels[tok])} replaces {rejected} ({drawn}). The replacement follows exactly "
-            "the mass the draft under-supplied, so every emitted token is distributed as p: the "
-            "round is lossless.",
-            r"x \sim p_{\text{adj}},\quad p_{\text{adj}}(x) = " + fmt_prob(dist[tok]),
-        )
-    else:
-        tok = res.final_token
-        emitted.append((k, tok, "bonus"))
-        add(
-            "bonus",
-            k,
-            f"All {k} drafts kept: bonus token {show(labels[tok])} from p at position {k + 1} "
-            f"(p = {fmt_prob(p_rows[k, tok])})",
-            f"The target's single pass already produced a distribution one step past the last "
-            f"draft, so this token is free ({drawn}).",
-            r"x \sim p_{K+1} = p_{"
-            + str(k + 1)
-            + r"},\quad p_{"
-            + str(k + 1)
-            + r"}(x) = "
-            + fmt_prob(p_rows[k, tok]),
-        )
+def _add_ratio(story: _Story, s: sc.RoundStep) -> None:
+    """a = min(1, p(x)/q(x)) at one checked position (Leviathan et al. 2023, Algorithm 1)."""
+    p_s, q_s, a_s = fmt_prob(s.p_x), fmt_prob(s.q_x), fmt_prob(s.acceptance_probability)
+    ratio = fmt_ratio(s.ratio)
+    label = story.label(s.token)
+    story.add(
+        "ratio",
+        s.position,
+        f"Position {s.position + 1}: {label} has p = {p_s}, q = {q_s}, ratio {ratio}, a = {a_s}",
+        _ratio_why(label, s.p_x, s.q_x, s.acceptance_probability),
+        r"a = \min\left(1, \frac{p(x)}{q(x)}\right) = \min\left(1, \frac{"
+        + p_s
+        + "}{"
+        + q_s
+        + r"}\right) = \min(1,\ "
+        + ratio.replace("infinite", r"\infty")
+        + r") = "
+        + a_s,
+    )
 
-    n_out, n_kept = len(emitted), res.n_accepted
-    out = " ".join(show(labels[t]) for _, t, _ in emitted)
-    extra = "bonus" if res.final_kind == "bonus" else "resampled"
+
+def _add_coin(story: _Story, s: sc.RoundStep) -> None:
+    """The coin u ~ U[0, 1) against a: keep iff u < a (the README's coin rule)."""
+    i = s.position
+    story.status[i] = "accepted" if s.accepted else "rejected"
+    if s.accepted:
+        story.emitted.append((i, s.token, "accepted"))
+    a = s.acceptance_probability
+    title, why = _coin_text(story.label(s.token), s.coin, a, s.accepted, story.coin_origin[i])
+    relation = "<" if s.accepted else r"\geq"
+    verdict = r"\text{keep}" if s.accepted else r"\text{reject}"
+    story.add(
+        "coin",
+        i,
+        title,
+        why,
+        f"u = {fmt_prob(s.coin)} {relation} a = {fmt_prob(a)}" r"\;\Rightarrow\;" + verdict,
+    )
+
+
+def _add_discard(story: _Story) -> None:
+    """After the first rejection the later drafts are dropped unchecked (seed 003 Ex 2)."""
+    res, later = story.res, story.res.discarded_positions
+    if not later:
+        return
+    for i in later:
+        story.status[i] = "discarded"
+    rejected = story.label(res.draft_tokens[res.final_position])
+    listed = ", ".join(
+        f"{story.label(res.draft_tokens[i])} at position {i + 1} (its p = "
+        f"{fmt_prob(story.p_rows[i, res.draft_tokens[i]])})"
+        for i in later
+    )
+    first = r"x_{" + str(later[0] + 1) + "}"
+    span = first if len(later) == 1 else first + r", \dots, x_{" + str(res.k_drafts) + "}"
+    story.add(
+        "discard",
+        later[0],
+        f"Stop: discard the later draft{'s' if len(later) > 1 else ''}: {listed}",
+        f"Tokens are a sequence: these drafts were written assuming {rejected} came "
+        f"before them. Once {rejected} is gone the context is different, so their "
+        "probabilities are meaningless, however good they looked. They are never checked.",
+        span + r"\ \text{discarded unchecked}",
+    )
+
+
+def _add_residual(story: _Story) -> None:
+    """The leftover max(0, p - q) at the rejected position (seed 000 Step 5), from the core."""
+    res, j = story.res, story.res.final_position
+    leftover = res.residual_unnormalised  # (V,)
+    token = res.draft_tokens[j]
+    p_x, q_x = story.p_rows[j, token], story.q_rows[j, token]
+    story.add(
+        "residual",
+        j,
+        f"Residual at position {j + 1}: max(0, p − q) = {fmt_vector(leftover, story.labels)}",
+        f"Only tokens the target wants more than the draft offered deserve the replacement's "
+        f"mass. {story.label(token)} was over-supplied by the draft (p − q = {fmt_prob(p_x)} − "
+        f"{fmt_prob(q_x)} < 0), so it gets 0.",
+        r"\max(0,\ p(x) - q(x)) = " + latex_vector(leftover),
+    )
+
+
+def _add_normalise(story: _Story) -> None:
+    """p_adj = max(0, p - q) / Z with Z = 1 - alpha (seed 003 Ex 6); p itself when Z = 0."""
+    res, j = story.res, story.res.final_position
+    z = float(res.residual_unnormalised.sum())
+    if z <= RESIDUAL_TOLERANCE:
+        story.add(
+            "normalise",
+            j,
+            "The residual has no mass: fall back to p",
+            "p = q here, so a rejection cannot really happen; the core's documented "
+            "fallback draws from p itself, the distribution the output must follow.",
+            r"Z = \sum_x \max(0,\ p(x) - q(x)) = 0 \;\Rightarrow\; p_{\text{adj}} = p",
+        )
+        return
+    dist = res.final_distribution
+    story.add(
+        "normalise",
+        j,
+        f"Normalise: Z = {fmt_prob(z)}, p_adj = {fmt_vector(dist, story.labels)}",
+        f"Dividing by Z = {fmt_prob(z)} makes the leftover a distribution that sums to "
+        f"1. Z is also 1 − α = 1 − {fmt_prob(1.0 - z)}, the chance that a draft at this "
+        "position is rejected.",
+        r"Z = \sum_x \max(0,\ p(x) - q(x)) = " + fmt_prob(z) + r" = 1 - \alpha,\quad "
+        r"p_{\text{adj}} = \frac{\max(0,\ p - q)}{Z} = " + latex_vector(dist),
+    )
+
+
+def _add_resample(story: _Story) -> None:
+    """The replacement token, x ~ p_adj: what makes the round lossless."""
+    res, j, tok = story.res, story.res.final_position, story.res.final_token
+    dist = res.final_distribution
+    rejected = story.label(res.draft_tokens[j])
+    story.emitted.append((j, tok, res.final_status))
+    story.add(
+        "resample",
+        j,
+        f"Resample position {j + 1} from p_adj: {story.label(tok)} (p_adj = {fmt_prob(dist[tok])})",
+        f"{story.label(tok)} replaces {rejected} ({story.drawn()}). The replacement follows "
+        "exactly the mass the draft under-supplied, so every emitted token is distributed as p: "
+        "the round is lossless.",
+        r"x \sim p_{\text{adj}},\quad p_{\text{adj}}(x) = " + fmt_prob(dist[tok]),
+    )
+
+
+def _add_bonus(story: _Story) -> None:
+    """All K kept: a free token from p_{K+1}, scored by the same target pass."""
+    res, k, tok = story.res, story.res.k_drafts, story.res.final_token
+    story.emitted.append((k, tok, res.final_status))
+    p_x = fmt_prob(story.p_rows[k, tok])
+    story.add(
+        "bonus",
+        k,
+        f"All {k} drafts kept: bonus token {story.label(tok)} from p at position {k + 1} "
+        f"(p = {p_x})",
+        f"The target's single pass already produced a distribution one step past the last "
+        f"draft, so this token is free ({story.drawn()}).",
+        r"x \sim p_{K+1} = p_{" + str(k + 1) + r"},\quad p_{" + str(k + 1) + r"}(x) = " + p_x,
+    )
+
+
+def _add_result(story: _Story) -> None:
+    """What the round emitted: n_kept + 1 tokens for one target pass."""
+    res, k = story.res, story.res.k_drafts
+    n_out, n_kept = len(story.emitted), res.n_accepted
+    out = " ".join(story.label(t) for _, t, _ in story.emitted)
     if res.final_kind == "bonus":
         why = (
             f"All drafts survived, the maximum K + 1 = {k + 1}. Plain decoding would need "
@@ -523,16 +581,48 @@ def build_story(spec: RoundSpec, result: sc.RoundResult | None = None) -> RoundS
         )
     else:
         why = (
-            f"Output count on a rejection at position {j + 1} is {j} + 1 = {n_out}. Even "
-            "with a rejection the round yields one correct token from the target "
-            "distribution, just as plain decoding would."
+            f"Output count on a rejection at position {res.final_position + 1} is "
+            f"{res.final_position} + 1 = {n_out}. Even with a rejection the round yields one "
+            "correct token from the target distribution, just as plain decoding would."
         )
-    add(
+    story.add(
         "result",
         None,
         f"Round result: {n_out} token{'s' if n_out > 1 else ''} ({out}) from one target pass: "
-        f"{n_kept} kept + 1 {extra}",
+        f"{n_kept} kept + 1 {res.final_status}",
         why,
         r"\text{tokens} = n_{\text{kept}} + 1 = " + f"{n_kept} + 1 = {n_out}",
     )
-    return RoundStory(labels, p_rows, q_rows, res, tuple(steps), coin_origin)
+
+
+def build_story(spec: RoundSpec, result: sc.RoundResult | None = None) -> RoundStory:
+    """The ordered decisions of the round ``spec`` (plays it unless ``result`` is given).
+
+    One builder per step kind, in the order of seed 000 Steps 1-6: draft, then
+    ratio and coin per checked position, then discard/residual/normalise/
+    resample after a rejection or bonus when all K were kept, then the result.
+    """
+    res = result if result is not None else play_round(spec)
+    story = _Story(
+        spec,
+        res,
+        np.asarray(spec.p_rows, dtype=np.float64),
+        np.asarray(spec.q_rows, dtype=np.float64),
+        _coin_origins(spec, res.k_drafts),
+        status=["pending"] * res.k_drafts,
+    )
+    _add_draft(story)
+    for s in res.steps:
+        _add_ratio(story, s)
+        _add_coin(story, s)
+    if res.final_kind == "resample":
+        _add_discard(story)
+        _add_residual(story)
+        _add_normalise(story)
+        _add_resample(story)
+    else:
+        _add_bonus(story)
+    _add_result(story)
+    return RoundStory(
+        spec.labels, story.p_rows, story.q_rows, res, tuple(story.steps), story.coin_origin
+    )

@@ -92,3 +92,146 @@ def make_figure(traces: list[dict], *, title: str = "", height: int = 360, **lay
     if title:
         spec["title"] = {"text": title, "y": 0.98, "yanchor": "top"}
     return go.Figure(data=traces, layout=merge_layout(spec, layout))
+
+
+# --- presenter view (a projector at 1366 x 768, read from the back of a room) ----------
+
+PRESENTER_FONT_SIZE = 20  # every chart text at least this (the issue asks >= 18 px)
+PRESENTER_TITLE_SIZE = 22
+PRESENTER_LINE_WIDTH = 4  # px; scatter lines at least this thick
+PRESENTER_MARKER_SIZE = 12
+# High-contrast ink per Streamlit theme; None (theme not known yet) keeps Streamlit's own.
+PRESENTER_INK = {"light": "#000000", "dark": "#FFFFFF"}
+PRESENTER_GRID = {"light": "rgba(0,0,0,0.25)", "dark": "rgba(255,255,255,0.30)"}
+# Colours that vanish on one background are swapped for a readable one of the same role.
+DARK_SWAP = {"#000000": "#FFFFFF", "black": "#FFFFFF", "#0072B2": "#56B4E9"}
+LIGHT_SWAP = {"#FFFFFF": "#000000", "white": "#000000", "#F0E442": "#B8A900"}
+_AXIS_PREFIXES = ("xaxis", "yaxis")
+
+
+def _at_least(font: dict | None, size: int) -> dict:
+    """``font`` with its size raised to ``size`` (never lowered)."""
+    font = dict(font or {})
+    font["size"] = max(int(font.get("size") or 0), size)
+    return font
+
+
+def _swap(colour, swap: dict):
+    """``colour`` replaced through ``swap`` (case-insensitive), other values unchanged."""
+    if isinstance(colour, str):
+        return swap.get(colour.upper(), swap.get(colour, colour))
+    if isinstance(colour, list):
+        return [_swap(c, swap) for c in colour]
+    return colour
+
+
+def _presenter_axis(axis: dict, ink: str | None, grid: str | None) -> dict:
+    """One axis with large ticks and title, thicker zero line, high-contrast ink."""
+    axis = dict(axis)
+    axis["tickfont"] = _at_least(axis.get("tickfont"), PRESENTER_FONT_SIZE)
+    title = axis.get("title")
+    title = {"text": title} if isinstance(title, str) else dict(title or {})
+    title["font"] = _at_least(title.get("font"), PRESENTER_FONT_SIZE)
+    axis["title"] = title
+    axis["automargin"] = True  # bigger ticks need more room, never overlap the title
+    if ink:
+        axis["tickfont"]["color"] = ink
+        axis["title"]["font"]["color"] = ink
+        axis["linecolor"] = ink
+        axis["gridcolor"] = grid
+        axis["zerolinecolor"] = ink
+    return axis
+
+
+def _presenter_trace(trace: dict, swap: dict) -> dict:
+    """One trace: text >= PRESENTER_FONT_SIZE, lines and markers thicker, colours swapped."""
+    trace = dict(trace)
+    if "text" in trace or "texttemplate" in trace or "textfont" in trace:
+        trace["textfont"] = _at_least(trace.get("textfont"), PRESENTER_FONT_SIZE)
+        if not _text_on_fill(trace):  # text on a bar or chip keeps its ink for that fill
+            trace["textfont"]["color"] = _swap(trace["textfont"].get("color"), swap)
+    if trace.get("type", "scatter") == "scatter":
+        line = dict(trace.get("line") or {})
+        line["width"] = max(float(line.get("width") or 2), PRESENTER_LINE_WIDTH)
+        line["color"] = _swap(line.get("color"), swap)
+        trace["line"] = {k: v for k, v in line.items() if v is not None}
+    marker = dict(trace.get("marker") or {})
+    if marker:
+        if trace.get("type", "scatter") == "scatter" and not isinstance(marker.get("size"), list):
+            marker["size"] = max(float(marker.get("size") or 6), PRESENTER_MARKER_SIZE)
+        marker["color"] = _swap(marker.get("color"), swap)
+        trace["marker"] = {k: v for k, v in marker.items() if v is not None}
+    colorbar = trace.get("colorbar")
+    if isinstance(colorbar, dict) or trace.get("type") == "heatmap":
+        trace["colorbar"] = _presenter_colorbar(colorbar or {})
+    return trace
+
+
+def _text_on_fill(trace: dict) -> bool:
+    """True when the trace's text sits on its own bar or marker fill, not on the page."""
+    position = str(trace.get("textposition") or "")
+    return "inside" in position or position == "middle center"
+
+
+def _presenter_colorbar(colorbar: dict) -> dict:
+    """A colour bar with ticks and title at the presenter size."""
+    colorbar = dict(colorbar)
+    colorbar["tickfont"] = _at_least(colorbar.get("tickfont"), PRESENTER_FONT_SIZE)
+    title = colorbar.get("title")
+    title = {"text": title} if isinstance(title, str) else dict(title or {})
+    title["font"] = _at_least(title.get("font"), PRESENTER_FONT_SIZE)
+    colorbar["title"] = title
+    return colorbar
+
+
+def presenter_figure(fig: go.Figure, *, theme_type: str | None = None) -> go.Figure:
+    """A copy of ``fig`` for a projector: text >= 20 px, lines >= 4 px, high-contrast ink.
+
+    Every font a chart can draw is raised (layout, title, axes' ticks and titles,
+    legend, annotations, trace text, colour bars), never lowered. ``theme_type`` is
+    Streamlit's ``st.context.theme.type`` ("light", "dark" or None): with a known theme
+    the text, axes and colours that would vanish on that background are swapped for
+    high-contrast ones (``DARK_SWAP``/``LIGHT_SWAP``); with None, Streamlit's theme
+    colours stay. Pure: the input figure is not changed.
+    """
+    spec = fig.to_plotly_json()
+    layout = dict(spec.get("layout") or {})
+    ink, grid = PRESENTER_INK.get(theme_type or ""), PRESENTER_GRID.get(theme_type or "")
+    swap = {"dark": DARK_SWAP, "light": LIGHT_SWAP}.get(theme_type or "", {})
+    layout["font"] = _at_least(layout.get("font"), PRESENTER_FONT_SIZE)
+    # plotly shrinks bar text that does not fit its bar; at the presenter size it must not
+    layout["uniformtext"] = {"minsize": PRESENTER_FONT_SIZE, "mode": "show"}
+    if ink:
+        layout["font"]["color"] = ink
+    title = layout.get("title")
+    if title:
+        title = {"text": title} if isinstance(title, str) else dict(title)
+        title["font"] = _at_least(title.get("font"), PRESENTER_TITLE_SIZE)
+        layout["title"] = title
+    layout["legend"] = dict(layout.get("legend") or {})
+    layout["legend"]["font"] = _at_least(layout["legend"].get("font"), PRESENTER_FONT_SIZE)
+    for name in [k for k in layout if k.startswith(_AXIS_PREFIXES)] or ["xaxis", "yaxis"]:
+        layout[name] = _presenter_axis(layout.get(name) or {}, ink, grid)
+    annotations = []
+    for note in layout.get("annotations") or ():
+        note = dict(note)
+        note["font"] = _at_least(note.get("font"), PRESENTER_FONT_SIZE)
+        note["font"]["color"] = _swap(note["font"].get("color"), swap) or ink
+        annotations.append(note)
+    if annotations:
+        layout["annotations"] = annotations
+    shapes = [_presenter_shape(shape, swap) for shape in layout.get("shapes") or ()]
+    if shapes:
+        layout["shapes"] = shapes
+    data = [_presenter_trace(trace, swap) for trace in spec.get("data") or ()]
+    return go.Figure(data=data, layout=layout)
+
+
+def _presenter_shape(shape: dict, swap: dict) -> dict:
+    """A reference line or box: at least 3 px wide, its colour swapped for the theme."""
+    shape = dict(shape)
+    line = dict(shape.get("line") or {})
+    line["width"] = max(float(line.get("width") or 1), 3)
+    line["color"] = _swap(line.get("color"), swap)
+    shape["line"] = {k: v for k, v in line.items() if v is not None}
+    return shape

@@ -5,20 +5,34 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
+from . import presenter
+from .presets import MAX_SEED
+from .registry import PageInfo, page_info
 from .text import md_escape
 
-MAX_SEED = 2**32 - 1
 
+def page_setup(page_file: str | Path) -> PageInfo:
+    """Title, icon and wide layout (for projectors) of a page; returns its registry entry.
 
-def page_setup(title: str, icon: str) -> None:
-    """Wide layout for projectors; ``icon`` must be an emoji (no font CDN fetch)."""
+    Call ``page_setup(__file__)``: the title and the emoji icon come from
+    :mod:`specdec_ui.registry`, where each page is defined once.
+    """
+    info = page_info(page_file)
+    presenting = presenter.presenting()  # projector layout: the sidebar folds away
     st.set_page_config(
-        page_title=f"{title} · Speculative Decoding Lab", page_icon=icon, layout="wide"
+        page_title=f"{info.title} · Speculative Decoding Lab",
+        page_icon=info.icon,
+        layout="wide",
+        initial_sidebar_state="collapsed" if presenting else "auto",
     )
+    presenter.presenter_toggle()
+    presenter.presenter_style()
+    return info
 
 
 def show_error(err: Exception | str) -> None:
@@ -68,13 +82,21 @@ def seed_control(prefix: str, *, default: int = 0) -> int:
     return int(st.session_state[key])
 
 
+CSV_FLOAT_FORMAT = "%.6g"  # 6 significant digits: 1.7000000000000002 -> 1.7 (issue 10)
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """The table as UTF-8 CSV without index, floats to 6 significant digits."""
+    return frame.to_csv(index=False, float_format=CSV_FLOAT_FORMAT).encode("utf-8")
+
+
 def download_csv(
     frame: pd.DataFrame, filename: str, *, key: str, label: str = "Download CSV"
 ) -> None:
-    """A download button for a table (UTF-8 CSV, no index)."""
+    """A download button for a table (UTF-8 CSV, no index, rounded numbers)."""
     st.download_button(
         label,
-        frame.to_csv(index=False).encode("utf-8"),
+        csv_bytes(frame),
         file_name=filename,
         mime="text/csv",
         key=key,

@@ -41,6 +41,15 @@ def test_lint_includes_the_numpy_random_rule():
     assert "ruff check ." in readme_commands()[1]
 
 
+def test_the_test_command_checks_formatting_and_function_size():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    lint = config["tool"]["ruff"]["lint"]
+    assert {"C901", "PLR0912", "PLR0913", "PLR0915"} <= set(lint["select"])
+    assert lint["mccabe"]["max-complexity"] <= 12
+    assert lint["pylint"]["max-args"] <= 8
+    assert "ruff format --check ." in readme_commands()[1]
+
+
 def test_runtime_requirements_are_pinned_to_compatible_ranges():
     lines = [
         line
@@ -48,7 +57,7 @@ def test_runtime_requirements_are_pinned_to_compatible_ranges():
         if line and not line.startswith("#")
     ]
     names = {re.split(r"[<>=]", line)[0] for line in lines}
-    assert names == {"streamlit", "numpy", "scipy", "plotly", "pandas"}
+    assert names == {"streamlit", "numpy", "scipy", "plotly", "pandas", "segno"}
     assert all(">=" in line and "<" in line for line in lines)
 
 

@@ -29,6 +29,10 @@ APP_DIRS = ("pages", "specdec_core", "specdec_ui", "tools")
 DANGEROUS_BUILTINS = {"eval", "exec", "compile", "__import__"}
 DANGEROUS_MODULES = {"pickle", "cPickle", "dill", "marshal", "shelve", "joblib", "cloudpickle"}
 HTML_CALLS = {"html"}  # st.html / st.components.v1.html
+# The one exception: presenter view's static CSS and key script, module string literals
+# passed by name to st.html (checked by _is_static_html; nothing formatted at run time).
+STATIC_HTML_FILES = {"specdec_ui/presenter.py"}
+STATIC_HTML_KEYWORDS = {"unsafe_allow_javascript", "width"}
 
 
 def app_files() -> list[Path]:
@@ -38,16 +42,57 @@ def app_files() -> list[Path]:
     return [f for f in files if f.is_file()]
 
 
-def findings(path: Path) -> list[str]:
-    """Dangerous constructs in one file, as 'file:line: what'."""
+def _single_str_constants(tree: ast.Module) -> set[str]:
+    """Names bound exactly once in the file, at module level, to a plain string literal."""
+    bound: dict[str, int] = {}
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    bound[name.id] = bound.get(name.id, 0) + 1
+    return {
+        target.id
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name) and bound.get(target.id) == 1
+    }
+
+
+def _is_static_html(node: ast.Call, constants: set[str]) -> bool:
+    """``st.html(NAME)`` where NAME is a module string literal: no run-time text at all."""
+    return (
+        len(node.args) == 1
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id in constants
+        and all(kw.arg in STATIC_HTML_KEYWORDS for kw in node.keywords)
+    )
+
+
+def findings(path: Path, *, static_html_ok: bool | None = None) -> list[str]:
+    """Dangerous constructs in one file, as 'file:line: what'.
+
+    ``static_html_ok`` (default: the file is in ``STATIC_HTML_FILES``) lets ``st.html``
+    render a module-level string literal, e.g. presenter view's CSS and key script.
+    """
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+    if static_html_ok is None:
+        static_html_ok = str(where) in STATIC_HTML_FILES
+    constants = _single_str_constants(tree) if static_html_ok else set()
     out: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Name) and func.id in DANGEROUS_BUILTINS:
                 out.append(f"{where}:{node.lineno}: builtin {func.id}()")
+            if _is_static_html(node, constants):
+                continue
             if isinstance(func, ast.Attribute) and func.attr in HTML_CALLS:
                 base = ast.unparse(func.value)
                 if base.split(".")[0] in {"st", "streamlit", "components"} or "components" in base:
@@ -58,7 +103,10 @@ def findings(path: Path) -> list[str]:
                     out.append(f"{where}:{node.lineno}: {base}.{func.attr}()")
             for kw in node.keywords:
                 truthy = not (isinstance(kw.value, ast.Constant) and not kw.value.value)
-                if kw.arg in {"unsafe_allow_html", "allow_pickle"} and truthy:
+                if (
+                    kw.arg in {"unsafe_allow_html", "allow_pickle", "unsafe_allow_javascript"}
+                    and truthy
+                ):
                     out.append(f"{where}:{node.lineno}: {kw.arg}={ast.unparse(kw.value)}")
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [a.name for a in node.names]
@@ -101,6 +149,23 @@ def test_the_checker_finds_what_it_is_looking_for(tmp_path):
     ):
         assert what in text, what
     assert len(found) == 10, found  # model.eval() and unsafe_allow_html=False are fine
+
+
+def test_static_html_is_only_a_module_literal_in_an_allowed_file(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        'CSS = "<style>p {}</style>"\nJS = "<script></script>"\nTWICE = "<b></b>"\n'
+        "TWICE = user_text\nst.html(CSS)\nst.sidebar.html(JS, unsafe_allow_javascript=True)\n"
+        "st.html(CSS + user_text)\nst.html(f'{CSS}')\nst.html(TWICE)\n"
+        "st.html(user_text, unsafe_allow_javascript=True)\n",
+        encoding="utf-8",
+    )
+    allowed = findings(probe, static_html_ok=True)
+    lines = sorted(int(f.split(":")[1]) for f in allowed)
+    # Lines 7-10: a concatenation, an f-string, a name bound twice, user text with scripts.
+    assert lines == [7, 8, 9, 10, 10], allowed
+    # Outside the allowed files even the literals are findings.
+    assert len(findings(probe, static_html_ok=False)) == 8
 
 
 def test_app_code_has_no_html_injection_eval_or_pickle():

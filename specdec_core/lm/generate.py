@@ -32,13 +32,7 @@ import numpy as np
 
 from ..distributions import check_k
 from ..errors import InvalidParameterError
-from ..sampling import (
-    RoundResult,
-    RoundStep,
-    acceptance_probability,
-    residual_distribution,
-    sample_index,
-)
+from ..sampling import RoundResult, acceptance_probability, decide_round, sample_index
 from .errors import MAX_NEW_TOKENS, ContextLengthError, PromptError
 
 MAX_TEMPERATURE = 5.0
@@ -184,45 +178,16 @@ def verify_block(
 ) -> RoundResult:
     """The decisions of :func:`specdec_core.verify_round`, without re-checking the rows.
 
-    Same rule, same core functions and the same order of random draws (one coin per
-    checked position, then one uniform for the final token), so for the same ``rng`` it
-    returns the same round as ``verify_round`` (a test checks this). The rows come from
-    :func:`probabilities`, valid by construction, so the O(K V) validation that
-    ``verify_round`` runs on typed input is skipped: it cost as much as a quarter of a
-    target step per round. p_rows (K+1, V), q_rows (K, V).
+    Calls the same kernel, :func:`specdec_core.sampling.decide_round` (Leviathan et al.
+    2023, Algorithm 1: keep x_i while u_i < min(1, p_i(x_i) / q_i(x_i)), then a residual
+    sample or the bonus), with the same order of random draws (one coin per checked
+    position, then one uniform for the final token), so for the same ``rng`` it returns
+    the same round as ``verify_round``. The rows come from :func:`probabilities`, valid by
+    construction, so the O(K V) validation that ``verify_round`` runs on typed input is
+    skipped: it cost as much as a quarter of a target step per round.
+    p_rows (K+1, V), q_rows (K, V), drafts (K,).
     """
-    k = len(drafts)
-    idx = np.arange(k)
-    p_x, q_x = p_rows[idx, drafts], q_rows[idx, drafts]  # (K,), (K,)
-    a = acceptance_probability(p_x, q_x)  # (K,) one vectorised call for the round
-    steps = []
-    for i, x in enumerate(drafts):
-        u = float(rng.random())  # drawn only for positions that are checked
-        px, qx, ai = float(p_x[i]), float(q_x[i]), float(a[i])
-        steps.append(RoundStep(i, x, px, qx, px / qx, ai, u, u < ai))
-        if not u < ai:
-            break
-    n = len(steps) - (not steps[-1].accepted) if steps else 0
-    if n < k:
-        kind, leftover = "resample", np.maximum(0.0, p_rows[n] - q_rows[n])  # (V,)
-        dist = residual_distribution(p_rows[n], q_rows[n])
-    else:
-        kind, leftover, dist = "bonus", None, p_rows[k]
-    u_final = float(rng.random())
-    token = int(sample_index(dist, u_final))
-    return RoundResult(
-        k,
-        tuple(drafts),
-        tuple(steps),
-        n,
-        kind,
-        n,
-        token,
-        u_final,
-        dist,
-        leftover,
-        tuple(drafts[:n]) + (token,),
-    )
+    return decide_round(p_rows, q_rows, tuple(int(x) for x in drafts), rng=rng)
 
 
 def _top(row: np.ndarray, n: int = TOP_N) -> tuple[tuple[int, float], ...]:

@@ -1,4 +1,5 @@
-"""AppTest helpers: open a page by path, with query parameters, and read its charts."""
+"""AppTest helpers: open a page file or the router (app.py), with query parameters, and read
+its charts. A page file runs on its own (its ``page_setup(__file__)`` needs no router)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,18 @@ def open_page(path: str, query: dict[str, str] | None = None, *, run: bool = Tru
     if run:
         at.run()
     return at
+
+
+def open_app(page: str | None = None, query: dict[str, str] | None = None) -> AppTest:
+    """AppTest of the router ``app.py`` opened at ``page`` (a file in pages/; None = Home).
+
+    Before the first run AppTest names the page by its file name, as an old
+    ``pages/`` address did, so this also checks that the address still opens it.
+    """
+    at = open_page("app.py", query, run=False)
+    if page is not None:
+        at.switch_page(page)
+    return at.run()
 
 
 def figures(at: AppTest) -> list[dict]:

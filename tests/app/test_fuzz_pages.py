@@ -78,7 +78,7 @@ HOSTILE_VALUES = [
     "x" * 2_001,
     "0.01, " * 70,
 ]
-# The parameters each page reads (see the pages and specdec_ui/round_inputs.py), plus junk.
+# The parameters each page reads (see the pages and specdec_ui/round_codec.py), plus junk.
 PAGE_PARAMS = {
     "app.py": ["page", "x"],
     "pages/1_Step_through_a_round.py": [
@@ -96,8 +96,22 @@ PAGE_PARAMS = {
     ],
     "pages/2_Speedup_explorer.py": ["preset", "alpha", "k", "c_q", "c_p"],
     "pages/3_Losslessness_lab.py": ["preset", "p", "q", "k", "rounds", "seed", "variant"],
-    "pages/4_Self_test.py": ["q", "question", "seed", "answer"],
-    "pages/5_Model_pair_lab.py": ["pair", "prompt", "k", "seed", "temperature"],
+    "pages/4_Self_test.py": ["kind", "vocab", "seed", "q", "answer"],
+    "pages/5_Model_pair_lab.py": ["pair", "prompt", "k", "seed", "t", "tokens", "mode", "round"],
+    "pages/6_Variants_lab.py": [
+        "preset",
+        "p",
+        "q",
+        "variant",
+        "m",
+        "widths",
+        "token",
+        "k",
+        "rounds",
+        "seed",
+        "epsilon",
+        "delta",
+    ],
 }
 PAGES = sorted(PAGE_PARAMS)
 N_LINKS = 10  # random links per page
@@ -144,85 +158,128 @@ def _number_value(rng: random.Random, lo, hi, is_int: bool):
     return rng.choice([lo, hi, rng.uniform(lo, min(hi, lo + MAX_NUMBER_SPAN))])
 
 
-def _act(rng: random.Random, at: AppTest, page: str) -> str | None:
-    """One random interaction with a widget on screen; returns what was done."""
-    kinds = [
-        "text_input",
-        "number_input",
-        "slider",
-        "selectbox",
-        "radio",
-        "checkbox",
-        "button",
-        "text_area",
-        "select_slider",
-        "toggle",
-    ]
+WIDGET_KINDS = (
+    "text_input",
+    "number_input",
+    "slider",
+    "selectbox",
+    "radio",
+    "checkbox",
+    "button",
+    "text_area",
+    "select_slider",
+    "toggle",
+)
+
+
+def _on_screen(at: AppTest) -> list[tuple[str, object]]:
+    """(kind, widget) for every enabled widget of the kinds the fuzz drives."""
     candidates = []
-    for kind in kinds:
+    for kind in WIDGET_KINDS:
         try:
             widgets = list(getattr(at, kind))
         except (AttributeError, KeyError):
             continue
         candidates += [(kind, w) for w in widgets if not getattr(w, "disabled", False)]
+    return candidates
+
+
+def _type_text(rng: random.Random, w) -> bool:
+    value = rng.choice(HOSTILE_VALUES)
+    max_chars = getattr(w.proto, "max_chars", 0)
+    if max_chars and len(value) > max_chars:
+        value = value[:max_chars]  # the browser refuses longer input
+    w.input(value)
+    return True
+
+
+def _set_number(rng: random.Random, w) -> bool:
+    is_int = w.proto.data_type == w.proto.INT
+    lo = w.min if w.proto.has_min else None
+    hi = w.max if w.proto.has_max else None
+    if getattr(w, "key", None) == "lab_rounds":
+        hi = min(hi, LAB_MAX_ROUNDS) if hi is not None else LAB_MAX_ROUNDS
+    w.set_value(_number_value(rng, lo, hi, is_int))
+    return True
+
+
+def _slide(rng: random.Random, w) -> bool:
+    lo, hi = w.min, w.max
+    is_int = isinstance(lo, int) and isinstance(hi, int)
+    v = rng.randint(lo, hi) if is_int else rng.uniform(lo, hi)
+    w.set_value((lo, v) if isinstance(w.value, (tuple, list)) else v)
+    return True
+
+
+def _choose(rng: random.Random, w) -> bool:
+    raw = _raw_option_values(w)
+    if raw:
+        w.set_value(rng.choice(raw))
+    return bool(raw)
+
+
+def _toggle(rng: random.Random, w) -> bool:
+    w.set_value(not w.value)
+    return True
+
+
+def _click(rng: random.Random, w) -> bool:
+    w.click()
+    return True
+
+
+def _skip(rng: random.Random, w) -> bool:
+    return False  # a select_slider: no page uses one
+
+
+ACTIONS = {
+    "text_input": _type_text,
+    "text_area": _type_text,
+    "number_input": _set_number,
+    "slider": _slide,
+    "selectbox": _choose,
+    "radio": _choose,
+    "select_slider": _skip,
+    "checkbox": _toggle,
+    "toggle": _toggle,
+    "button": _click,
+}
+
+
+def _act(rng: random.Random, at: AppTest, page: str) -> str | None:
+    """One random interaction with a widget on screen; returns what was done."""
+    candidates = _on_screen(at)
     if not candidates:
         return None
     typed = [c for c in candidates if c[0] in ("text_input", "text_area")]
     # Half of the actions type into a text field: that is where hostile input arrives.
     kind, w = rng.choice(typed if typed and rng.random() < 0.5 else candidates)
-    key = getattr(w, "key", None)
-    if kind in ("text_input", "text_area"):
-        value = rng.choice(HOSTILE_VALUES)
-        max_chars = getattr(w.proto, "max_chars", 0)
-        if max_chars and len(value) > max_chars:
-            value = value[:max_chars]  # the browser refuses longer input
-        w.input(value)
-    elif kind == "number_input":
-        is_int = w.proto.data_type == w.proto.INT
-        lo = w.min if w.proto.has_min else None
-        hi = w.max if w.proto.has_max else None
-        if key == "lab_rounds":
-            hi = min(hi, LAB_MAX_ROUNDS) if hi is not None else LAB_MAX_ROUNDS
-        value = _number_value(rng, lo, hi, is_int)
-        w.set_value(value)
-    elif kind == "slider":
-        lo, hi = w.min, w.max
-        is_int = isinstance(lo, int) and isinstance(hi, int)
-        v = rng.randint(lo, hi) if is_int else rng.uniform(lo, hi)
-        if isinstance(w.value, (tuple, list)):
-            w.set_value((lo, v))
-        else:
-            w.set_value(v)
-    elif kind in ("selectbox", "radio"):
-        raw = _raw_option_values(w)
-        if not raw:
-            return None
-        w.set_value(rng.choice(raw))
-    elif kind == "select_slider":
+    if not ACTIONS[kind](rng, w):
         return None
-    elif kind in ("checkbox", "toggle"):
-        w.set_value(not w.value)
-    elif kind == "button":
-        w.click()
     at.run()
-    return f"{kind} {key!r}"
+    return f"{kind} {getattr(w, 'key', None)!r}"
 
 
 def _candidate_options() -> list:
     """Raw option values the pages use (keys of the presets, variants, pairs, quiz kinds)."""
     import specdec_core as sc
-    from specdec_ui import figures_lab, figures_speedup
+    from specdec_ui import presets
 
     pool: list = [
         *sc.SCENARIOS,
         *sc.VARIANTS,
-        *figures_lab.LAB_PRESETS,
-        *figures_speedup.SPEED_PRESETS,
-        figures_lab.CUSTOM,
+        *presets.LAB_PRESETS,
+        *presets.SPEED_PRESETS,
+        presets.CUSTOM,
         "custom",
         "mixed",
     ]
-    extra = (("specdec_core.lm.pairs", "PAIRS"), ("specdec_core.quiz", "QUESTION_KINDS"))
+    extra = (
+        ("specdec_core.lm.pairs", "PAIRS"),
+        ("specdec_core.quiz", "QUESTION_KINDS"),
+        ("specdec_ui.figures_variants", "PRESETS"),
+        ("specdec_ui.figures_variants", "VARIANT_NAMES"),
+    )
     for module, name in extra:
         try:
             pool += list(getattr(__import__(module, fromlist=[name]), name))

@@ -3,7 +3,7 @@
 import pytest
 
 import specdec_core as sc
-from specdec_ui import figures_lab as fl
+from specdec_ui import presets
 from specdec_ui.text import md_escape
 from tests.app.conftest import figures, open_page
 
@@ -18,8 +18,8 @@ def _verdict(at) -> str:
 def test_default_run_passes():
     at = open_page(PAGE)
     assert not at.exception and not at.error and not at.warning
-    assert at.selectbox(key="lab_preset").value == fl.DEFAULT_LAB_PRESET
-    assert at.number_input(key="lab_rounds").value == fl.DEFAULT_ROUNDS
+    assert at.selectbox(key="lab_preset").value == presets.DEFAULT_LAB_PRESET
+    assert at.number_input(key="lab_rounds").value == presets.DEFAULT_ROUNDS
     verdict = _verdict(at)
     assert verdict.startswith("PASS: ")
     assert "p-value" in verdict and "0.001" in verdict
@@ -56,12 +56,12 @@ def test_switching_back_to_correct_passes_again():
     assert _verdict(at).startswith("PASS")
 
 
-@pytest.mark.parametrize("preset", list(fl.LAB_PRESETS))
+@pytest.mark.parametrize("preset", list(presets.LAB_PRESETS))
 def test_every_preset_renders_and_passes(preset):
     at = open_page(PAGE)
     at.selectbox(key="lab_preset").set_value(preset).run()
     assert not at.exception and not at.error
-    assert at.text_input(key="lab_p_text").value == fl.LAB_PRESETS[preset].p_text
+    assert at.text_input(key="lab_p_text").value == presets.LAB_PRESETS[preset].p_text
     assert _verdict(at).startswith("PASS")
 
 
@@ -86,7 +86,7 @@ def test_bad_typed_input_shows_an_error(p_text, fragment):
     at = open_page(PAGE)
     at.text_input(key="lab_p_text").input(p_text).run()
     assert not at.exception
-    assert at.selectbox(key="lab_preset").value == fl.CUSTOM
+    assert at.selectbox(key="lab_preset").value == presets.CUSTOM
     assert len(at.error) == 1
     assert md_escape(fragment) in at.error[0].value
 
@@ -113,7 +113,7 @@ def test_link_reopens_a_custom_run():
     }
     at = open_page(PAGE, query)
     assert not at.exception and not at.warning
-    assert at.selectbox(key="lab_preset").value == fl.CUSTOM
+    assert at.selectbox(key="lab_preset").value == presets.CUSTOM
     assert at.slider(key="lab_k").value == 2
     assert at.number_input(key="lab_seed").value == 9
     assert _verdict(at).startswith("FAIL")
@@ -143,7 +143,7 @@ def test_mismatched_link_pair_falls_back():
     at = open_page(PAGE, {"p": "0.5, 0.5", "q": "0.2, 0.3, 0.5"})
     assert not at.exception
     assert "different lengths" in at.warning[0].value
-    assert at.selectbox(key="lab_preset").value == fl.DEFAULT_LAB_PRESET
+    assert at.selectbox(key="lab_preset").value == presets.DEFAULT_LAB_PRESET
 
 
 def test_manual_mode_waits_for_the_run_button():
@@ -162,3 +162,13 @@ def test_downloads_and_source():
     assert len(at.get("download_button")) == 1
     sources = " ".join(c.value for c in at.code)
     assert "def simulate_rounds" in sources and "def losslessness_test" in sources
+
+
+def test_a_core_variant_without_a_display_label_does_not_break_the_page(monkeypatch):
+    # The page names variants with the core's VARIANT_LABELS; a variant the core adds
+    # without a label shows its key instead of raising KeyError.
+    monkeypatch.setitem(sc.VARIANTS, "shiny_new", "A variant the page has never heard of.")
+    at = open_page("pages/3_Losslessness_lab.py", {"variant": "shiny_new", "rounds": "1000"})
+    assert not at.exception
+    assert "shiny_new" in at.selectbox(key="lab_variant").options
+    assert any("Shiny_new." in i.value.replace("\\", "") for i in at.info)

@@ -6,10 +6,18 @@ import numpy as np
 
 from specdec_core.lm import MAX_PROMPT_CHARS, encode_prompt, load_pair, load_tokenizer
 from specdec_core.lm import speculative_generate as generate
+from specdec_core.lm.timing import SpeedMeasurement
 from specdec_ui import figures_lm as fl
+from specdec_ui import lm_work as lw
+from specdec_ui import shared_work as sw
 from tests.app.conftest import figures, open_page
 
 PAGE = "pages/5_Model_pair_lab.py"
+
+
+def warm_speed(pair=lw.DEFAULT_PAIR, k=lw.DEFAULT_K, temperature=0.0):
+    """The shared speed measurement of (pair, K, T), measured now if it is not stored."""
+    return lw.get_speed(pair, k, temperature, wait=True)
 
 
 def output_text(at) -> str:
@@ -21,12 +29,13 @@ def metric(at, label: str) -> str:
 
 
 def test_default_render_runs_the_default_pair_and_matches_greedy_decoding():
+    speed = warm_speed()
     at = open_page(PAGE)
     assert not at.exception and not at.error
     text = output_text(at)
     assert text.startswith("Return the number of")
     assert len(text) > len("Return the number of") + 20
-    assert metric(at, "Speedup (measured)").endswith("x")
+    assert metric(at, "Speedup (measured)") == f"{speed.speedup:.2f}x"
     assert any("identical to the target's own greedy output" in m.value for m in at.markdown)
     fig = figures(at)[0]  # the coloured text
     names = {trace.get("name") for trace in fig["data"]}
@@ -50,10 +59,12 @@ def test_step_mode_walks_the_rounds_and_shows_bars_coins_and_final_token():
 
 
 def test_a_run_of_every_pair_and_the_gpu_like_switch():
+    warm_speed()
     at = open_page(PAGE)
     for name in at.selectbox(key="lm_pair").options:
         at.selectbox(key="lm_pair").set_value(name).run()
         assert not at.exception and not at.error, name
+    at.selectbox(key="lm_pair").set_value(lw.DEFAULT_PAIR).run()
     at.toggle(key="lm_gpu").set_value(True).run()
     assert not at.exception
     names = [
@@ -109,3 +120,91 @@ def test_round_figures_from_a_real_trace():
     assert len(coins["data"][2]["x"]) == checked
     final = fl.final_figure(rnd.final_top, rnd.final_token, tok.vocab, kind=rnd.final_kind)
     assert any(s.startswith("▶") for s in final.to_plotly_json()["data"][0]["x"])
+
+
+def test_counts_agree_and_a_cut_last_round_is_said():
+    run = lw.get_run(lw.DEFAULT_PAIR, lw.DEFAULT_PROMPT, 3, 0.0, 60, 0, trace=True)
+    c = run.counts
+    untraced = lw.get_run(lw.DEFAULT_PAIR, lw.DEFAULT_PROMPT, 3, 0.0, 60, 0)
+    assert untraced.counts == c and untraced.spec.tokens == run.spec.tokens
+    assert untraced.spec.rounds == [] and len(run.spec.rounds) == c.rounds
+    assert c.n_tokens == 60 and c.emitted == c.n_tokens + c.cut
+    assert c.rejected + c.bonus_rounds == c.rounds == c.target_calls  # parallel verify
+    kept_in_text = sum(r.n_accepted for r in run.spec.rounds) - (c.kept - c.text_count("accepted"))
+    assert kept_in_text == c.text_count("accepted")
+    at = open_page(PAGE)
+    page_text = " ".join(x.value for x in [*at.caption, *at.info])
+    assert f"Drafts kept / drafts checked = {c.kept} / {c.checked}" in page_text
+    assert f"{c.text_count('accepted')} kept drafts" in page_text
+    if c.cut:
+        assert f"produced {c.cut} token" in page_text
+        assert f"holds {c.text_count('accepted')} of the {c.kept} kept drafts" in page_text
+    assert metric(at, "Tokens per round") == f"{c.tokens_per_round:.2f}"
+
+
+def test_an_ngram_target_speaks_of_lookups_and_never_of_a_negative_saving():
+    at = open_page(PAGE, {"pair": "bigram-to-5gram", "k": "4"})
+    assert not at.exception
+    assert metric(at, "Target lookups")
+    assert not any(m.label == "Target calls" for m in at.metric)
+    text = " ".join(x.value for x in at.caption)
+    assert "more, no saving" in text and "-" not in metric(at, "Target lookups")
+
+
+def test_link_settings_are_applied_and_bad_values_warn_and_fall_back():
+    query = {"pair": "gpt-1L-to-gpt-4L", "k": "2", "t": "0.7", "seed": "5", "tokens": "30"}
+    at = open_page(PAGE, {**query, "mode": "step", "round": "2", "prompt": "The list"})
+    assert not at.exception and not at.warning
+    assert at.selectbox(key="lm_pair").value == "gpt-1L-to-gpt-4L"
+    assert (at.slider(key="lm_k").value, at.slider(key="lm_temperature").value) == (2, 0.7)
+    assert at.slider(key="lm_round").value == 2
+    assert at.query_params["prompt"] == "The list" and at.query_params["round"] == "2"
+    bad = {"pair": "nope", "k": "99", "t": "0.75", "tokens": "15", "mode": "x", "prompt": "é"}
+    at = open_page(PAGE, bad)
+    assert not at.exception
+    warning = at.warning[0].value
+    for name in ("pair", "k", "t", "tokens", "mode", "prompt"):
+        assert f"'{name}'" in warning, name
+    assert at.slider(key="lm_k").value == lw.DEFAULT_K
+    assert at.text_area(key="lm_prompt").value == lw.DEFAULT_PROMPT
+
+
+def test_step_mode_jumps_to_any_round_and_shows_no_bonus_panel_after_a_resample():
+    at = open_page(PAGE, {"mode": "step", "t": "1.0", "tokens": "60"})
+    run = lw.get_run(lw.DEFAULT_PAIR, lw.DEFAULT_PROMPT, 3, 1.0, 60, 0, trace=True)
+    resample = next(i for i, r in enumerate(run.spec.rounds) if r.final_kind == "resample")
+    at.slider(key="lm_round").set_value(resample + 1).run()
+    assert not at.exception
+    bars = next(f for f in figures(at) if any(tr.get("name") == "q (draft)" for tr in f["data"]))
+    assert "bonus position" not in json_text(bars)
+    bonus = [i for i, r in enumerate(run.spec.rounds) if r.final_kind == "bonus"]
+    if bonus:
+        at.slider(key="lm_round").set_value(bonus[0] + 1).run()
+        bars = next(f for f in figures(at) if any(t.get("name") == "q (draft)" for t in f["data"]))
+        assert "bonus position" in json_text(bars)
+    at.button(key="lm_last").click().run()
+    assert at.slider(key="lm_round").value == run.counts.rounds
+
+
+def test_a_physically_impossible_measurement_is_refused_with_the_reason():
+    key = ("gpt-1L-to-gpt-4L", 5, 0.0)
+    fake = SpeedMeasurement(5, 0.0, 200, True, (1.0,), (4.0,), (0.1,), 100, 50, 90, "fake")
+    sw.WORK.shared_result("lm.speed", key, lambda: fake, heavy=False)
+    at = open_page(PAGE, {"pair": "gpt-1L-to-gpt-4L", "k": "5"})
+    assert not at.exception
+    assert not any(m.label == "Speedup (measured)" for m in at.metric)
+    assert any("No speedup figure" in w.value and "v(K)" in w.value for w in at.warning)
+
+
+def json_text(fig: dict) -> str:
+    import json
+
+    return json.dumps(fig)
+
+
+def test_the_page_opens_through_the_router_with_its_link():
+    from tests.app.conftest import open_app
+
+    at = open_app(PAGE, {"k": "2", "tokens": "20"})
+    assert not at.exception
+    assert at.slider(key="lm_k").value == 2 and at.query_params["tokens"] == "20"

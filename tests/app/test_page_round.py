@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import re
 
 import pytest
 
 import specdec_core as sc
-from specdec_ui.round_inputs import ROUND_KEYS
+from specdec_ui.round_codec import ROUND_KEYS
 from tests.app.conftest import figures, open_page
 
 PAGE = "pages/1_Step_through_a_round.py"
@@ -43,7 +44,11 @@ def drafts_line(at) -> str:
 
 
 def step_heading(at) -> str:
-    return at.subheader[0].value
+    """The progress bar's "Step N of M" label; the page prints it only there (issue 10)."""
+    labels = [el.proto.text for el in at.get("progress")]
+    headings = [h.value for h in at.subheader]
+    assert len(labels) == 1 and not any(h.startswith("Step ") for h in headings), headings
+    return labels[0]
 
 
 def click(at, key: str):
@@ -468,3 +473,31 @@ def test_normalise_is_an_explicit_choice():
     assert not again.warning and not again.error
     assert again.checkbox(key="round_normalise").value
     assert why_texts(again) == why_texts(at)
+
+
+def test_play_to_end_shows_a_numeric_trace_without_an_arrow_fallback():
+    # A table that mixes numbers and text in one column makes Streamlit log an ArrowInvalid
+    # traceback (and convert the column) on every "Play to end": the server log must stay clean.
+    from streamlit import dataframe_util
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    log = logging.getLogger(dataframe_util.__name__)
+    level = log.level
+    log.setLevel(logging.INFO)
+    log.addHandler(handler)
+    try:
+        at = open_page("pages/1_Step_through_a_round.py")
+        at.button(key="round_play").click().run()
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+    assert not at.exception
+    assert not [r for r in records if r.exc_info], [r.getMessage() for r in records]
+    (trace,) = at.dataframe
+    frame = trace.value
+    for name in ("p(x)", "q(x)", "ratio p/q", "a = min(1, p/q)", "coin u"):
+        assert frame[name].dtype.kind == "f", (name, frame[name].dtype)
+    assert frame["ratio p/q"].isna().iloc[-1]  # the final token has no ratio: shown as "—"
+    assert trace.proto.placeholder == "—"

@@ -117,3 +117,33 @@ def test_source_expander():
     at = open_page(PAGE)
     sources = " ".join(c.value for c in at.code)
     assert "def acceptance_probability" in sources and "def residual_distribution" in sources
+
+
+def test_share_link_reopens_the_same_question():
+    at = open_page(PAGE)
+    at.selectbox(key="quiz_kind").set_value("alpha").run()
+    at.slider(key="quiz_vocab").set_value(6).run()
+    at.button(key="quiz_new").click().run()
+    at.button(key="quiz_new").click().run()
+    assert at.query_params == {"kind": "alpha", "vocab": "6", "seed": "3"}
+    assert "?kind=alpha&vocab=6&seed=3" in [c.value for c in at.code]
+    again = open_page(PAGE, dict(at.query_params))
+    assert not again.exception and not again.warning
+    assert any(h.value.startswith("Question 3: ") for h in again.subheader)
+    question = _question(3, "alpha", v=6)
+    again.text_input(key="quiz_answer").input(question.answer_text).run()
+    assert any(s.value.startswith("Right") for s in again.success)
+
+
+def test_bad_link_values_warn_and_fall_back_to_defaults():
+    at = open_page(PAGE, {"kind": "<b>nope</b>", "vocab": "99", "seed": "-4"})
+    assert not at.exception and len(at.warning) == 1
+    text = at.warning[0].value
+    for name in ("'kind'", "'vocab'", "'seed'"):
+        assert name in text
+    assert "<b>" not in text
+    assert at.selectbox(key="quiz_kind").value == "mixed"
+    assert at.slider(key="quiz_vocab").value == 4
+    assert any(h.value.startswith("Question 1: ") for h in at.subheader)
+    at.run()
+    assert not at.warning  # shown once

@@ -7,6 +7,7 @@ import pytest
 
 import specdec_core as sc
 from specdec_ui import figures_speedup as fs
+from specdec_ui import presets
 from specdec_ui.text import md_escape
 from tests.app.conftest import figures, open_page
 
@@ -66,15 +67,15 @@ def test_charts_mark_the_optimum_and_the_heatmap_grid():
     assert {"K = 1", "K = 2", "K = 4", "K = 8"} <= {t["name"] for t in vs_alpha["data"]}
 
 
-@pytest.mark.parametrize("preset", list(fs.SPEED_PRESETS))
+@pytest.mark.parametrize("preset", list(presets.SPEED_PRESETS))
 def test_every_preset_renders(preset):
     at = open_page(PAGE)
     at.selectbox(key="speed_preset").set_value(preset).run()
     assert not at.exception and not at.error
-    chosen = fs.SPEED_PRESETS[preset]
+    chosen = presets.SPEED_PRESETS[preset]
     assert at.slider(key="speed_alpha").value == chosen.alpha
     assert at.slider(key="speed_k").value == chosen.k
-    best = sc.optimal_k(chosen.alpha, chosen.c_q, chosen.c_p, k_max=fs.K_MAX_PAGE)
+    best = sc.optimal_k(chosen.alpha, chosen.c_q, chosen.c_p, k_max=presets.SPEED_K_MAX)
     assert _optimum(at).startswith(f"Best K = {best} ")
     if chosen.paper is not None:
         text = " ".join(s.value for s in at.success)
@@ -95,7 +96,9 @@ def test_ex7_free_draft_reaches_the_ceiling():
     at = open_page(PAGE, {"preset": "003-G"})
     assert not at.exception
     assert at.metric[3].value == "5.00x"  # speedup at K = 4: K + 1
-    assert _optimum(at) == f"Best K = {fs.K_MAX_PAGE} (speedup {fs.K_MAX_PAGE + 1:.2f}x)"
+    assert (
+        _optimum(at) == f"Best K = {presets.SPEED_K_MAX} (speedup {presets.SPEED_K_MAX + 1:.2f}x)"
+    )
     assert any("largest offered" in c.value for c in at.caption)
 
 
@@ -104,7 +107,7 @@ def test_moving_a_slider_switches_to_custom_and_updates_everything():
     at.slider(key="speed_alpha").set_value(0.9).run()
     assert not at.exception
     assert at.selectbox(key="speed_preset").value == "custom"
-    best = sc.optimal_k(0.9, 5.0, 40.0, k_max=fs.K_MAX_PAGE)
+    best = sc.optimal_k(0.9, 5.0, 40.0, k_max=presets.SPEED_K_MAX)
     assert _optimum(at) == f"Best K = {best} (speedup {sc.speedup(0.9, best, 5.0, 40.0):.2f}x)"
     assert at.query_params["preset"] == "custom" and at.query_params["alpha"] == "0.9"
     at.slider(key="speed_k").set_value(best).run()
@@ -116,7 +119,7 @@ def test_link_reopens_custom_settings():
     assert not at.exception and not at.warning
     assert at.selectbox(key="speed_preset").value == "custom"
     assert at.slider(key="speed_k").value == 3
-    best = sc.optimal_k(0.6, 2.0, 20.0, k_max=fs.K_MAX_PAGE)
+    best = sc.optimal_k(0.6, 2.0, 20.0, k_max=presets.SPEED_K_MAX)
     assert _optimum(at).startswith(f"Best K = {best} ")
     assert "?preset=custom&alpha=0.6&k=3&c_q=2&c_p=20" in at.code[0].value
 

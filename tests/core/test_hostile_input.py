@@ -240,6 +240,75 @@ def test_validate_distribution_huge_integers_are_a_clear_error(x):
         sc.validate_distribution(x)
 
 
+# --- theory, verify_round and simulate_rounds: every numeric argument ---------------------
+
+HOSTILE_VALUES = ["abc", [[0.5], [0.5, 0.2]], 10**400, None, {"a": 1.0}, [0.5, "x"], 1 + 2j]
+THEORY_CALLS = {
+    "expected_tokens": (sc.expected_tokens, (0.5, 3)),
+    "speedup": (sc.speedup, (0.5, 3, 0.1, 1.0)),
+    "time_per_token": (sc.time_per_token, (0.5, 3, 0.1, 1.0)),
+    "optimal_k": (sc.optimal_k, (0.5, 0.1, 1.0)),
+    "tokens_per_round_distribution": (sc.tokens_per_round_distribution, ([0.5, 0.6],)),
+}
+
+
+@pytest.mark.parametrize("value", HOSTILE_VALUES, ids=repr)
+@pytest.mark.parametrize("name", THEORY_CALLS)
+def test_theory_functions_refuse_non_numbers_with_a_clear_error(name, value):
+    fn, args = THEORY_CALLS[name]
+    for slot in range(len(args)):
+        bad = (*args[:slot], value, *args[slot + 1 :])
+        with pytest.raises(Exception) as err:  # noqa: B017 (the type is checked below)
+            fn(*bad)
+        assert_clear_error(err.value)
+
+
+@HOSTILE
+@given(p=array_like, q=array_like)
+def test_simulate_rounds_returns_counts_or_a_clear_error(p, q):
+    try:
+        result = sc.simulate_rounds(p, q, 2, 50, rng=np.random.default_rng(0))
+    except Exception as err:  # noqa: BLE001
+        assert_clear_error(err)
+        return
+    assert result.tokens_per_round_counts.sum() == 50
+
+
+@HOSTILE
+@given(p_rows=array_like, q_rows=array_like, drafts=array_like, uniforms=array_like)
+def test_verify_round_returns_a_round_or_a_clear_error(p_rows, q_rows, drafts, uniforms):
+    try:
+        result = sc.verify_round(p_rows, q_rows, drafts, uniforms=uniforms, final_token=0)
+    except Exception as err:  # noqa: BLE001
+        assert_clear_error(err)
+        return
+    assert 1 <= result.n_emitted <= result.k_drafts + 1
+
+
+@HOSTILE
+@given(
+    drafts=st.one_of(array_like, st.lists(st.one_of(st.integers(-3, 6), st.booleans()))),
+    uniforms=array_like,
+    final_token=st.one_of(st.none(), st.integers(-(10**30), 10**30), st.floats(), st.text()),
+)
+def test_verify_round_with_valid_rows_checks_drafts_coins_and_final(drafts, uniforms, final_token):
+    p_rows, q_rows = sc.broadcast_rows([0.5, 0.25, 0.25, 0.0], [0.25, 0.25, 0.25, 0.25], 2)
+    try:
+        result = sc.verify_round(
+            p_rows,
+            q_rows,
+            drafts,
+            uniforms=uniforms,
+            final_token=final_token,
+            rng=np.random.default_rng(0),
+        )
+    except Exception as err:  # noqa: BLE001
+        assert_clear_error(err)
+        return
+    assert result.draft_tokens == tuple(drafts) and all(type(x) is int for x in result.draft_tokens)
+    assert result.final_distribution[result.final_token] > 0
+
+
 @pytest.mark.parametrize("normalize", [False, True])
 def test_validate_distribution_negative_zero_is_zero(normalize):
     out = sc.validate_distribution([-0.0, 1.0], normalize=normalize)
@@ -429,7 +498,7 @@ def test_link_reader_caps_the_length_of_a_parameter():
     assert "longer than" in link.problems[0]
 
 
-# --- the round page's link and typed round (pure parts of specdec_ui.round_inputs) -------
+# --- the round page's link and typed round (specdec_ui.round_codec) ---------------------
 
 round_link_params = st.fixed_dictionaries(
     {"mode": st.sampled_from(["custom", "preset", "Custom", "", "x"])},
@@ -455,28 +524,16 @@ round_link_params = st.fixed_dictionaries(
 @HOSTILE
 @given(params=round_link_params)
 def test_round_link_gives_a_valid_page_state_whatever_the_link(params):
-    from specdec_ui import round_inputs as ri
+    from specdec_ui import round_codec as rc
 
-    state = ri.read_link(params)
-    values = state.values
-    assert values["round_mode"] in ri.MODES
-    assert values["round_preset"] in ri.ROUND_KEYS
-    assert state.step is None or 0 <= state.step <= ri.MAX_STEP_LINK
+    state = rc.read_link(params)
+    choice = state.choice
+    assert choice.preset in rc.ROUND_KEYS
+    assert state.step is None or 0 <= state.step <= rc.MAX_STEP_LINK
     assert all(isinstance(p, str) and p for p in state.problems)
-    if values["round_mode"] == "Custom":
+    if choice.custom is not None:
         # Whatever the link said, the state it leads to is a round that plays.
-        spec = ri.custom_spec(
-            str(values["round_labels"]),
-            str(values["round_p_text"]),
-            str(values["round_q_text"]),
-            int(values["round_k"]),
-            str(values["round_drafts_text"]),
-            str(values["round_coins_text"]),
-            str(values["round_final_text"]),
-            int(values["round_seed"]),
-            *(state.table or (None, None)),
-            normalize=bool(values.get("round_normalise")),
-        )
+        spec = rc.custom_spec(choice.custom, choice.tables)
         assert len(spec.labels) == spec.p_rows.shape[1]
 
 
@@ -494,14 +551,16 @@ def test_round_link_gives_a_valid_page_state_whatever_the_link(params):
 def test_typed_custom_round_is_a_round_or_a_clear_error(
     labels, p, q, k, drafts, coins, final, normalize
 ):
-    from specdec_ui import round_inputs as ri
+    from specdec_ui import round_codec as rc
+    from specdec_ui.presets import ROUND_K_MAX
 
+    inputs = rc.CustomInputs(labels, p, q, k, drafts, coins, final, 0, normalize)
     try:
-        spec = ri.custom_spec(labels, p, q, k, drafts, coins, final, 0, normalize=normalize)
+        spec = rc.custom_spec(inputs)
     except Exception as err:  # noqa: BLE001
         assert_clear_error(err)
         return
-    assert 1 <= spec.q_rows.shape[0] <= ri.K_MAX_PAGE
+    assert 1 <= spec.q_rows.shape[0] <= ROUND_K_MAX
     assert spec.p_rows.shape[0] == spec.q_rows.shape[0] + 1
 
 
@@ -513,7 +572,7 @@ def test_typed_custom_round_is_a_round_or_a_clear_error(
     ],
 )
 def test_typed_custom_round_accepts_the_seed_syntax(p, q, drafts):
-    from specdec_ui import round_inputs as ri
+    from specdec_ui import round_codec as rc
 
-    spec = ri.custom_spec("", p, q, 3, drafts)
+    spec = rc.custom_spec(rc.CustomInputs(labels="", p_text=p, q_text=q, k=3, drafts_text=drafts))
     assert spec.q_rows.shape[0] == 3

@@ -173,3 +173,58 @@ def test_worked_answer_and_formula_show_the_answer(kind):
     assert question.worked and question.formula
     shown = question.answer_text
     assert shown in " ".join(question.worked) + question.formula
+
+
+# --- one question per variant (issue 11) ------------------------------------------------
+
+
+def _tokens_in(prompt: str, labels) -> list[int]:
+    """Label positions named in the prompt as 'candidate 1 (X)' / 'candidate 2 (Y)'."""
+    return [
+        labels.index(prompt.split(f"Candidate {i} (")[1].split(")")[0])
+        if f"Candidate {i} (" in prompt
+        else labels.index(prompt.split(f"candidate {i} (")[1].split(")")[0])
+        for i in (1, 2)
+    ]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_multi_draft_answer_uses_the_residual(seed):
+    question = quiz.make_question("multi_draft", np.random.default_rng(seed))
+    p, q = np.array(question.p_target), np.array(question.q_draft)
+    x1, x2 = _tokens_in(question.prompt, list(question.labels))
+    assert q[x1] > p[x1]  # candidate 1 could really be rejected
+    p2 = np.maximum(0, p - q) / np.maximum(0, p - q).sum()
+    assert question.answer == pytest.approx(min(1.0, p2[x2] / q[x2]))
+    assert x2 == question.token
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_tree_answer_is_one_plus_beta_plus_beta_alpha(seed):
+    question = quiz.make_question("tree", np.random.default_rng(seed), v=5)
+    p, q = np.array(question.p_target), np.array(question.q_draft)
+    a1 = np.minimum(p, q).sum()
+    p2 = np.maximum(0, p - q) / np.maximum(0, p - q).sum()
+    beta = 1 - (1 - a1) * (1 - np.minimum(p2, q).sum())
+    assert question.answer == pytest.approx(1 + beta + beta * a1)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_deterministic_answer_is_p_without_the_draft(seed):
+    question = quiz.make_question("deterministic", np.random.default_rng(seed))
+    p, q = np.array(question.p_target), np.array(question.q_draft)
+    assert q.max() == 1.0 and q.sum() == 1.0  # the one-hot draft is what the page shows
+    x, y = int(np.argmax(q)), question.token
+    assert x != y
+    assert question.answer == pytest.approx(p[y] / (1 - p[x]))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_typical_answer_sums_q_over_tokens_above_the_threshold(seed):
+    question = quiz.make_question("typical_acceptance", np.random.default_rng(seed), v=6)
+    p, q = np.array(question.p_target), np.array(question.q_draft)
+    h = float(question.prompt.split("H(p) = ")[1].split(" ")[0])
+    exact_h = float(-(p * np.log(p)).sum())
+    assert h == pytest.approx(exact_h, abs=5e-4)
+    tau = min(0.09, 0.3 * np.exp(-exact_h))
+    assert question.answer == pytest.approx(q[p > tau].sum())

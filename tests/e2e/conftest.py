@@ -161,3 +161,177 @@ def assert_charts_drew(
 def bar_count(page, scope: str) -> int:
     """Drawn bars (``g.point path`` with a non-empty outline) inside ``scope``."""
     return page.locator(f"{scope} g.trace.bars g.point path[d]:not([d='M0,0Z'])").count()
+
+
+# --- projector and phone screens (issue 10) -------------------------------------------
+
+ARTIFACTS = ROOT / "tests" / "e2e" / "artifacts"  # gitignored screenshots to look at
+PRESENTER_VIEWPORT = {"width": 1366, "height": 768}  # a classroom projector
+PHONE_VIEWPORT = {"width": 390, "height": 844}  # a phone held upright
+COLOR_SCHEMES = ("light", "dark")  # Chromium's prefers-color-scheme; the app has no theme.base
+
+
+@pytest.fixture(scope="session")
+def screen_context(browser, app_server):
+    """``screen_context(viewport, scheme)``: a new browser context (close it when done).
+
+    The app follows the viewer's light/dark preference, so Chromium's
+    prefers-color-scheme emulation switches the theme per context (the
+    ``?embed_options=dark_theme`` link option works too, but it would travel with
+    the page's own query parameters).
+    """
+    opened = []
+
+    def make(viewport: dict, scheme: str = "light", **kwargs):
+        context = browser.new_context(
+            base_url=app_server,
+            viewport=viewport,
+            color_scheme=scheme,
+            service_workers="block",
+            **kwargs,
+        )
+        opened.append(context)
+        return context
+
+    yield make
+    for context in opened:
+        context.close()
+
+
+def artifact(page, name: str, *, whole: bool = False) -> Path:
+    """Save a screenshot under tests/e2e/artifacts/ (the viewport, or the whole main block)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    if whole:
+        shot = screenshot(page, name)
+        path.write_bytes(shot.read_bytes())
+    else:
+        page.screenshot(path=str(path))
+    return path
+
+
+def viewport_box(page) -> dict:
+    size = page.viewport_size
+    return {"x": 0, "y": 0, "width": size["width"], "height": size["height"]}
+
+
+def assert_inside_viewport(page, locator, what: str, *, slack: float = 1.0) -> dict:
+    """``locator``'s bounding box lies wholly inside the first viewport (no scrolling).
+
+    Returns the box, for messages. ``slack`` px allows sub-pixel rounding.
+    """
+    box = locator.bounding_box()
+    assert box is not None, f"{what}: not rendered (no bounding box)"
+    view = viewport_box(page)
+    right, bottom = box["x"] + box["width"], box["y"] + box["height"]
+    inside = (
+        box["x"] >= -slack
+        and box["y"] >= -slack
+        and right <= view["width"] + slack
+        and bottom <= view["height"] + slack
+    )
+    assert inside, (
+        f"{what} is not inside the {view['width']}x{view['height']} viewport: "
+        f"x {box['x']:.0f}-{right:.0f}, y {box['y']:.0f}-{bottom:.0f}"
+    )
+    return box
+
+
+def main_scroll_top(page) -> float:
+    """How far the main block has been scrolled (0: the first viewport)."""
+    script = "() => document.querySelector('[data-testid=\"stMain\"]').scrollTop"
+    return float(page.evaluate(script))
+
+
+# Elements wider than the viewport, unless an ancestor box inside the viewport clips or
+# scrolls them (a code block, a formula or a table that scrolls inside its own box is fine).
+OVERFLOW_JS = """
+() => {
+  const width = document.documentElement.clientWidth;
+  const contained = (el) => {
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      const style = getComputedStyle(a);
+      if (["auto", "scroll", "hidden", "clip"].includes(style.overflowX)) {
+        const r = a.getBoundingClientRect();
+        return r.right <= width + 1 && r.left >= -1;
+      }
+    }
+    return false;
+  };
+  const out = [];
+  const root = document.querySelector('[data-testid="stMain"]') || document.body;
+  for (const el of root.querySelectorAll("*")) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if ((r.right > width + 1 || r.left < -1) && !contained(el)) {
+      const id = el.getAttribute("data-testid") || el.className.baseVal || el.className;
+      out.push(`${el.tagName.toLowerCase()} ${String(id).slice(0, 60)} ` +
+               `x ${Math.round(r.left)}-${Math.round(r.right)}`);
+    }
+  }
+  return {
+    offenders: out.slice(0, 20),
+    count: out.length,
+    pageScroll: document.documentElement.scrollWidth - width,
+  };
+}
+"""
+
+
+def horizontal_overflow(page) -> dict:
+    """{offenders, count, pageScroll}: what sticks out of the viewport on the right or left."""
+    return page.evaluate(OVERFLOW_JS)
+
+
+CHART_TEXT_JS = """
+(scope) => {
+  const sizes = [];
+  for (const t of document.querySelectorAll(scope + ' [data-testid="stPlotlyChart"] svg text')) {
+    if (!t.textContent.trim()) continue;
+    const r = t.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    // plotly shrinks text with a transform (bar labels that do not fit): the drawn size is
+    // the font size times the scale of the text's transform matrix.
+    const m = t.getCTM();
+    const scale = m ? Math.sqrt(m.a * m.a + m.b * m.b) : 1;
+    const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+    sizes.push([Math.round(px * 10) / 10, t.textContent.trim().slice(0, 30)]);
+  }
+  return sizes;
+}
+"""
+
+
+def chart_text_sizes(
+    page, scope: str = '[data-testid="stMainBlockContainer"]'
+) -> list[tuple[float, str]]:
+    """(font size in px, text) of every drawn text in the plotly charts inside ``scope``."""
+    return [(float(size), text) for size, text in page.evaluate(CHART_TEXT_JS, scope)]
+
+
+def decode_qr_image(png: bytes) -> list[str]:
+    """The texts of every QR code zxing-cpp finds in a PNG screenshot."""
+    import io
+
+    import zxingcpp
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("L")
+    return [code.text for code in zxingcpp.read_barcodes(image)]
+
+
+def overlapping_text(page, chart) -> list[tuple[str, str]]:
+    """Pairs of visible SVG texts inside one chart whose boxes intersect."""
+    boxes = chart.evaluate(
+        """(el) => [...el.querySelectorAll('svg text')]
+             .filter((t) => t.textContent.trim())
+             .map((t) => { const r = t.getBoundingClientRect();
+                           return [t.textContent.trim(), r.left, r.top, r.right, r.bottom]; })
+             .filter((b) => b[3] > b[1] && b[4] > b[2])"""
+    )
+    out = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            if a[1] < b[3] - 1 and b[1] < a[3] - 1 and a[2] < b[4] - 1 and b[2] < a[4] - 1:
+                out.append((a[0], b[0]))
+    return out

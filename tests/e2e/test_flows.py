@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from specdec_ui.figures_speedup import K_MAX_PAGE
+from specdec_ui.presets import SPEED_K_MAX as K_MAX_PAGE
 from tests.e2e.conftest import (
     assert_charts_drew,
     bar_count,

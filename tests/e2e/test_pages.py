@@ -23,7 +23,7 @@ PAGES = [
     ("Step through a round", "/Step_through_a_round", "Step through a round", True),
     ("Speedup explorer", "/Speedup_explorer", "Speedup explorer", True),
     ("Losslessness lab", "/Losslessness_lab", "Losslessness lab", True),
-    ("Self test", "/Self_test", "Self-test", False),
+    ("Self-test", "/Self_test", "Self-test", False),
     ("Model pair lab", "/Model_pair_lab", "Model pair", True),
 ]
 

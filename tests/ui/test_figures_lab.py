@@ -5,6 +5,7 @@ import pytest
 
 import specdec_core as sc
 from specdec_ui import figures_lab as fl
+from specdec_ui import presets
 
 P = np.array([0.40, 0.25, 0.20, 0.10, 0.05])
 Q = np.array([0.30, 0.30, 0.15, 0.15, 0.10])
@@ -87,9 +88,9 @@ def test_tables_and_csv(run):
 
 
 def test_presets_are_valid_pairs_with_matching_labels():
-    assert fl.DEFAULT_LAB_PRESET in fl.LAB_PRESETS
+    assert presets.DEFAULT_LAB_PRESET in presets.LAB_PRESETS
     alphas = {}
-    for key, preset in fl.LAB_PRESETS.items():
+    for key, preset in presets.LAB_PRESETS.items():
         p = sc.parse_distribution(preset.p_text)
         q = sc.parse_distribution(preset.q_text, name="q")
         assert p.size == q.size == len(preset.labels), key
@@ -102,4 +103,4 @@ def test_presets_are_valid_pairs_with_matching_labels():
 
 
 def test_default_run_fits_the_limits():
-    assert fl.MIN_ROUNDS <= fl.DEFAULT_ROUNDS <= fl.MAX_ROUNDS_PAGE <= sc.MAX_ROUNDS
+    assert presets.MIN_ROUNDS <= presets.DEFAULT_ROUNDS <= presets.MAX_ROUNDS_PAGE <= sc.MAX_ROUNDS

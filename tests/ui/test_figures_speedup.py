@@ -5,6 +5,7 @@ import pytest
 
 import specdec_core as sc
 from specdec_ui import figures_speedup as fs
+from specdec_ui import presets
 
 
 def _trace(fig, name):
@@ -34,9 +35,11 @@ def test_speedup_vs_k_marks_the_core_optimum():
 
 
 def test_speedup_vs_k_without_current_k_has_no_marker():
-    fig = fs.speedup_vs_k_figure(0.5, 1.0, 10.0)
+    fig = fs.speedup_vs_k_figure(0.5, 1.0, 10.0, k_max=presets.SPEED_K_MAX)
     assert "your K" not in {t.name for t in fig.data}
-    assert list(_trace(fig, "best K").x) == [sc.optimal_k(0.5, 1.0, 10.0, k_max=fs.K_MAX_PAGE)]
+    assert list(_trace(fig, "best K").x) == [
+        sc.optimal_k(0.5, 1.0, 10.0, k_max=presets.SPEED_K_MAX)
+    ]
 
 
 def test_expected_tokens_curves_reach_their_ceiling_and_floor():
@@ -92,12 +95,12 @@ def test_published_table_matches_the_paper_within_rounding():
 
 
 def test_presets_cover_the_seed_and_every_table4_row():
-    assert fs.DEFAULT_SPEED_PRESET in fs.SPEED_PRESETS
-    h = fs.SPEED_PRESETS["003-H"]
+    assert presets.DEFAULT_SPEED_PRESET in presets.SPEED_PRESETS
+    h = presets.SPEED_PRESETS["003-H"]
     assert (h.alpha, h.k, h.c_q, h.c_p, h.table_k) == (0.7, 4, 5.0, 40.0, (2, 4, 8))
-    g = fs.SPEED_PRESETS["003-G"]
+    g = presets.SPEED_PRESETS["003-G"]
     assert (g.alpha, g.k, g.c_q) == (1.0, 4, 0.0)
-    rows = [p for p in fs.SPEED_PRESETS.values() if p.paper is not None]
+    rows = [p for p in presets.SPEED_PRESETS.values() if p.paper is not None]
     assert len(rows) == 12
     for preset in rows:
         assert preset.c_q / preset.c_p == pytest.approx(preset.paper["c"])

@@ -277,129 +277,19 @@ def test_story_invariants_for_any_round(v, k, seed, data):
         assert "nan" not in (step.title + step.why + step.latex).lower()
 
 
-# ----------------------------------------------------------------- inputs and links (round_inputs)
-def test_custom_spec_names_bad_entries():
-    from specdec_ui.round_inputs import custom_spec
+def test_step_kinds_and_statuses_are_one_vocabulary():
+    from typing import get_args
 
-    p, q = "0.4, 0.25, 0.2, 0.1, 0.05", "0.3, 0.3, 0.15, 0.15, 0.1"
-    spec = custom_spec("", p, q, 3, "A, B, C", "0.5, 0.72", "D", seed=2)
-    assert spec.labels == tuple("ABCDE") and spec.draft_tokens == (0, 1, 2)
-    assert spec.coins == (0.5, 0.72) and spec.final_token == 3
-    cases = [
-        (("", "0.5, abc", q, 3), "p: entry 2 ('abc') is not a number"),
-        (("", p, q, 9), "K = 9 is out of range; allowed: 1 to 8"),
-        (("", p, "0.5, 0.5", 3), "p has 5 entries but q has 2"),
-        (("", p, q, 3, "A, B"), "got 2 labels for K = 3"),
-        (("", "0.5, 0.5, 0, 0, 0", "0, 0, 0.5, 0.5, 0", 1, "C", "", "A"), None),
-        (("", p, "0, 0.3, 0.3, 0.3, 0.1", 3, "A, B, C"), "entry 1 ('A') has q = 0"),
-        (
-            ("", p, q, 3, "A, B, C", "0.5, 0.9", "D"),
-            "final token ('D') has probability 0 under the leftover max(0, p − q) at the rejected "
-            "position 2; choose one of A, C",
-        ),
-    ]
-    for args, message in cases:
-        if message is None:
-            assert custom_spec(*args).final_token == 0
-            continue
-        with pytest.raises(sc.SpecDecError) as err:
-            custom_spec(*args)
-        assert message in str(err.value)
+    from specdec_ui.round_story import STEP_KINDS, StepKind
 
-
-def test_read_link_round_trip_and_problems():
-    from specdec_ui.round_inputs import read_link, share_params
-
-    values = {
-        "round_mode": "Custom",
-        "round_labels": "x, y",
-        "round_p_text": "0.5, 0.5",
-        "round_q_text": "0.9, 0.1",
-        "round_k": 2,
-        "round_seed": 9,
-        "round_coins_text": "0.2",
-        "round_drafts_text": "",
-        "round_final_text": "",
-    }
-    params = share_params(values, 3)
-    assert params == {
-        "mode": "custom",
-        "labels": "x, y",
-        "p": "0.5, 0.5",
-        "q": "0.9, 0.1",
-        "k": "2",
-        "seed": "9",
-        "coins": "0.2",
-        "step": "3",
-    }
-    state = read_link(params)
-    assert not state.problems and state.step == 3 and state.table is None
-    for key, value in values.items():
-        assert state.values[key] == value
-    bad = read_link(
-        {
-            "mode": "custom",
-            "k": "99",
-            "p": "garbage",
-            "step": "-5",
-            "preset": "nope",
-            "seed": "1e9",
-            "coins": "a\x00b",
-        }
-    )
-    text = " ".join(bad.problems)
-    for name in ("'k'", "'p'", "'step'", "'preset'", "'seed'", "'coins'"):
-        assert name in text
-    assert bad.values["round_k"] == 3 and bad.step == 0
-    assert read_link({}).values == {"round_mode": "Preset", "round_preset": "000-round"}
-
-
-def test_read_link_table_rows():
-    from specdec_ui.round_inputs import read_link, rows_text
-
-    state = read_link({"mode": "custom", "k": "1", "p": "1, 0 | 0.5, 0.5", "q": "0.5 0.5"})
-    assert not state.problems
-    p_rows, q_rows = state.table
-    assert p_rows.tolist() == [[1.0, 0.0], [0.5, 0.5]] and q_rows.tolist() == [[0.5, 0.5]]
-    assert rows_text(p_rows) == "1, 0 | 0.5, 0.5"
-    wrong = read_link({"mode": "custom", "k": "3", "p": "1, 0 | 0.5, 0.5", "q": "0.5 0.5"})
-    assert "has 2 rows; give one shared row or 4 rows" in " ".join(wrong.problems)
-    assert wrong.table is None and wrong.values["round_p_text"].startswith("0.40")
-
-
-def test_preset_as_custom_keeps_every_number():
-    from specdec_ui.round_inputs import custom_spec, scenario_as_custom
-
+    assert tuple(STEP_KINDS) == get_args(StepKind)
     for key in ROUND_KEYS:
-        values, table, notes = scenario_as_custom(key)
-        spec = custom_spec(
-            values["round_labels"],
-            values["round_p_text"],
-            values["round_q_text"],
-            values["round_k"],
-            values["round_drafts_text"],
-            values["round_coins_text"],
-            values["round_final_text"],
-            0,
-            *(table or (None, None)),
-        )
-        preset = play_round(spec_from_scenario(sc.SCENARIOS[key]))
-        custom_result = play_round(spec)
-        assert custom_result.emitted_tokens == preset.emitted_tokens
-        assert [s.coin for s in custom_result.steps] == [s.coin for s in preset.steps]
-        assert bool(notes) == any("," in lab for lab in sc.SCENARIOS[key].labels)
-
-
-def test_custom_spec_normalises_only_when_asked():
-    from specdec_ui.round_inputs import custom_spec
-
-    with pytest.raises(sc.SpecDecError, match="sum to 10"):
-        custom_spec("", "4 3 2 1", "1 1 1 1", 1)
-    spec = custom_spec("", "4 3 2 1", "1 1 1 1", 1, normalize=True)
-    assert spec.p_rows[0].tolist() == pytest.approx([0.4, 0.3, 0.2, 0.1])
-    assert spec.q_rows[0].tolist() == pytest.approx([0.25] * 4)
-    table = np.array([[2.0, 2.0], [1.0, 3.0]])
-    with pytest.raises(sc.SpecDecError, match="p at position 1"):
-        custom_spec("", "", "0.5 0.5", 1, p_table=table)
-    spec = custom_spec("", "", "0.5 0.5", 1, p_table=table, normalize=True)
-    assert spec.p_rows.tolist() == [[0.5, 0.5], [0.25, 0.75]]
+        story = story_of(key)
+        kinds = [s.kind for s in story.steps]
+        assert kinds[0] == "draft" and kinds[-1] == "result" and set(kinds) <= set(STEP_KINDS)
+        res = story.result
+        last = story.steps[-1]
+        assert tuple(status for _, _, status in last.emitted) == res.emitted_statuses
+        assert last.draft_status == res.draft_statuses
+        assert kinds[-2] == res.final_kind  # the step that draws the final token
+        assert set(story.trace_frame()["decision"]) <= set(sc.STATUS_LABELS.values())

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import specdec_core.lm.generate as gen
+import specdec_core.sampling as sampling
 from specdec_core import InvalidParameterError, chi_square_test, verify_round
 from specdec_core.lm import (
     ContextLengthError,
@@ -140,7 +141,7 @@ def test_the_classic_bug_raw_q_in_the_ratio_fails_the_same_test(monkeypatch):
 
 def test_a_broken_sampler_that_keeps_every_draft_fails_the_same_test(monkeypatch):
     draft, target = load_pair("bigram-to-5gram")
-    monkeypatch.setattr(gen, "acceptance_probability", lambda p_x, q_x: np.ones_like(p_x))
+    monkeypatch.setattr(sampling, "acceptance_probability", lambda p_x, q_x: np.ones_like(p_x))
     fit = chi_square_test(
         _first_tokens(draft, target, 1500, seed=11), _target_first_distribution(target)
     )

@@ -1,0 +1,266 @@
+"""A speedup measurement that holds still while other work shares the machine.
+
+The page's old figure was one wall-clock ratio of a speculative and a plain run: every
+other session's work, the garbage collector and the operating system's scheduling went
+into it, and fresh visits at identical settings showed 0.6x to 3.5x. Here:
+
+- **per-thread CPU time** (``time.thread_time``): the CPU the measuring thread itself
+  used. Time the thread spends waiting for a core or for the interpreter lock while other
+  sessions run does not count. BLAS must run on the calling thread for this to hold (it
+  does: :func:`specdec_core.lm.blas.limit_blas_threads`), and the measurement must run on
+  one thread (the page runs it on the heavy-work queue's worker);
+- **interleaved repeats**: speculative, plain and draft-only runs alternate, so a slow
+  phase of the machine hits all three; the speedup of repeat i is plain_i / spec_i, and
+  the figure is the median of the repeats with their range as the spread;
+- **unit costs** from the same runs: target step = plain time / n, draft step = draft-only
+  time / n, c = draft step / target step, and everything a round does besides drafting,
+  in target steps, v(K) = (spec time / rounds - K draft step) / target step (the verify
+  call on K + 1 tokens, the accept / reject decisions and the rollback);
+- **a physics check**: a figure that no correct run can produce is refused, with the
+  reason (:func:`impossible_reasons`).
+
+Seeds' cost model (seed 003 Ex 7; Leviathan et al. 2023, Thm 3.8) with the verify cost
+measured instead of assumed to be 1: S = E / (K c + v(K)), E = tokens per round.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+from .generate import autoregressive_generate, speculative_generate
+
+MAX_REPEATS = 15
+
+
+@dataclass(frozen=True)
+class SpeedMeasurement:
+    """Interleaved CPU-time runs of speculative, plain and draft-only decoding."""
+
+    k: int
+    temperature: float
+    n_tokens: int
+    parallel_verify: bool  # the target scores K + 1 positions in one call
+    spec_s: tuple[float, ...]  # per repeat, seconds of the measuring thread's CPU
+    plain_s: tuple[float, ...]
+    draft_s: tuple[float, ...]
+    rounds: int  # speculative rounds of one run (the same in every repeat)
+    accepted: int  # drafts kept in one run
+    checked: int  # drafts checked in one run
+    clock: str  # name of the clock, e.g. "time.thread_time"
+
+    @property
+    def speedups(self) -> tuple[float, ...]:
+        """plain_i / spec_i for each repeat i."""
+        return tuple(p / s for p, s in zip(self.plain_s, self.spec_s, strict=True))
+
+    @property
+    def speedup(self) -> float:
+        """Median of the per-repeat speedups."""
+        return statistics.median(self.speedups)
+
+    @property
+    def spread(self) -> tuple[float, float]:
+        """(lowest, highest) per-repeat speedup."""
+        return min(self.speedups), max(self.speedups)
+
+    @property
+    def target_step(self) -> float:
+        """Seconds of one plain target step: median plain time / n."""
+        return statistics.median(self.plain_s) / self.n_tokens
+
+    @property
+    def c(self) -> float:
+        """Draft step / target step (median draft-only time / median plain time)."""
+        return statistics.median(self.draft_s) / statistics.median(self.plain_s)
+
+    @property
+    def v(self) -> float:
+        """v(K) = (spec time / rounds - K draft step) / target step, from medians."""
+        per_round = statistics.median(self.spec_s) / self.rounds
+        draft_step = statistics.median(self.draft_s) / self.n_tokens
+        return (per_round - self.k * draft_step) / self.target_step
+
+    @property
+    def tokens_per_round(self) -> float:
+        """E measured: generated tokens / rounds (the last round cut at the limit)."""
+        return self.n_tokens / self.rounds
+
+    @property
+    def acceptance_rate(self) -> float:
+        return self.accepted / self.checked if self.checked else math.nan
+
+
+class _Lockstep:
+    """Plain decoding paced by the speculative run: it may produce as many tokens as the
+    speculative run has emitted so far, then waits. The two runs take turns round by
+    round (a few ms), so a slow phase of the machine hits both alike."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.allowed = 0  # tokens the plain run may have produced
+        self.plain_done = 0
+        self.finished = False
+
+    def on_round(self, n_emitted: int) -> None:  # speculative thread, after each round
+        with self.cond:
+            self.allowed = n_emitted
+            self.cond.notify_all()
+            self.cond.wait_for(lambda: self.plain_done >= n_emitted or self.finished, 60)
+
+    def on_token(self, n_done: int) -> None:  # plain thread, after each token
+        with self.cond:
+            self.plain_done = n_done
+            self.cond.notify_all()
+            self.cond.wait_for(lambda: self.allowed > n_done or self.finished, 60)
+
+    def wait_first_token(self) -> None:
+        with self.cond:
+            self.cond.wait_for(lambda: self.plain_done >= 1 or self.finished, 60)
+
+    def finish(self) -> None:
+        with self.cond:
+            self.finished = True
+            self.cond.notify_all()
+
+
+def _lockstep_pair(spec, plain, clock) -> tuple[float, float]:
+    """CPU seconds of ``spec(on_round)`` and ``plain(on_token)`` run in turns, each on its
+    own thread and timed with ``clock`` (a per-thread clock) on that thread."""
+    step, times, errors = _Lockstep(), {}, []
+
+    def body(name, fn, hook):
+        try:
+            start = clock()
+            fn(hook)
+            times[name] = clock() - start
+        except Exception as err:  # noqa: BLE001 - re-raised on the caller's thread
+            errors.append(err)
+        finally:
+            step.finish()
+
+    plain_thread = threading.Thread(target=body, args=("plain", plain, step.on_token))
+    plain_thread.start()
+    step.wait_first_token()
+    body("spec", spec, step.on_round)
+    plain_thread.join(120)
+    if errors:
+        raise errors[0]
+    return times["spec"], times["plain"]
+
+
+def _runners(pair: tuple, prompt_ids, k, temperature, max_new_tokens, seed):
+    """The three runs a measurement times: (speculative, plain, draft-only) generation.
+
+    Each run of a kind uses ``np.random.default_rng(seed)``, so every repeat makes the
+    same tokens; the first two take the lockstep hook (``on_round`` / ``on_token``).
+    """
+    draft, target = pair
+    common = {"max_new_tokens": max_new_tokens, "temperature": temperature}
+
+    def spec(on_round=None):
+        rng = np.random.default_rng(seed)
+        return speculative_generate(
+            draft, target, prompt_ids, k=k, rng=rng, trace=False, on_round=on_round, **common
+        )
+
+    def plain(on_token=None):
+        rng = np.random.default_rng(seed)
+        return autoregressive_generate(target, prompt_ids, rng=rng, on_token=on_token, **common)
+
+    def draft_only():
+        return autoregressive_generate(draft, prompt_ids, rng=np.random.default_rng(seed), **common)
+
+    return spec, plain, draft_only
+
+
+def measure_speedup(
+    pair: tuple,
+    prompt_ids: Sequence[int],
+    *,
+    k: int,
+    temperature: float,
+    max_new_tokens: int,
+    seed: int = 0,
+    repeats: int = 5,
+    clock: Callable[[], float] = time.thread_time,
+) -> SpeedMeasurement:
+    """Time ``repeats`` (speculative, plain, draft-only) runs with a per-thread ``clock``.
+
+    ``pair`` is (draft, target) as :func:`specdec_core.lm.load_pair` returns it.
+
+    Speculative and plain decoding run in turns, round by round, on two threads that
+    never compute at the same time (:class:`_Lockstep`); each is timed on its own
+    thread. The draft-only run (for c) follows. Every run of a kind uses
+    ``np.random.default_rng(seed)``, so every repeat makes the same tokens and only the
+    clock differs. One untimed run of each kind warms caches first. Prefill is included
+    in every run alike; with a short prompt it is a small part of the time.
+    """
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= 15:
+        raise InvalidParameterError(f"repeats is {repeats!r}; allowed: 1 to {MAX_REPEATS}.")
+    spec, plain, draft_only = _runners(pair, prompt_ids, k, temperature, max_new_tokens, seed)
+    run = spec()  # warm-up (untimed); its counts are those of every repeat
+    plain(), draft_only()
+    times: list[tuple[float, float, float]] = []
+    for _ in range(repeats):
+        spec_s, plain_s = _lockstep_pair(spec, plain, clock)
+        start = clock()
+        draft_only()
+        times.append((spec_s, plain_s, clock() - start))
+    spec_s, plain_s, draft_s = (tuple(col) for col in zip(*times, strict=True))
+    return SpeedMeasurement(
+        run.k,
+        run.temperature,
+        len(run.tokens),
+        bool(pair[1].parallel_verify),
+        spec_s,
+        plain_s,
+        draft_s,
+        run.n_rounds,
+        run.accepted,
+        run.checked,
+        f"{getattr(clock, '__module__', '')}.{getattr(clock, '__name__', 'clock')}".lstrip("."),
+    )
+
+
+def predicted_speedup(tokens_per_round: float, k: int, c: float, v: float) -> float:
+    """S = E / (K c + v(K)): seeds' formula with the measured verify cost (seed 003 Ex 7)."""
+    return tokens_per_round / (k * c + v)
+
+
+def impossible_reasons(m: SpeedMeasurement) -> list[str]:
+    """Why a measurement cannot be right ([] when it can), in words for the page.
+
+    - any run took no CPU time, or a time is not finite: the clock failed;
+    - a target with a parallel verify scores K + 1 positions in one call, which costs at
+      least one plain step: v(K) < 1 is impossible (it means the plain run was slowed or
+      the speculative run was favoured by something else);
+    - a round emits at most K + 1 tokens for K draft steps and one verify, so the speedup
+      cannot exceed E / (K c + 1) with E = tokens per round (the v = 1 bound); nor can
+      it exceed K + 1.
+    """
+    reasons: list[str] = []
+    all_times = m.spec_s + m.plain_s + m.draft_s
+    if any(not math.isfinite(t) or t <= 0 for t in all_times):
+        return ["a run took no measurable CPU time, so the clock cannot compare them"]
+    if m.parallel_verify and m.v < 1.0:
+        reasons.append(
+            f"v(K) = {m.v:.2f} < 1: checking K + 1 = {m.k + 1} tokens in one target call "
+            "cannot cost less than one plain step"
+        )
+    bound = min(m.k + 1.0, predicted_speedup(m.tokens_per_round, m.k, max(m.c, 0.0), 1.0))
+    if m.speedup > bound * 1.05:
+        reasons.append(
+            f"{m.speedup:.2f}x is above the most these rounds allow ({bound:.2f}x with "
+            f"{m.tokens_per_round:.2f} tokens per round and a verify of one step)"
+        )
+    if m.c < 0:
+        reasons.append(f"the draft step came out negative (c = {m.c:.3f})")
+    return reasons

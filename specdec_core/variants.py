@@ -1,0 +1,636 @@
+"""Variants of speculative decoding at one position: multi-draft, one-hot drafts, typical.
+
+Notation of the seeds: p = TARGET distribution, q = DRAFT distribution, x a
+drafted token, alpha = sum_x min(p(x), q(x)).
+
+- Multi-draft verification (SpecInfer's multi-step speculative sampling,
+  Miao et al., ASPLOS 2024, arXiv 2305.09781): m candidates x_1..x_m for one
+  position, tried in order; candidate i is kept with probability
+  min(1, p_i(x_i) / q_i(x_i)), p_1 = p, and after a rejection the target
+  shrinks to its residual p_{i+1} = norm(max(0, p_i - q_i)). If all m are
+  rejected, a sample of p_{m+1} is emitted. Lossless: each step is ordinary
+  rejection sampling of p_i with proposal q_i.
+- Deterministic (one-hot) drafts (prompt lookup, n-gram and greedy drafts):
+  with q one-hot on x the rule reduces to "keep x with probability p(x),
+  otherwise sample p with x removed", which is the same law as "sample
+  y ~ p, keep x iff y == x" (Hugging Face transformers' rule for candidates
+  without probabilities).
+- Typical acceptance (Medusa, Cai et al., ICML 2024, arXiv 2401.10774; code
+  FasterDecoding/Medusa ``medusa/model/utils.py`` ``evaluate_posterior``):
+  keep x iff p(x) > min(epsilon, delta * exp(-H(p))). Not lossless.
+- Greedy verification (T = 0): keep x iff x = argmax p.
+
+Everything is numpy; randomness comes from an explicit ``np.random.Generator``
+or from given uniforms (coins), like :func:`specdec_core.verify_round`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from .distributions import check_k, validate_distribution
+from .errors import InvalidDistributionError, InvalidParameterError, mismatch_message
+from .sampling import acceptance_probability, residual_distribution, sample_index
+
+MAX_CANDIDATES = 16  # candidates at one position (the page offers 1..8)
+MAX_CANDIDATES_THEORY = 64  # largest m for multidraft_acceptance
+MEDUSA_EPSILON = 0.09  # Medusa's posterior_threshold default (medusa_generate)
+MEDUSA_DELTA = 0.3  # Medusa's posterior_alpha default, "recommended sqrt(posterior_threshold)"
+AfterRejection = Literal["argmax", "truncated_sample"]
+AFTER_REJECTION: dict[str, str] = {
+    "argmax": "Medusa's default (fast=True): the token after the kept prefix is argmax p.",
+    "truncated_sample": "Medusa with fast=False: a sample of p restricted to the tokens whose "
+    "probability reaches the threshold.",
+}
+
+
+# ---------------------------------------------------------------------------
+# Checks
+# ---------------------------------------------------------------------------
+
+
+def check_candidates(m: object, *, m_max: int = MAX_CANDIDATES) -> int:
+    """Validate a number of candidates m: a whole number in [1, ``m_max``]."""
+    return check_k(m, k_max=m_max, name="number of candidates m")
+
+
+def _draft_rows_for(q, m: int, v: int) -> np.ndarray:
+    """q as (V,) shared by every candidate, or one row per candidate -> (m, V)."""
+    try:
+        q_arr = np.array(q, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise InvalidDistributionError(f"q: not a table of numbers ({err}).") from None
+    if q_arr.ndim == 1:
+        return np.tile(validate_distribution(q_arr, "q"), (m, 1))
+    if q_arr.ndim != 2 or q_arr.shape[0] != m:
+        raise InvalidDistributionError(
+            f"q must be one distribution (V,) or one row per candidate ({m}, V); "
+            f"got shape {q_arr.shape}."
+        )
+    return np.stack(
+        [validate_distribution(r, f"q of candidate {i + 1}") for i, r in enumerate(q_arr)]
+    )
+
+
+def _same_size(p_target: np.ndarray, q_rows: np.ndarray) -> None:
+    if q_rows.shape[-1] != p_target.size:
+        raise InvalidDistributionError(mismatch_message(p_target.size, q_rows.shape[-1]))
+
+
+def _token(x: object, v: int, what: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+        raise InvalidParameterError(f"{what} must be a whole token id, got {x!r}.")
+    if not 0 <= x < v:
+        raise InvalidParameterError(f"{what} is {x}; token ids run from 0 to {v - 1}.")
+    return int(x)
+
+
+def _coins(uniforms: Sequence[float] | None, n_max: int, what: str) -> tuple[float, ...]:
+    coins = tuple(float(u) for u in (uniforms or ()))
+    if len(coins) > n_max:
+        raise InvalidParameterError(f"uniforms: got {len(coins)} coins for {n_max} {what}.")
+    for i, u in enumerate(coins, start=1):
+        if not 0.0 <= u < 1.0:
+            raise InvalidParameterError(f"uniforms: coin {i} is {u!r}; coins lie in [0, 1).")
+    return coins
+
+
+def _draw(coins: tuple[float, ...], i: int, rng: np.random.Generator | None, what: str) -> float:
+    if i < len(coins):
+        return coins[i]
+    if rng is None:
+        raise InvalidParameterError(f"{what} is needed but was not given, and no rng was passed.")
+    return float(rng.random())
+
+
+def _final(dist: np.ndarray, final_token, rng, what: str) -> tuple[int, float | None]:
+    """Sample ``dist`` (or check a given token): returns (token, uniform or None)."""
+    if final_token is None:
+        u = _draw((), 0, rng, what)
+        return int(sample_index(dist, u)), u
+    token = _token(final_token, dist.size, "final token")
+    if dist[token] <= 0:
+        raise InvalidParameterError(
+            f"final token {token} has probability 0 under {what}; choose a token with "
+            "positive probability there."
+        )
+    return token, None
+
+
+# ---------------------------------------------------------------------------
+# Multi-draft verification (SpecInfer)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CandidateStep:
+    """The decision on candidate i (0-based ``index``) against the current target p_i."""
+
+    index: int
+    token: int
+    p_x: float  # p_i(x_i): the CURRENT target (residual after earlier rejections)
+    q_x: float  # q_i(x_i)
+    ratio: float  # p_x / q_x
+    acceptance_probability: float  # min(1, ratio)
+    coin: float  # u_i ~ U[0, 1)
+    accepted: bool  # coin < acceptance_probability
+
+
+@dataclass(frozen=True, eq=False)
+class MultiDraftResult:
+    """One position verified with m candidates (compare fields, not results)."""
+
+    candidates: tuple[int, ...]  # (m,)
+    q_rows: np.ndarray  # (m, V) draft distribution of each candidate
+    targets: tuple[np.ndarray, ...]  # p_1 = p, p_2, ...: the target each tried candidate met,
+    #                                  plus p_{m+1} when all m were rejected
+    steps: tuple[CandidateStep, ...]  # candidates tried, up to the kept one
+    kept_index: int | None  # 0-based index of the kept candidate, None if all were rejected
+    emitted_token: int
+    final_coin: float | None  # uniform that sampled p_{m+1} (None if kept or given)
+
+    @property
+    def final_distribution(self) -> np.ndarray | None:
+        """(V,) p_{m+1}, the last residual that was sampled, or None if a candidate was kept."""
+        return self.targets[-1] if self.kept_index is None else None
+
+
+def _check_step_inputs(p, q, candidates):
+    p_target = validate_distribution(p, "p")  # (V,)
+    tokens = tuple(np.asarray(candidates).reshape(-1).tolist())
+    m = check_candidates(len(tokens))
+    q_rows = _draft_rows_for(q, m, p_target.size)  # (m, V)
+    _same_size(p_target, q_rows)
+    for i, x in enumerate(tokens):
+        _token(x, p_target.size, f"candidate {i + 1}")
+        if q_rows[i, x] <= 0:
+            raise InvalidParameterError(
+                f"candidate {i + 1} (id {x}) has q = 0: the draft cannot have sampled it. "
+                "Pick a token with q > 0."
+            )
+    return p_target, q_rows, tuple(int(x) for x in tokens)
+
+
+def multidraft_step(
+    p,
+    q,
+    candidates,
+    *,
+    uniforms: Sequence[float] | None = None,
+    final_token: int | None = None,
+    rng: np.random.Generator | None = None,
+) -> MultiDraftResult:
+    """Verify m candidates for ONE position: SpecInfer's multi-step speculative sampling.
+
+    p: (V,) target; q: (V,) shared draft or (m, V) one row per candidate;
+    candidates: (m,) ids with q_i(x_i) > 0. For i = 1..m: keep x_i iff
+    u_i < min(1, p_i(x_i) / q_i(x_i)); else p_{i+1} = norm(max(0, p_i - q_i)).
+    All rejected: emit a sample of p_{m+1}. (Miao et al. 2024, Algorithm 2.)
+    ``uniforms`` (up to m coins) and ``final_token`` replay a given step; the
+    rest is drawn from ``rng``. With m = 1 this is one position of
+    :func:`specdec_core.verify_round`.
+    """
+    p_target, q_rows, tokens = _check_step_inputs(p, q, candidates)
+    coins = _coins(uniforms, len(tokens), "candidates")
+    targets, steps = [p_target], []
+    for i, x in enumerate(tokens):
+        p_i, q_x = targets[-1], float(q_rows[i, x])
+        a = float(acceptance_probability(p_i[x], q_x))
+        u = _draw(coins, i, rng, f"the coin for candidate {i + 1}")
+        steps.append(CandidateStep(i, x, float(p_i[x]), q_x, float(p_i[x]) / q_x, a, u, u < a))
+        if u < a:
+            return MultiDraftResult(tokens, q_rows, tuple(targets), tuple(steps), i, x, None)
+        targets.append(residual_distribution(p_i, q_rows[i]))
+    token, u_final = _final(targets[-1], final_token, rng, "the last residual p_(m+1)")
+    return MultiDraftResult(tokens, q_rows, tuple(targets), tuple(steps), None, token, u_final)
+
+
+def residual_chain(p, q, m: int) -> np.ndarray:
+    """The targets p_1..p_{m+1} met by m candidates that are all rejected -> (m+1, V).
+
+    p_1 = p, p_{i+1} = norm(max(0, p_i - q)) (SpecInfer; same q for every
+    candidate). When p_i = q no rejection is possible and the chain stays at
+    p_i (the fallback of :func:`residual_distribution`).
+    """
+    m = check_candidates(m, m_max=MAX_CANDIDATES_THEORY)
+    p_target = validate_distribution(p, "p")
+    q_draft = validate_distribution(q, "q")
+    _same_size(p_target, q_draft)
+    chain = [p_target]
+    for _ in range(m):
+        chain.append(residual_distribution(chain[-1], q_draft))
+    return np.stack(chain)
+
+
+def chain_alphas(p, q, m: int) -> np.ndarray:
+    """alpha_i = sum_x min(p_i(x), q(x)) along the residual chain, i = 1..m -> (m,)."""
+    chain = residual_chain(p, q, m)  # (m+1, V)
+    q_draft = validate_distribution(q, "q")
+    return np.clip(np.minimum(chain[:-1], q_draft).sum(axis=1), 0.0, 1.0)
+
+
+def multidraft_acceptance(p, q, m):
+    """beta_m = 1 - prod_{i=1..m} (1 - alpha_i): chance that one of m i.i.d. candidates is kept.
+
+    alpha_i along the residual chain p_1 = p, p_{i+1} = norm(max(0, p_i - q))
+    (SpecInfer, Miao et al. 2024). beta_1 = alpha; beta_m grows with m, with
+    diminishing returns, and stops growing once p_i and q are disjoint
+    (alpha_i = 0). ``m`` is a whole number or an array of them (1..64);
+    returns a float or an array of the same shape.
+    """
+    m_arr = np.asarray(m)
+    if m_arr.dtype.kind not in "iu" or m_arr.size == 0:
+        raise InvalidParameterError(f"number of candidates m must be whole numbers, got {m!r}.")
+    if m_arr.min() < 1 or m_arr.max() > MAX_CANDIDATES_THEORY:
+        raise InvalidParameterError(
+            f"number of candidates m must lie in 1..{MAX_CANDIDATES_THEORY}, got {m!r}."
+        )
+    alphas = chain_alphas(p, q, int(m_arr.max()))  # (max m,)
+    beta = 1.0 - np.cumprod(1.0 - alphas)  # (max m,)
+    out = beta[m_arr - 1]
+    return float(out) if out.ndim == 0 else out
+
+
+def multidraft_emitted(p, q, m: int) -> np.ndarray:
+    """What m-candidate verification emits at one position, built term by term -> (V,).
+
+    e = sum_{i=1..m} prod_{j<i} (1 - alpha_j) min(p_i, q) + prod_{j<=m} (1 - alpha_j) p_{m+1}:
+    candidate i is reached with prob prod_{j<i}(1 - alpha_j) and then emits
+    token y with prob q(y) min(1, p_i(y)/q(y)) = min(p_i(y), q(y)). Equals p
+    (the losslessness of SpecInfer's rule); computed, not assumed.
+    """
+    chain = residual_chain(p, q, m)  # (m+1, V)
+    q_draft = validate_distribution(q, "q")
+    overlap = np.minimum(chain[:-1], q_draft)  # (m, V)
+    alphas = overlap.sum(axis=1)  # (m,)
+    reach = np.concatenate([[1.0], np.cumprod(1.0 - alphas)])  # (m+1,)
+    return (reach[:-1, None] * overlap).sum(axis=0) + reach[-1] * chain[-1]
+
+
+# ---------------------------------------------------------------------------
+# Deterministic (one-hot) drafts: prompt lookup, n-gram and greedy drafts
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class OneHotRule:
+    """The law of one position with a deterministic draft x: keep prob and what replaces x."""
+
+    token: int
+    keep_probability: float  # P(x is kept)
+    replacement: np.ndarray  # (V,) distribution of the token emitted instead of x
+
+    def emitted(self) -> np.ndarray:
+        """(V,) keep_probability * onehot(x) + (1 - keep_probability) * replacement."""
+        out = (1.0 - self.keep_probability) * self.replacement
+        out[self.token] += self.keep_probability
+        return out
+
+
+def one_hot(v: int, x: int) -> np.ndarray:
+    """The draft distribution of a deterministic draft: q = onehot(x) -> (V,)."""
+    q_draft = np.zeros(int(v))
+    q_draft[_token(x, int(v), "token")] = 1.0
+    return q_draft
+
+
+def onehot_general_rule(p, x: int) -> OneHotRule:
+    """The general rule with q = onehot(x): keep with min(1, p(x)/1) = p(x), else the residual.
+
+    max(0, p - onehot(x)) is p with x removed (p(x) - 1 <= 0), so the
+    replacement is p(y) [y != x] / (1 - p(x)) (Leviathan et al. 2023,
+    Algorithm 1 with a one-hot q; variants note section 2). When p(x) = 1
+    nothing is ever rejected and the replacement falls back to p.
+    """
+    p_target = validate_distribution(p, "p")
+    x = _token(x, p_target.size, "draft token")
+    q_draft = one_hot(p_target.size, x)
+    keep = float(acceptance_probability(p_target[x], q_draft[x]))
+    return OneHotRule(x, keep, residual_distribution(p_target, q_draft))
+
+
+def onehot_match_rule(p, x: int) -> OneHotRule:
+    """ "Sample y ~ p at the position, keep x iff y == x; a mismatch emits y" as a law.
+
+    P(keep) = P(y = x) = p(x); given a mismatch, y follows p(y) [y != x] /
+    (1 - p(x)). Hugging Face transformers' rule for candidates without
+    probabilities (prompt lookup). Computed from the event y ~ p, not from
+    the general rule, so the two can be compared.
+    """
+    p_target = validate_distribution(p, "p")
+    x = _token(x, p_target.size, "draft token")
+    mismatch = p_target.copy()
+    mismatch[x] = 0.0  # the event y != x
+    total = mismatch.sum()
+    replacement = mismatch / total if total > 0 else p_target.copy()
+    return OneHotRule(x, float(p_target[x]), replacement)
+
+
+@dataclass(frozen=True)
+class MatchStep:
+    """One deterministic draft verified by sampling: y ~ p from uniform u, keep iff y == x."""
+
+    token: int  # the drafted x
+    sampled: int  # y = inverse-CDF sample of p at u
+    coin: float  # u
+    accepted: bool  # y == x
+    emitted_token: int  # x if kept, else y
+
+
+def onehot_match_step(p, x: int, *, uniform: float | None = None, rng=None) -> MatchStep:
+    """Verify a deterministic draft x: y = F_p^{-1}(u), keep x iff y == x, else emit y."""
+    p_target = validate_distribution(p, "p")
+    x = _token(x, p_target.size, "draft token")
+    u = _draw(_coins(None if uniform is None else [uniform], 1, "tokens"), 0, rng, "the coin")
+    y = int(sample_index(p_target, u))
+    return MatchStep(x, y, u, y == x, y)
+
+
+def greedy_rule(p, x: int) -> OneHotRule:
+    """Greedy verification (T = 0): keep x iff x = argmax p, else emit argmax p.
+
+    The output is the target's greedy token whatever the draft: "lossless"
+    against greedy decoding (p one-hot on its argmax), not against p.
+    Ties go to the lowest token id (numpy's argmax), as in the papers' code.
+    """
+    p_target = validate_distribution(p, "p")
+    x = _token(x, p_target.size, "draft token")
+    best = int(np.argmax(p_target))
+    return OneHotRule(x, float(x == best), one_hot(p_target.size, best))
+
+
+# ---------------------------------------------------------------------------
+# Typical acceptance (Medusa): faster, not lossless
+# ---------------------------------------------------------------------------
+
+
+def _check_typical(epsilon: float, delta: float, after_rejection: str) -> None:
+    for name, value in (("epsilon", epsilon), ("delta", delta)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
+            raise InvalidParameterError(f"{name} must be a number, got {value!r}.")
+        if not 0.0 < float(value) <= 1.0:
+            raise InvalidParameterError(f"{name} = {value!r} is out of range; allowed: (0, 1].")
+    if after_rejection not in AFTER_REJECTION:
+        raise InvalidParameterError(
+            f"after_rejection {after_rejection!r} is unknown; choose one of "
+            f"{', '.join(AFTER_REJECTION)}."
+        )
+
+
+def entropy(p) -> float:
+    """Shannon entropy H(p) = -sum_x p(x) ln p(x) in nats (0 ln 0 = 0).
+
+    Medusa's code adds 1e-5 inside the log; the difference is below 1e-4
+    for the small vocabularies here, and the exact value is what we teach.
+    """
+    p_target = validate_distribution(p, "p")
+    nz = p_target[p_target > 0]
+    return float(-(nz * np.log(nz)).sum())
+
+
+def typical_threshold(p, epsilon: float = MEDUSA_EPSILON, delta: float = MEDUSA_DELTA) -> float:
+    """tau = min(epsilon, delta * exp(-H(p))): Medusa's typical acceptance threshold.
+
+    Cai et al. 2024, Sec. 2.3.1; code defaults posterior_threshold (epsilon)
+    = 0.09, posterior_alpha (delta) = 0.3. A flat p has a high entropy and
+    so a LOW threshold: almost every token passes.
+    """
+    _check_typical(epsilon, delta, "argmax")
+    return float(min(epsilon, delta * np.exp(-entropy(p))))
+
+
+def typical_correction(
+    p,
+    epsilon: float = MEDUSA_EPSILON,
+    delta: float = MEDUSA_DELTA,
+    after_rejection: AfterRejection = "argmax",
+) -> np.ndarray:
+    """(V,) the token emitted after the kept prefix (also when all drafts are kept).
+
+    In Medusa's code the next round's first token comes from the target's
+    logits at the first non-kept position: argmax p with fast=True (the
+    default of medusa_generate), or with fast=False a sample of p with every
+    token below tau = min(epsilon, delta exp(-H(p))) removed
+    (``get_typical_one_token``). argmax p always passes: exp(-H) <= max p.
+    """
+    _check_typical(epsilon, delta, after_rejection)
+    p_target = validate_distribution(p, "p")
+    if after_rejection == "argmax":
+        return one_hot(p_target.size, int(np.argmax(p_target)))
+    kept = np.where(p_target >= typical_threshold(p_target, epsilon, delta), p_target, 0.0)
+    return kept / kept.sum()
+
+
+def typical_emitted(
+    p,
+    q,
+    epsilon: float = MEDUSA_EPSILON,
+    delta: float = MEDUSA_DELTA,
+    after_rejection: AfterRejection = "argmax",
+) -> np.ndarray:
+    """(V,) exact law of the token typical acceptance emits at a drafted position.
+
+    e(y) = q(y) [p(y) > tau] + (1 - sum_x q(x) [p(x) > tau]) c(y), with
+    tau = min(epsilon, delta exp(-H(p))) and c = :func:`typical_correction`.
+    The draft x ~ q is kept iff p(x) > tau (no coin, q never enters the
+    test), so e follows q on the typical tokens: e != p in general.
+    """
+    p_target = validate_distribution(p, "p")
+    q_draft = validate_distribution(q, "q")
+    _same_size(p_target, q_draft)
+    passes = p_target > typical_threshold(p_target, epsilon, delta)  # (V,)
+    keep = float(q_draft[passes].sum())
+    return np.where(passes, q_draft, 0.0) + (1.0 - keep) * typical_correction(
+        p_target, epsilon, delta, after_rejection
+    )
+
+
+def typical_keep_rate(p, q, epsilon: float = MEDUSA_EPSILON, delta: float = MEDUSA_DELTA) -> float:
+    """P(a draft x ~ q is kept) = sum_x q(x) [p(x) > tau] under typical acceptance."""
+    p_target = validate_distribution(p, "p")
+    q_draft = validate_distribution(q, "q")
+    _same_size(p_target, q_draft)
+    return float(q_draft[p_target > typical_threshold(p_target, epsilon, delta)].sum())
+
+
+@dataclass(frozen=True)
+class TypicalStep:
+    """Typical acceptance of one drafted token x."""
+
+    token: int
+    p_x: float
+    entropy: float  # H(p) in nats
+    threshold: float  # tau = min(epsilon, delta exp(-H))
+    accepted: bool  # p_x > threshold
+    emitted_token: int  # x if kept, else the correction token
+
+
+def typical_step(
+    p,
+    x: int,
+    *,
+    epsilon: float = MEDUSA_EPSILON,
+    delta: float = MEDUSA_DELTA,
+    after_rejection: AfterRejection = "argmax",
+    uniform: float | None = None,
+    rng: np.random.Generator | None = None,
+) -> TypicalStep:
+    """Keep x iff p(x) > min(epsilon, delta exp(-H(p))); else emit the correction token.
+
+    Medusa ``evaluate_posterior`` (typical branch). With
+    ``after_rejection="truncated_sample"`` the correction is drawn with
+    ``uniform`` or ``rng``; with "argmax" it is deterministic.
+    """
+    p_target = validate_distribution(p, "p")
+    x = _token(x, p_target.size, "draft token")
+    tau = typical_threshold(p_target, epsilon, delta)
+    if p_target[x] > tau:
+        return TypicalStep(x, float(p_target[x]), entropy(p_target), tau, True, x)
+    correction = typical_correction(p_target, epsilon, delta, after_rejection)
+    coins = _coins(None if uniform is None else [uniform], 1, "tokens")
+    y = int(np.argmax(correction)) if after_rejection == "argmax" else None
+    if y is None:
+        y = int(sample_index(correction, _draw(coins, 0, rng, "the correction coin")))
+    return TypicalStep(x, float(p_target[x]), entropy(p_target), tau, False, y)
+
+
+# ---------------------------------------------------------------------------
+# What each variant emits at one position
+# ---------------------------------------------------------------------------
+
+EMITTED_VARIANTS: dict[str, str] = {
+    "speculative": "Basic speculative sampling (one candidate): lossless.",
+    "multi_draft": "m candidates with the residual update (SpecInfer): lossless.",
+    "multi_draft_no_residual": "Bug: m candidates all tried against the original p: NOT lossless.",
+    "tree": "Token tree: each node is a multi-draft step over its children: lossless.",
+    "deterministic": "One-hot draft (prompt lookup, n-gram): lossless.",
+    "greedy": "Greedy check (T = 0): emits argmax p, the target's greedy token.",
+    "typical_acceptance": "Medusa's typical acceptance: faster, NOT lossless.",
+    "accept_if_p_ge_q": "Lenient rule: keep x iff p(x) >= q(x), no coin: NOT lossless.",
+}
+
+
+def total_variation(a, b) -> float:
+    """TV(a, b) = 1/2 sum_x |a(x) - b(x)|: the largest gap in probability of any event."""
+    a_arr = validate_distribution(a, "first distribution")
+    b_arr = validate_distribution(b, "second distribution")
+    _same_size(a_arr, b_arr)
+    return float(0.5 * np.abs(a_arr - b_arr).sum())
+
+
+def _emitted_basic(p_target, q_draft, keep) -> np.ndarray:
+    """q * keep + (1 - sum q keep) * norm(max(0, p - q)): one draft, then the residual."""
+    kept = q_draft * keep  # (V,)
+    return kept + (1.0 - kept.sum()) * residual_distribution(p_target, q_draft)
+
+
+def _emitted_no_residual(p_target, q_draft, m) -> np.ndarray:
+    """The bug's law: sum_{i<=m} (1 - alpha)^(i-1) min(p, q) + (1 - alpha)^m norm(max(0, p - q)).
+
+    Every candidate meets the ORIGINAL p, so each is kept with alpha and
+    emits min(p, q); only the final sample uses the residual.
+    """
+    m = check_candidates(m)
+    overlap = np.minimum(p_target, q_draft)  # (V,)
+    miss = 1.0 - float(np.clip(overlap.sum(), 0.0, 1.0))
+    reach = miss ** np.arange(m)  # (m,)
+    return reach.sum() * overlap + miss**m * residual_distribution(p_target, q_draft)
+
+
+def _deterministic_token(q_draft: np.ndarray) -> int:
+    if q_draft.max() < 1.0:
+        raise InvalidParameterError(
+            "deterministic drafts need a one-hot q (a single entry equal to 1); "
+            f"this q has {int((q_draft > 0).sum())} non-zero entries."
+        )
+    return int(np.argmax(q_draft))
+
+
+def emitted_distribution(variant: str, p, q, **options) -> np.ndarray:
+    """The exact law (V,) of the token a variant emits at one drafted position.
+
+    Options: ``n_candidates`` (multi_draft, default 2), ``branching`` (tree:
+    the first level's width is what matters at one position, default (2,)),
+    ``epsilon``, ``delta``, ``after_rejection`` (typical_acceptance). Each
+    law is built from the rule's own pieces (keep probabilities, residuals),
+    so equality with p is a check of losslessness, not an assumption.
+    """
+    if variant not in EMITTED_VARIANTS:
+        raise InvalidParameterError(
+            f"variant {variant!r} is unknown; choose one of {', '.join(EMITTED_VARIANTS)}."
+        )
+    p_target = validate_distribution(p, "p")
+    q_draft = validate_distribution(q, "q")
+    _same_size(p_target, q_draft)
+    allowed = {
+        "multi_draft": {"n_candidates"},
+        "multi_draft_no_residual": {"n_candidates"},
+        "tree": {"branching"},
+        "typical_acceptance": {"epsilon", "delta", "after_rejection"},
+    }.get(variant, set())
+    if unknown := set(options) - allowed:
+        raise InvalidParameterError(
+            f"option(s) {', '.join(sorted(unknown))} do not apply to {variant!r}; "
+            f"allowed: {', '.join(sorted(allowed)) or 'none'}."
+        )
+    if variant == "speculative":
+        return _emitted_basic(p_target, q_draft, acceptance_probability(p_target, q_draft))
+    if variant == "accept_if_p_ge_q":
+        return _emitted_basic(p_target, q_draft, (p_target >= q_draft).astype(float))
+    if variant == "multi_draft":
+        return multidraft_emitted(p_target, q_draft, options.get("n_candidates", 2))
+    if variant == "multi_draft_no_residual":
+        return _emitted_no_residual(p_target, q_draft, options.get("n_candidates", 2))
+    if variant == "tree":
+        widths = tuple(options.get("branching", (2,)))
+        if not widths:
+            raise InvalidParameterError("branching: give at least one level, e.g. (2, 2).")
+        return multidraft_emitted(p_target, q_draft, widths[0])
+    if variant == "deterministic":
+        return onehot_general_rule(p_target, _deterministic_token(q_draft)).emitted()
+    if variant == "greedy":
+        return one_hot(p_target.size, int(np.argmax(p_target)))
+    return typical_emitted(p_target, q_draft, **options)
+
+
+# ---------------------------------------------------------------------------
+# Drafting candidates and tokens per round (for the Variants lab's charts)
+# ---------------------------------------------------------------------------
+
+
+def draft_candidates(q, m: int, rng: np.random.Generator) -> tuple[int, ...]:
+    """m i.i.d. candidates x_i ~ q, with replacement (SpecInfer's sampling) -> (m,) ids."""
+    m = check_candidates(m)
+    q_draft = validate_distribution(q, "q")
+    return tuple(int(sample_index(q_draft, rng.random())) for _ in range(m))
+
+
+def multidraft_expected_tokens(p, q, k: int, m):
+    """E[tokens per round] with m candidates at each of K positions: sum_{i=0..K} beta_m^i.
+
+    Each position keeps one of its m candidates with beta_m
+    (:func:`multidraft_acceptance`), so the law is the truncated geometric
+    one of Leviathan et al. 2023, Eq. 1, with alpha replaced by beta_m
+    (i.i.d. p, q; equal to a full m-ary token tree of depth K). Vectorised
+    over ``m``; m = 1 gives (1 - alpha^(K+1)) / (1 - alpha).
+    """
+    k = check_k(k)
+    beta = np.asarray(multidraft_acceptance(p, q, m), dtype=np.float64)
+    out = (beta[..., None] ** np.arange(k + 1)).sum(axis=-1)
+    return float(out) if out.ndim == 0 else out
+
+
+def typical_expected_tokens(
+    p, q, k: int, epsilon: float = MEDUSA_EPSILON, delta: float = MEDUSA_DELTA
+) -> float:
+    """E[tokens per round] of typical acceptance: sum_{i=0..K} r^i, r = sum_x q(x) [p(x) > tau].
+
+    Every round emits its kept prefix plus one correction token.
+    """
+    k = check_k(k)
+    r = typical_keep_rate(p, q, epsilon, delta)
+    return float(np.sum(r ** np.arange(k + 1)))

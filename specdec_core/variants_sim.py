@@ -1,0 +1,168 @@
+"""Many rounds of the variants at once: tables and chunk simulators for ``simulate_rounds``.
+
+A round has K positions. At position j the variant's rule is summarised by
+tables built once per run (:class:`VariantTables`):
+
+- ``accept`` (K, m, V): the chance that candidate i at position j, token x,
+  is kept given that candidates 1..i-1 were rejected;
+- ``final_rows`` (K+1, V): what is emitted at position j when no candidate
+  is kept there (j < K), or after all K positions were kept (j = K, the bonus).
+
+Multi-draft (SpecInfer, Miao et al. 2024): accept[j, i] = min(1, p_{j,i} / q_j)
+along the residual chain p_{j,1} = p_j, p_{j,i+1} = norm(max(0, p_{j,i} - q_j)),
+final_rows[j] = p_{j,m+1}, final_rows[K] = p_{K+1}. Typical acceptance
+(Medusa, Cai et al. 2024): accept[j, 0] = [p_j > tau_j], final_rows[j] = the
+correction (argmax p_j by default). A multi-draft chain with m candidates per
+position is a full m-ary tree of depth K when p, q depend only on the depth
+(the kept child's subtree is fresh), so it also simulates trees of constant width.
+
+:func:`specdec_core.simulate_rounds` runs these through its chunk loop
+(``variant="multi_draft"``, ``"typical_acceptance"``, ...: see
+``specdec_core.simulate.ALGORITHM_VARIANTS``); ``keep_probabilities`` (beta_m
+for multi-draft) become the result's ``alphas``, so that
+:func:`specdec_core.losslessness_test` tests round lengths against the right law.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InvalidParameterError
+from .montecarlo import ChunkOutcome, emit_step, inverse_cdf_table, sample_by_row, sample_rows
+from .sampling import acceptance_probability, residual_distribution
+from .variants import (
+    MEDUSA_DELTA,
+    MEDUSA_EPSILON,
+    _check_typical,
+    check_candidates,
+    typical_correction,
+    typical_threshold,
+)
+
+
+@dataclass(frozen=True)
+class VariantTables:
+    """What every round of a variant's run reuses (built once per run)."""
+
+    p_rows: np.ndarray  # (K+1, V)
+    q_rows: np.ndarray  # (K, V) each position's candidates are drawn from q_j
+    accept: np.ndarray  # (K, m, V) keep chance of candidate i given 1..i-1 rejected
+    final_rows: np.ndarray  # (K+1, V) no candidate kept at j (j < K), or the bonus (j = K)
+    keep_probabilities: np.ndarray  # (K,) P(position j keeps a candidate | reached)
+
+    @property
+    def k_drafts(self) -> int:
+        """K, the number of positions."""
+        return self.q_rows.shape[0]
+
+    @property
+    def n_candidates(self) -> int:
+        """m, candidates drafted at each position."""
+        return self.accept.shape[1]
+
+    @property
+    def vocab(self) -> int:
+        """V; also the "nothing emitted here" marker in chunk outcomes."""
+        return self.q_rows.shape[1]
+
+
+def _widths(n_candidates, k: int) -> tuple[int, ...]:
+    """m for every position: one whole number, or one per position (a tree's widths)."""
+    if isinstance(n_candidates, (int, np.integer)) and not isinstance(n_candidates, bool):
+        return (check_candidates(n_candidates),) * k
+    widths = tuple(n_candidates) if isinstance(n_candidates, (tuple, list)) else None
+    if widths is None or len(widths) != k:
+        raise InvalidParameterError(
+            f"n_candidates must be a whole number or one per position ({k}), got {n_candidates!r}."
+        )
+    return tuple(check_candidates(m) for m in widths)
+
+
+def multidraft_tables(
+    p_rows: np.ndarray,
+    q_rows: np.ndarray,
+    *,
+    n_candidates: int | tuple[int, ...] = 2,
+    update_residual: bool = True,
+) -> VariantTables:
+    """Tables of the multi-draft rule: accept (K, m, V), final rows (K+1, V), keep (K,).
+
+    accept[j, i] = min(1, p_{j,i} / q_j) along the residual chain (SpecInfer);
+    keep[j] = beta_m = 1 - prod_i (1 - alpha_{j,i}). ``n_candidates`` may give
+    one width per position (b_1..b_K: a token tree of those widths); slots past
+    b_j get accept 0 (drafted, never kept). With ``update_residual=False`` (a
+    BUG, for the tests and the lab) every candidate meets the original p_j and
+    the final sample is norm(max(0, p_j - q_j)).
+    """
+    k, v = q_rows.shape
+    widths = _widths(n_candidates, k)
+    accept = np.zeros((k, max(widths), v))  # (K, m, V)
+    final = np.empty((k + 1, v))  # (K+1, V)
+    keep = np.empty(k)  # (K,)
+    for j, m in enumerate(widths):
+        p_i, reject = p_rows[j], 1.0
+        for i in range(m):
+            accept[j, i] = acceptance_probability(p_i, q_rows[j])
+            reject *= 1.0 - float(np.clip(np.minimum(p_i, q_rows[j]).sum(), 0.0, 1.0))
+            if update_residual:
+                p_i = residual_distribution(p_i, q_rows[j])
+        final[j] = p_i if update_residual else residual_distribution(p_rows[j], q_rows[j])
+        keep[j] = 1.0 - reject
+    final[k] = p_rows[k]
+    return VariantTables(p_rows, q_rows, accept, final, keep)
+
+
+def typical_tables(
+    p_rows: np.ndarray,
+    q_rows: np.ndarray,
+    *,
+    epsilon: float = MEDUSA_EPSILON,
+    delta: float = MEDUSA_DELTA,
+    after_rejection: str = "argmax",
+) -> VariantTables:
+    """Tables of typical acceptance: accept (K, 1, V) = [p_j > tau_j], final (K+1, V), keep (K,).
+
+    tau_j = min(epsilon, delta exp(-H(p_j))) (Medusa); final[j] = the
+    correction of p_j (argmax by default) for every j, the bonus included.
+    """
+    _check_typical(epsilon, delta, after_rejection)
+    k = q_rows.shape[0]
+    accept = np.stack(
+        [(p > typical_threshold(p, epsilon, delta)).astype(float) for p in p_rows[:k]]
+    )[:, None, :]  # (K, 1, V)
+    final = np.stack([typical_correction(p, epsilon, delta, after_rejection) for p in p_rows])
+    keep = (accept[:, 0, :] * q_rows).sum(axis=1)  # (K,)
+    return VariantTables(p_rows, q_rows, accept, final, keep)
+
+
+def candidates_chunk(tables: VariantTables, n: int, rng: np.random.Generator) -> ChunkOutcome:
+    """n rounds with m candidates per position, from the tables (no loop over rounds).
+
+    Random draws, in order: candidates x ~ q_j (n, K*m uniforms), coins (n, K, m),
+    final tokens (n). Position j keeps its FIRST candidate i with
+    u < accept[j, i, x] (later coins are drawn but never looked at, like
+    the coins after a rejection in :func:`specdec_core.montecarlo.verify_step`);
+    a round keeps its leading kept positions and emits final_rows[n_accepted].
+    Candidates are drawn by one table lookup per uniform
+    (:func:`specdec_core.montecarlo.sample_rows`: the same token as a CDF search).
+    """
+    k, m, v = tables.accept.shape
+    u_drafts = rng.random((n, k * m)).reshape(n, k, m)  # slot (j, i) drafts from q_j
+    drafts = sample_rows(inverse_cdf_table(tables.q_rows), np.arange(k)[:, None], u_drafts)
+    slots = (np.arange(k)[:, None] * m + np.arange(m)[None, :]) * v  # (K, m) row of accept
+    kept = rng.random((n, k, m)) < tables.accept.ravel().take(slots + drafts)  # (n, K, m)
+    first = np.argmax(kept, axis=2)  # (n, K) first kept candidate (0 if none)
+    chosen = np.take_along_axis(drafts, first[:, :, None], axis=2)[:, :, 0]  # (n, K)
+    n_accepted = np.logical_and.accumulate(kept.any(axis=2), axis=1).sum(axis=1)  # (n,)
+    last = sample_by_row(tables.final_rows, n_accepted, rng.random(n))  # (n,)
+    return emit_step(chosen, n_accepted, last, v)
+
+
+__all__ = [
+    "VariantTables",
+    "candidates_chunk",
+    "multidraft_tables",
+    "typical_tables",
+]

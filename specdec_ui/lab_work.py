@@ -1,0 +1,67 @@
+"""The Losslessness lab's Monte Carlo, computed once per server and shared by every session.
+
+Thirty students who press "Run simulation" with the same settings in the same second
+share one computation (:func:`specdec_ui.shared_work.shared_result`); different settings
+queue on the heavy-work lane, one at a time, so a class never runs thirty simulations in
+thirty threads at once. ``simulate_rounds`` works in fixed-size chunks and keeps only
+counts, so one run's memory does not grow with its number of rounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+import specdec_core as sc
+
+from . import presets
+from .shared_work import TEXT_TTL_S, WaitStatus, shared_result
+
+
+def simulate_and_test(
+    p_target: tuple[float, ...],
+    q_draft: tuple[float, ...],
+    k: int,
+    rounds: int,
+    seed: int,
+    variant: str,
+) -> tuple[sc.SimulationResult, sc.LosslessnessReport]:
+    """``simulate_rounds`` with the seed's own generator, then the chi-square tests."""
+    result = sc.simulate_rounds(
+        np.array(p_target),
+        np.array(q_draft),
+        k,
+        rounds,
+        rng=np.random.default_rng(seed),
+        variant=variant,
+    )
+    return result, sc.losslessness_test(result, significance=presets.SIGNIFICANCE)
+
+
+def shared_simulation(
+    p_target: tuple[float, ...],
+    q_draft: tuple[float, ...],
+    k: int,
+    rounds: int,
+    seed: int,
+    variant: str,
+    *,
+    typed: bool,
+    on_wait: Callable[[WaitStatus], None] | None = None,
+) -> tuple[sc.SimulationResult, sc.LosslessnessReport]:
+    """:func:`simulate_and_test`, computed once per server for the same settings.
+
+    ``typed``: p and q came from a student's text (not a preset), so the stored result
+    (whose key holds them) lives at most ``TEXT_TTL_S`` seconds. Raises
+    :class:`specdec_ui.shared_work.QueueFullError` when the queue is full, and the core's
+    ``SpecDecError`` for bad input (it reaches every caller and is not stored).
+    """
+    key = (p_target, q_draft, int(k), int(rounds), int(seed), str(variant))
+    return shared_result(
+        "lab.simulate",
+        key,
+        lambda: simulate_and_test(*key),
+        ttl_s=TEXT_TTL_S if typed else None,
+        on_wait=on_wait,
+    )

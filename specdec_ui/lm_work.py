@@ -1,0 +1,279 @@
+"""The Model pair lab's work, outside the page: shared runs, counts, speed, link state.
+
+- :func:`get_run`: one speculative run per request (pair, prompt, K, T, tokens, seed;
+  traced round by round only for step mode), computed once per server process on the
+  heavy-work queue and shared by every session (:mod:`specdec_ui.shared_work`); the key
+  holds the typed prompt, so it lives at most ``shared_work.TEXT_TTL_S``;
+- :class:`RunCounts`: the one definition of every count the page shows;
+- :func:`get_speed`: the speed measurement (:mod:`specdec_core.lm.timing`), once per
+  (pair, K, T) and process, on the reference workload (default prompt, 200 tokens), in
+  the background lane so that nobody's generation queues behind it;
+- :func:`state_from_link` / :func:`link_for`: the page's shareable link.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+import specdec_core.lm as lm
+from specdec_core.lm.timing import SpeedMeasurement, measure_speedup
+from specdec_core.theory import expected_tokens
+
+from .share import LinkReader, share_query
+from .shared_work import TEXT_TTL_S, WaitStatus, shared_result
+from .widgets import MAX_SEED
+
+DEFAULT_PROMPT = "Return the number of"
+DEFAULT_PAIR = "trigram-to-gpt-4L"  # the fastest pair here (benchmarks/results_model_pairs.md)
+DEFAULT_K = 3  # its best K at T = 0 on the default prompt
+DEFAULT_TOKENS = 60
+K_MAX, TOKENS_MIN, TOKENS_MAX, TOKENS_STEP, T_MAX = 8, 10, 200, 10, 2.0
+MODES = {"run": "Run to the end", "step": "Step round by round"}
+SPEED_TOKENS, SPEED_REPEATS, SPEED_SEED = 200, 5, 0  # the reference workload of the timing
+
+
+@dataclass(frozen=True)
+class RunCounts:
+    """Every count of one speculative run, defined once (the page shows only these).
+
+    Rounds emit ``emitted`` tokens in all; the last round may emit more than the limit
+    needs, and its surplus ``cut`` is dropped, so the text holds ``n_tokens`` tokens.
+    Rates per round count what the rounds emitted (before the cut): the seeds'
+    E(alpha, K) predicts exactly that. A target without a parallel verify (an n-gram)
+    checks K + 1 positions with K + 1 lookups, so its "calls" are lookups.
+    """
+
+    k: int
+    n_tokens: int  # tokens in the generated text (after the cut)
+    rounds: int
+    drafted: int  # K per round
+    checked: int  # drafts that met a coin (later drafts of a rejected round are not checked)
+    kept: int
+    emitted: int  # tokens all rounds produced, before the cut
+    parallel_verify: bool
+    target_calls: int  # speculative: rounds (parallel verify) or lookups, rounds x (K + 1)
+    in_text: tuple[tuple[str, int], ...]  # (kind, tokens of that kind in the text)
+
+    @property
+    def rejected(self) -> int:
+        """Drafts rejected = rounds that ended with a resample (one rejection ends a round)."""
+        return self.checked - self.kept
+
+    @property
+    def bonus_rounds(self) -> int:
+        """Rounds in which all K drafts were kept and the target added a bonus token."""
+        return self.rounds - self.rejected
+
+    @property
+    def cut(self) -> int:
+        """Tokens of the last round dropped at the token limit."""
+        return self.emitted - self.n_tokens
+
+    @property
+    def plain_calls(self) -> int:
+        """Plain decoding: one target call (or lookup) per generated token."""
+        return self.n_tokens
+
+    @property
+    def acceptance_rate(self) -> float:
+        """kept / checked (NaN when nothing was checked)."""
+        return self.kept / self.checked if self.checked else math.nan
+
+    @property
+    def tokens_per_round(self) -> float:
+        """emitted / rounds (before the cut)."""
+        return self.emitted / self.rounds
+
+    @property
+    def calls_saved(self) -> int:
+        """Plain calls minus speculative calls (negative: speculative needs more)."""
+        return self.plain_calls - self.target_calls
+
+    def text_count(self, kind: str) -> int:
+        return dict(self.in_text).get(kind, 0)
+
+
+def run_counts(spec: lm.GenerationResult, parallel_verify: bool) -> RunCounts:
+    """The counts of a speculative run (see :class:`RunCounts`)."""
+    kinds = ("accepted", "resampled", "bonus")
+    return RunCounts(
+        spec.k,
+        len(spec.tokens),
+        spec.n_rounds,
+        spec.drafted,
+        spec.checked,
+        spec.accepted,
+        spec.emitted,
+        bool(parallel_verify),
+        spec.target_calls,
+        tuple((kind, spec.kinds.count(kind)) for kind in kinds),
+    )
+
+
+@dataclass(frozen=True)
+class LabRun:
+    """What the page shows of one request: the traced run, its counts, the T = 0 check."""
+
+    spec: lm.GenerationResult
+    counts: RunCounts
+    identical: bool | None  # T = 0: equal to the target's greedy output; None at T > 0
+    prompt_ids: tuple[int, ...]
+
+
+def compute_run(
+    pair: str, prompt: str, k: int, temperature: float, n_tokens: int, seed: int, trace: bool
+):
+    """A speculative run (with its round-by-round trace when ``trace``: step mode) and, at
+    T = 0, the check against the plain greedy run. With or without the trace, the same
+    seed gives the same tokens and counts (the engine's tests check it)."""
+    draft, target = lm.load_pair(pair)
+    ids = lm.encode_prompt(target.tokenizer, prompt)
+    common = {"max_new_tokens": n_tokens, "temperature": temperature}
+    spec = lm.speculative_generate(
+        draft, target, ids, k=k, rng=np.random.default_rng(seed), trace=trace, **common
+    )
+    identical = None
+    if temperature == 0:  # the greedy output does not depend on the seed: shared across seeds
+        greedy = shared_result(
+            "lm.greedy",
+            (pair, prompt, n_tokens),
+            lambda: (
+                lm.autoregressive_generate(
+                    target, ids, rng=np.random.default_rng(0), **common
+                ).tokens
+            ),
+            heavy=False,  # already on a worker: compute here, single flight only
+            ttl_s=TEXT_TTL_S,
+        )
+        identical = greedy == spec.tokens
+    return LabRun(spec, run_counts(spec, target.parallel_verify), identical, tuple(ids))
+
+
+def get_run(
+    pair: str,
+    prompt: str,
+    k: int,
+    temperature: float,
+    n_tokens: int,
+    seed: int,
+    *,
+    trace: bool = False,
+    on_wait: Callable[[WaitStatus], None] | None = None,
+) -> LabRun:
+    """:func:`compute_run`, once per request and process, on the heavy-work queue."""
+    key = (pair, prompt, int(k), float(temperature), int(n_tokens), int(seed), bool(trace))
+    return shared_result(
+        "lm.run",
+        key,
+        lambda: compute_run(*key),
+        ttl_s=TEXT_TTL_S,
+        on_wait=on_wait,
+    )
+
+
+def compute_speed(pair: str, k: int, temperature: float) -> SpeedMeasurement:
+    """The timing of (pair, K, T) on the reference workload (default prompt, 200 tokens)."""
+    models = lm.load_pair(pair)
+    ids = lm.encode_prompt(models[1].tokenizer, DEFAULT_PROMPT)
+    return measure_speedup(
+        models,
+        ids,
+        k=k,
+        temperature=temperature,
+        max_new_tokens=SPEED_TOKENS,
+        seed=SPEED_SEED,
+        repeats=SPEED_REPEATS,
+    )
+
+
+def get_speed(pair: str, k: int, temperature: float, *, wait: bool = False):
+    """The shared measurement of (pair, K, T), or ``shared_work.MISSING`` while it runs
+    (``wait=False`` starts it in the background lane and returns at once)."""
+    key = (pair, int(k), float(temperature))
+    return shared_result("lm.speed", key, lambda: compute_speed(*key), lane="background", wait=wait)
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """The formula's view of a run, with the measured unit costs c and v(K)."""
+
+    alpha: float  # measured acceptance rate of the run (0 when nothing was checked)
+    expected: float  # E(alpha, K) = (1 - alpha^(K+1)) / (1 - alpha)
+    seeds: float  # E / (K c + 1)
+    corrected: float  # E / (K c + v(K))
+
+
+def predictions(counts: RunCounts, speed: SpeedMeasurement) -> Predictions:
+    """Seeds' formula (seed 003 Ex 7) and the corrected one, S = E / (K c + v(K))."""
+    alpha = counts.acceptance_rate
+    alpha = 0.0 if math.isnan(alpha) else alpha
+    e = float(expected_tokens(alpha, counts.k))
+    return Predictions(
+        alpha,
+        e,
+        e / (counts.k * speed.c + 1.0),
+        e / (counts.k * speed.c + speed.v),
+    )
+
+
+# ----------------------------------------------------------------------------- link
+def _prompt(raw: str) -> str:
+    lm.encode_prompt(lm.load_tokenizer(), raw)  # the same checks as the text box
+    return raw
+
+
+def _temperature(raw: str) -> float:
+    value = float(raw)
+    tenths = value * 10
+    if not (math.isfinite(value) and 0 <= value <= T_MAX and abs(tenths - round(tenths)) < 1e-9):
+        raise ValueError(f"{raw[:20]!r} is not a temperature 0, 0.1, ..., {T_MAX:g}")
+    return round(value, 1)
+
+
+def state_from_link(params: Mapping[str, str], pairs: list[str]) -> tuple[dict, list[str]]:
+    """The page's settings from a link, and its problems ([] when every value was fine).
+
+    Each bad value falls back to its default and is named in a problem.
+    """
+    reader = LinkReader(params)
+    default_pair = DEFAULT_PAIR if DEFAULT_PAIR in pairs else pairs[0]
+    tokens = reader.int_in("tokens", TOKENS_MIN, TOKENS_MAX, DEFAULT_TOKENS)
+    if tokens % TOKENS_STEP:
+        reader.problems.append(f"link parameter 'tokens': {tokens} is not a multiple of 10")
+        tokens = DEFAULT_TOKENS
+    state = {
+        "pair": reader.choice("pair", pairs, default_pair),
+        "prompt": reader.get("prompt", _prompt, DEFAULT_PROMPT),
+        "k": reader.int_in("k", 1, K_MAX, DEFAULT_K),
+        "temperature": reader.get("t", _temperature, 0.0),
+        "seed": reader.int_in("seed", 0, MAX_SEED, 0),
+        "tokens": tokens,
+        "mode": reader.choice("mode", list(MODES), "run"),
+        "round": reader.int_in("round", 1, TOKENS_MAX, 1),
+    }
+    return state, reader.problems
+
+
+def link_params(state: Mapping[str, object]) -> dict[str, str]:
+    """The query parameters that reopen ``state`` (keys as in :func:`state_from_link`)."""
+    params = {
+        "pair": state["pair"],
+        "prompt": state["prompt"],
+        "k": state["k"],
+        "t": f"{float(state['temperature']):.1f}",
+        "seed": state["seed"],
+        "tokens": state["tokens"],
+        "mode": state["mode"],
+    }
+    if state["mode"] == "step":
+        params["round"] = state["round"]
+    return {name: str(value) for name, value in params.items()}
+
+
+def link_for(state: Mapping[str, object]) -> str:
+    """``?pair=...&...``: the part of the address that reopens ``state``."""
+    return share_query(link_params(state))

@@ -1,0 +1,169 @@
+"""Presets and limits of the pages: one place, shared by the pages, their tests and benchmarks.
+
+Figure modules only draw; what a page offers (worked examples, K ranges,
+round counts, the test's significance level) is configured here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import specdec_core as sc
+
+MAX_SEED = 2**32 - 1  # seeds a page accepts (numpy takes any non-negative integer)
+CUSTOM = "custom"  # the preset key of "your own numbers" (speedup explorer and lab)
+
+# ----------------------------------------------------------------------------- round page
+ROUND_K_MAX = 8  # K offered by the round page (typed rounds and links)
+
+# ----------------------------------------------------------------------------- speedup explorer
+SPEED_K_MAX = 32  # K offered by the speedup page (slider, speedup-vs-K chart, optimum)
+TABLE_K = (1, 2, 4, 8)  # K values always in the ms-per-token table
+CURVE_K = (1, 2, 4, 8)  # K values of the curves versus alpha
+MAX_COST = 1_000_000.0  # largest step cost (ms) a student may type
+
+
+@dataclass(frozen=True)
+class SpeedPreset:
+    """Inputs of the speedup page: alpha, K, draft and target step costs."""
+
+    key: str
+    label: str
+    alpha: float
+    k: int
+    c_q: float
+    c_p: float
+    source: str
+    lesson: str = ""
+    table_k: tuple[int, ...] = ()
+    paper: dict | None = None  # a row of Leviathan et al. 2023 Table 4
+
+
+def _speed_presets() -> dict[str, SpeedPreset]:
+    out: dict[str, SpeedPreset] = {}
+    h = sc.SCENARIOS["003-H"]
+    out["003-H"] = SpeedPreset(
+        "003-H",
+        "Seed 003 Ex 8: latency budget (alpha 0.7, 5 ms / 40 ms)",
+        h.alpha,
+        4,
+        h.c_q,
+        h.c_p,
+        "seed 003, Ex 8",
+        h.lesson,
+        h.k_values,
+    )
+    g = sc.SCENARIOS["003-G"]
+    out["003-G"] = SpeedPreset(
+        "003-G",
+        "Seed 003 Ex 7: the ceiling (alpha = 1, free draft, K = 4)",
+        g.alpha,
+        g.k_values[0],
+        g.c_q,
+        g.c_p,
+        "seed 003, Ex 7",
+        g.lesson,
+        g.k_values,
+    )
+    for i, row in enumerate(sc.PUBLISHED_SPEEDUPS, start=1):
+        key = f"table4-{i}"
+        label = (
+            f"Leviathan et al. 2023 Table 4: {row['task']}, {row['draft']} draft, "
+            f"T = {row['temperature']}"
+        )
+        # c = c_q / c_p; a target step of 100 time units makes c_q = 100 c.
+        out[key] = SpeedPreset(
+            key,
+            label,
+            row["alpha"],
+            row["k"],
+            round(100 * row["c"], 6),
+            100.0,
+            f"Leviathan et al. 2023, Table 4, row {i}",
+            f"Only the ratio c = c_q / c_p = {row['c']} matters: entered as "
+            f"c_q = {100 * row['c']:g} and c_p = 100 (a target step of 100 "
+            "time units).",
+            paper=dict(row),
+            table_k=(row["k"],),
+        )
+    return out
+
+
+SPEED_PRESETS: dict[str, SpeedPreset] = _speed_presets()
+DEFAULT_SPEED_PRESET = "003-H"
+
+
+# ----------------------------------------------------------------------------- losslessness lab
+LAB_K_MAX = 8  # K offered by the lab (slider and links)
+MIN_ROUNDS, MAX_ROUNDS_PAGE, DEFAULT_ROUNDS = 1_000, 500_000, 100_000
+DEFAULT_K = 4
+SIGNIFICANCE = 1e-3  # level of the lab's chi-square tests
+
+
+@dataclass(frozen=True)
+class LabPreset:
+    """A target p and a draft q to test, with where they come from."""
+
+    key: str
+    label: str
+    p_text: str
+    q_text: str
+    labels: tuple[str, ...]
+    lesson: str
+
+
+LAB_PRESETS: dict[str, LabPreset] = {
+    p.key: p
+    for p in (
+        LabPreset(
+            "000",
+            "Seed 000: p = [0.40, 0.25, 0.20, 0.10, 0.05]",
+            "0.40, 0.25, 0.20, 0.10, 0.05",
+            "0.30, 0.30, 0.15, 0.15, 0.10",
+            ("A", "B", "C", "D", "E"),
+            "The seed's worked example: alpha = 0.85, a good draft.",
+        ),
+        LabPreset(
+            "003-I",
+            "Seed 003 Ex 9: over-confident draft (Paris 0.9)",
+            "0.40, 0.35, 0.25",
+            "0.90, 0.05, 0.05",
+            ("Paris", "London", "Rome"),
+            "The draft puts 0.9 on the top token; alpha is only 0.5.",
+        ),
+        LabPreset(
+            "003-D",
+            "Seed 003 Ex 4: the target forbids a token",
+            "0.50, 0.30, 0.20, 0",
+            "0.20, 0.20, 0.20, 0.40",
+            ("yes", "no", "maybe", "never"),
+            "'never' has p = 0: it must never come out, however often the draft proposes it.",
+        ),
+        LabPreset(
+            "close",
+            "Teaching pair: a close draft (alpha = 0.95)",
+            "0.35, 0.30, 0.20, 0.10, 0.05",
+            "0.30, 0.30, 0.20, 0.10, 0.10",
+            ("A", "B", "C", "D", "E"),
+            "A draft that almost agrees: most rounds keep all K drafts.",
+        ),
+        LabPreset(
+            "far",
+            "Teaching pair: a poor draft (alpha = 0.20)",
+            "0.05, 0.05, 0.10, 0.80",
+            "0.80, 0.10, 0.05, 0.05",
+            ("A", "B", "C", "D"),
+            "A draft that mostly disagrees: most rounds emit one token, still from p.",
+        ),
+        LabPreset(
+            "equal",
+            "Teaching pair: a perfect draft (p = q, alpha = 1)",
+            "0.40, 0.30, 0.20, 0.10",
+            "0.40, 0.30, 0.20, 0.10",
+            ("A", "B", "C", "D"),
+            "Nothing is ever rejected: every round emits K + 1 tokens. Bugs in the "
+            "rejection path cannot show here.",
+        ),
+    )
+}
+DEFAULT_LAB_PRESET = "000"

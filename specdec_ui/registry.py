@@ -1,0 +1,114 @@
+"""The app's pages, defined once: file, title, icon, address and the Home card's blurb.
+
+``app.py`` turns :data:`PAGES` into an ``st.navigation`` router (one ``st.Page``
+per entry whose file exists), the Home page draws its cards from it, and every
+page file calls ``page_setup(__file__)``, which looks its title and icon up
+here. Adding a page: write ``pages/N_Name.py`` and add one :class:`PageInfo`.
+
+``url_path`` keeps the addresses that Streamlit's ``pages/`` folder gave
+(the file name without its number prefix), so old share links still open;
+the Home page is the default page, at the app's root address.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    """One page: ``path`` relative to the repository root, ``icon`` an emoji (no font CDN)."""
+
+    path: str
+    title: str
+    icon: str
+    url_path: str  # "" only for the default (Home) page
+    blurb: str  # the Home page's card text
+
+    @property
+    def exists(self) -> bool:
+        """Whether the page's file is in the tree (a page still being written is skipped)."""
+        return (ROOT / self.path).is_file()
+
+    @property
+    def is_home(self) -> bool:
+        return self.url_path == ""
+
+
+HOME = PageInfo(
+    "pages/0_Home.py",
+    "Home",
+    "🎯",
+    "",
+    "The idea in plain words, a timeline picture and the algorithm in five lines.",
+)
+
+PAGES: tuple[PageInfo, ...] = (
+    HOME,
+    PageInfo(
+        "pages/1_Step_through_a_round.py",
+        "Step through a round",
+        "👣",
+        "Step_through_a_round",
+        "Follow one round decision by decision: the draft, each coin against min(1, p/q), the "
+        "residual after a rejection, the bonus token. Every worked example of the seeds is a "
+        "preset.",
+    ),
+    PageInfo(
+        "pages/2_Speedup_explorer.py",
+        "Speedup explorer",
+        "⚡",
+        "Speedup_explorer",
+        "Move alpha, K and the costs of the two models and watch the speedup, the best K and the "
+        "milliseconds per token; compare the formula with published results.",
+    ),
+    PageInfo(
+        "pages/3_Losslessness_lab.py",
+        "Losslessness lab",
+        "🧪",
+        "Losslessness_lab",
+        "Simulate a hundred thousand rounds and test that the output really follows p; switch on a "
+        "deliberate bug and watch the test catch it.",
+    ),
+    PageInfo(
+        "pages/4_Self_test.py",
+        "Self-test",
+        "📝",
+        "Self_test",
+        "The quick questions of the worked examples and as many fresh numeric questions as you "
+        "like, each with its worked answer.",
+    ),
+    PageInfo(
+        "pages/5_Model_pair_lab.py",
+        "Model pair lab",
+        "🤖",
+        "Model_pair_lab",
+        "Real (small) draft and target language models on this server: measure alpha, tokens per "
+        "round and the speedup you actually get.",
+    ),
+    PageInfo(
+        "pages/6_Variants_lab.py",
+        "Variants lab",
+        "🌳",
+        "Variants_lab",
+        "Beyond one draft: several drafts, a tree of drafts and typical acceptance. Which keep the "
+        "output exactly p, and how many tokens per round does each buy?",
+    ),
+)
+
+
+def available_pages() -> tuple[PageInfo, ...]:
+    """The registered pages whose file exists, Home first."""
+    return tuple(page for page in PAGES if page.exists)
+
+
+def page_info(file: str | Path) -> PageInfo:
+    """The entry of a page file (pass ``__file__``); KeyError names an unregistered file."""
+    name = Path(file).name
+    for page in PAGES:
+        if Path(page.path).name == name:
+            return page
+    raise KeyError(f"{name} is not in specdec_ui.registry.PAGES; add a PageInfo for it")

@@ -1,0 +1,183 @@
+"""Variants lab: presets, stepping, Monte Carlo verdicts, bad input and bad links."""
+
+import pytest
+
+from specdec_ui import figures_variants as fv
+from specdec_ui.text import md_escape
+from tests.app.conftest import figures, open_page
+
+PAGE = "pages/6_Variants_lab.py"
+FAST = {"rounds": "20000"}
+
+
+def _verdict(at) -> str:
+    return at.get_by_key("var_verdict").children[0].value
+
+
+def _titles(at) -> list[str]:
+    return [f["layout"].get("title", {}).get("text", "") for f in figures(at)]
+
+
+@pytest.mark.parametrize("preset", list(fv.PRESETS))
+def test_every_preset_renders_with_the_right_verdict(preset):
+    at = open_page(PAGE, {"preset": preset} | FAST)
+    assert not at.exception
+    spec = fv.PRESETS[preset]
+    assert at.selectbox(key="var_variant").value == spec.variant
+    verdict = _verdict(at)
+    assert verdict.startswith("PASS" if fv.LOSSLESS[spec.variant] else "FAIL"), verdict
+    assert any(md_escape(spec.label) in i.value for i in at.info)
+    tv = float(at.metric[3].value)
+    assert (tv == 0.0) == fv.LOSSLESS[spec.variant]
+    assert len(figures(at)) == 4  # step, token histogram, round lengths, candidates/width chart
+
+
+def test_rescue_preset_steps_through_the_residual_chain():
+    at = open_page(PAGE, {"preset": "rescue", "seed": "0"} | FAST)
+    assert at.button(key="var_back").disabled
+    seen = [_titles(at)[0]]
+    while not at.button(key="var_next").disabled:
+        at.button(key="var_next").click().run()
+        assert not at.exception
+        seen.append(_titles(at)[0])
+    assert seen[0].startswith("Candidate 1:")
+    assert len(seen) == len(set(seen)) >= 2
+    step_fig = figures(at)[0]
+    names = [t.get("name", "") for t in step_fig["data"]]
+    assert "p_2 (residual)" in names  # the target shrank after the first rejection
+    at.button(key="var_first").click().run()
+    assert _titles(at)[0] == seen[0]
+
+
+def test_tree_preset_walks_the_tree():
+    at = open_page(PAGE, {"preset": "tree", "seed": "0"} | FAST)
+    assert _titles(at)[0].startswith("A drafted tree of 6 tokens")
+    while not at.button(key="var_next").disabled:
+        at.button(key="var_next").click().run()
+    last = _titles(at)[0]
+    assert "tokens emitted" in last
+    names = [t.get("name", "") for t in figures(at)[0]["data"]]
+    assert any("bonus" in n or "resampled" in n for n in names)
+    assert "A drafted tree" not in last
+
+
+def test_typical_preset_is_faster_and_biased():
+    at = open_page(PAGE, {"preset": "typical-flat"} | FAST)
+    assert "p-value < 1e-300" in _verdict(at) or "FAIL" in _verdict(at)
+    assert float(at.metric[1].value) == pytest.approx(4.0)  # every draft passes: K + 1
+    assert float(at.metric[2].value) < 3.0  # the basic rule
+    assert float(at.metric[3].value) == pytest.approx(0.4)
+    at.button(key="var_next").click().run()
+    assert _titles(at)[0].startswith("What typical acceptance emits: TV from p = 0.400")
+
+
+def test_more_candidates_change_the_stepping_and_the_chart():
+    at = open_page(PAGE, {"preset": "rescue"} | FAST)
+    at.slider(key="var_m").set_value(5).run()
+    assert not at.exception
+    assert at.selectbox(key="var_preset").value == fv.CUSTOM
+    chart = figures(at)[3]
+    star = [t for t in chart["data"] if t.get("name") == "m = 5"]
+    assert star
+
+
+@pytest.mark.parametrize(
+    "field, value, fragment",
+    [
+        ("var_p_text", "0.5, abc", "not a number"),
+        ("var_q_text", "0.5, 0.5", "must match"),
+        ("var_p_text", "0.2, 0.2", "sum to"),
+    ],
+)
+def test_bad_typed_input_shows_an_error_not_a_traceback(field, value, fragment):
+    at = open_page(PAGE, FAST)
+    at.text_input(key=field).set_value(value).run()
+    assert not at.exception
+    assert any(fragment in e.value for e in at.error)
+
+
+def test_bad_tree_widths_show_an_error():
+    at = open_page(PAGE, {"preset": "tree"} | FAST)
+    at.text_input(key="var_widths").set_value("3, 9").run()
+    assert not at.exception
+    assert any("children" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"m": "99"},
+        {"variant": "nope"},
+        {"widths": "7,7"},
+        {"epsilon": "2"},
+        {"seed": "-1"},
+        {"p": "x" * 3000},
+        {"preset": "<script>"},
+    ],
+)
+def test_bad_link_values_warn_and_fall_back(query):
+    at = open_page(PAGE, query | FAST)
+    assert not at.exception
+    assert any("not valid" in w.value for w in at.warning)
+
+
+def test_share_link_reopens_a_custom_run():
+    query = {"variant": "multi_draft", "p": "0.5, 0.5", "q": "0.9, 0.1", "m": "3", "k": "2"}
+    at = open_page(PAGE, query | FAST)
+    assert not at.exception and not at.warning
+    assert at.selectbox(key="var_preset").value == fv.CUSTOM
+    assert at.slider(key="var_m").value == 3
+    code = at.code[0].value
+    assert "m=3" in code and "p=0.5" in code
+    assert _verdict(at).startswith("PASS")
+
+
+def test_deterministic_token_out_of_range_is_an_error():
+    at = open_page(PAGE, {"preset": "lookup", "token": "7"} | FAST)
+    assert not at.exception
+    assert any("does not exist" in e.value for e in at.error)
+
+
+def test_csv_and_source_are_offered():
+    at = open_page(PAGE, FAST)
+    assert any(e.label.startswith("Show the code") for e in at.expander)
+    assert at.get("download_button")
+
+
+HOSTILE = [
+    "",
+    "-1",
+    "0",
+    "1e309",
+    "nan",
+    "2, 2, 2, 2, 2",
+    "0.5, 0.5",
+    "1/0",
+    "<b>x</b>",
+    "x" * 50,
+    "tree",
+    "typical_acceptance",
+    "custom",
+    "4, 4, 4, 4",
+    "0.3, 0.3, 0.4",
+    "99",
+]
+PARAMS = ["preset", "variant", "p", "q", "m", "widths", "token", "k", "seed", "epsilon", "delta"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_hostile_links_never_raise(seed):
+    import random
+
+    rng = random.Random(seed)
+    query = {name: rng.choice(HOSTILE) for name in rng.sample(PARAMS, k=rng.randint(2, 6))}
+    at = open_page(PAGE, query | FAST)
+    assert not at.exception, query
+
+
+def test_router_opens_the_page_at_its_old_address():
+    from tests.app.conftest import open_app
+
+    at = open_app(PAGE)
+    assert not at.exception
+    assert at.title[0].value == "🌳 Variants lab"

@@ -1,0 +1,178 @@
+"""Issue 10's proofs in Chromium: a 1366 x 768 projector in presenter view and a 390 x 844 phone.
+
+- Presenter view, seed 000 (and the rejection preset): at every step the Next button,
+  the decision text and the step's chart(s) lie inside the first viewport, the page is
+  not scrolled, "Step N of 9" is printed once, and chart text is at least 18 px. The
+  arrow key / Page Down of a clicker steps too (a static key script).
+- The QR code on the page decodes to the page's link, and that link opens the same
+  step on a phone.
+- On a phone no element sticks out of the screen sideways, on every page.
+Each test runs in a light and a dark theme (Chromium's prefers-color-scheme);
+screenshots go to tests/e2e/artifacts/.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import (
+    COLOR_SCHEMES,
+    PHONE_VIEWPORT,
+    PRESENTER_VIEWPORT,
+    artifact,
+    assert_inside_viewport,
+    chart_text_sizes,
+    decode_qr_image,
+    horizontal_overflow,
+    key,
+    main_scroll_top,
+    settle,
+)
+
+pytestmark = pytest.mark.e2e
+
+ROUND = "/Step_through_a_round"
+SLOW = 60_000  # ms: the test machine is shared; a cold page can take this long
+MIN_CHART_PX = 18
+expect.set_options(timeout=30_000)  # a busy runner: waits end as soon as the page is ready
+
+
+def _open(page, path: str) -> None:
+    page.goto(path)
+    settle(page, timeout=SLOW)
+
+
+def _charts_drawn(page, *keys: str) -> None:
+    for name in keys:
+        expect(page.locator(f"{key(name)} svg.main-svg").first).to_be_attached(timeout=SLOW)
+
+
+def _check_step(page, step: int, n_steps: int) -> list[str]:
+    """One step's proof; returns the step's chart keys."""
+    expect(page.locator(key("round_next"))).to_be_visible(timeout=SLOW)
+    expect(page.get_by_text(f"Step {step} of {n_steps}", exact=True)).to_have_count(1)
+    assert page.get_by_text(re.compile(rf"Step {step} of {n_steps}")).count() == 1
+    charts = ["round_chart_main"]
+    if page.locator(key("round_chart_coin")).count():
+        charts.append("round_chart_coin")
+    _charts_drawn(page, *charts)
+    assert main_scroll_top(page) == 0
+    assert_inside_viewport(page, page.locator(key("round_next")), f"step {step}: Next")
+    assert_inside_viewport(page, page.locator(key("round_why")), f"step {step}: decision text")
+    for name in charts:
+        assert_inside_viewport(page, page.locator(key(name)), f"step {step}: {name}")
+    sizes = chart_text_sizes(page)
+    assert sizes, "no chart text found"
+    small = [(size, text) for size, text in sizes if size < MIN_CHART_PX]
+    assert not small, f"step {step}: chart text under {MIN_CHART_PX} px: {small[:5]}"
+    return charts
+
+
+@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
+@pytest.mark.parametrize(("preset", "n_steps"), [("000-round", 9), ("000-rejection", 9)])
+def test_presenter_view_fits_every_step_in_one_screen(screen_context, scheme, preset, n_steps):
+    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+    _open(page, f"{ROUND}?mode=preset&preset={preset}&present=1")
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    expect(sidebar).to_have_attribute("data-collapsed", "true")  # inputs folded away
+    next_button = page.locator(f"{key('round_next')} button")
+    for step in range(1, n_steps + 1):
+        _check_step(page, step, n_steps)
+        if preset == "000-round" or step in (1, n_steps):
+            artifact(page, f"presenter-{preset}-{scheme}-step{step}")
+        if step == n_steps:
+            expect(next_button).to_be_disabled()
+            break
+        if step % 2:  # odd steps: the clicker's Page Down / the arrow key; even: a click
+            page.mouse.click(5, PRESENTER_VIEWPORT["height"] - 5)  # focus the page, no widget
+            page.keyboard.press("PageDown" if step % 4 == 1 else "ArrowRight")
+        else:
+            next_button.click()
+        expect(page.get_by_text(f"Step {step + 1} of {n_steps}", exact=True)).to_be_visible(
+            timeout=SLOW
+        )
+        settle(page, timeout=SLOW)
+    expect(page).to_have_url(re.compile(r"present=1"))
+    page.keyboard.press("ArrowLeft")  # Back by key
+    expect(page.get_by_text(f"Step {n_steps - 1} of {n_steps}", exact=True)).to_be_visible(
+        timeout=SLOW
+    )
+
+
+def test_keys_do_nothing_outside_presenter_view(screen_context):
+    page = screen_context(PRESENTER_VIEWPORT).new_page()
+    _open(page, f"{ROUND}?mode=preset&preset=000-round&present=0")
+    page.mouse.click(5, PRESENTER_VIEWPORT["height"] - 5)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(1_000)
+    settle(page, timeout=SLOW)
+    expect(page.get_by_text("Step 1 of 9", exact=True)).to_be_visible()
+
+
+def test_presenter_toggle_switches_the_view_and_the_link(screen_context):
+    page = screen_context(PRESENTER_VIEWPORT).new_page()
+    _open(page, f"{ROUND}?mode=preset&preset=000-round")
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    expect(sidebar).to_have_attribute("data-collapsed", "false")
+    page.locator(key("presenter_toggle")).get_by_text("Presenter view").click()
+    settle(page, timeout=SLOW)
+    expect(page).to_have_url(re.compile(r"present=1"))
+    expect(sidebar).to_have_attribute("data-collapsed", "true")
+    _check_step(page, 1, 9)
+
+
+@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
+def test_qr_code_decodes_to_the_link_and_reopens_the_same_step(screen_context, scheme):
+    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+    _open(page, f"{ROUND}?mode=preset&preset=000-rejection&present=1")
+    for step in (2, 3, 4):
+        page.locator(f"{key('round_next')} button").click()
+        expect(page.get_by_text(f"Step {step} of 9", exact=True)).to_be_visible(timeout=SLOW)
+        settle(page, timeout=SLOW)
+    why = page.locator(key("round_why")).inner_text()
+    image = page.locator('[data-testid="stImage"] img').first
+    image.scroll_into_view_if_needed()
+    expect(image).to_be_visible(timeout=SLOW)
+    page.wait_for_timeout(300)
+    decoded = decode_qr_image(image.screenshot())
+    expected = page.url.replace("&present=1", "").replace("present=1&", "")
+    assert decoded == [expected], (decoded, page.url)
+    assert "present" not in decoded[0] and "step=3" in decoded[0]
+    # The link on screen (with its copy button) is the same one.
+    expect(page.locator('[data-testid="stCode"]').filter(has_text=expected)).to_have_count(1)
+    artifact(page, f"qr-round-{scheme}")
+
+    phone = screen_context(PHONE_VIEWPORT, scheme).new_page()  # a student scans it
+    _open(phone, decoded[0])
+    expect(phone.get_by_text("Step 4 of 9", exact=True)).to_have_count(1, timeout=SLOW)
+    expect(phone.locator(key("round_why"))).to_have_text(why)
+    artifact(phone, f"qr-round-phone-{scheme}")
+
+
+PAGES = [
+    "/",
+    "/Step_through_a_round",
+    "/Speedup_explorer",
+    "/Losslessness_lab",
+    "/Self_test",
+]
+
+
+@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
+def test_phone_pages_do_not_overflow_sideways(screen_context, scheme):
+    context = screen_context(PHONE_VIEWPORT, scheme, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    problems = {}
+    for path in PAGES:
+        _open(page, path)
+        expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+        page.wait_for_timeout(500)  # plotly and KaTeX lay out after the script ends
+        found = horizontal_overflow(page)
+        if found["count"] or found["pageScroll"] > 1:
+            problems[path] = found
+        name = path.strip("/") or "Home"
+        artifact(page, f"phone-{name}-{scheme}")
+    assert not problems, problems
