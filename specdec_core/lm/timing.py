@@ -176,6 +176,8 @@ def _runners(pair: tuple, prompt_ids, k, temperature, max_new_tokens, seed):
         return autoregressive_generate(target, prompt_ids, rng=rng, on_token=on_token, **common)
 
     def draft_only():
+        if hasattr(draft, "propose"):  # prompt lookup: no model; time one lookup per token
+            return [draft.propose(list(prompt_ids), k) for _ in range(max_new_tokens)]
         return autoregressive_generate(draft, prompt_ids, rng=np.random.default_rng(seed), **common)
 
     return spec, plain, draft_only
