@@ -74,7 +74,9 @@ with st.container(border=True):
             "Model pair", pairs, key="lm_pair", format_func=lambda n: lm.pair_info(n).label
         )
         info = lm.pair_info(pair)
-        st.caption(md_escape(f"Draft: {info.draft}. Target: {info.target}. {info.description}"))
+        st.caption(
+            md_escape(f"Draft: {info.draft}. Target: {info.target}. {info.description} {info.why}")
+        )
         prompt = st.text_area(
             "Prompt (plain ASCII text)", key="lm_prompt", max_chars=lm.MAX_PROMPT_CHARS, height=90
         )
@@ -184,10 +186,27 @@ if counts.cut:
         icon="✂️",
     )
 
-if mode == "step":
-    rnd = spec.rounds[r - 1]
+if spec.empty_rounds:
+    st.info(
+        f"Prompt lookup found no earlier match of the last 3, 2 or 1 tokens in "
+        f"{spec.empty_rounds} of {n_rounds} rounds: those rounds proposed nothing and ran one "
+        "plain step of the target. It gains where the text repeats (quotes of the prompt, "
+        "code, lists) and costs almost nothing where it does not.",
+        icon="🔎",
+    )
+
+rnd = spec.rounds[r - 1] if mode == "step" else None
+n_drafts = len(rnd.positions) - 1 if rnd else 0  # prompt lookup may propose fewer than K
+if rnd is not None and n_drafts == 0:
+    st.subheader(f"Round {r}: no match in the text, nothing proposed")
+    st.write("The target made one plain step: its token is the round's only token.")
+    st.plotly_chart(
+        fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind),
+        key="lm_final",
+    )
+elif rnd is not None:
     st.subheader(
-        f"Round {r}: {rnd.n_accepted} of {k} drafts kept, then a "
+        f"Round {r}: {rnd.n_accepted} of {n_drafts} drafts kept, then a "
         f"{'bonus' if rnd.final_kind == 'bonus' else 'resampled'} token"
     )
     chips = [(vocab[p.token], p.status) for p in rnd.positions[:-1]]
@@ -195,8 +214,9 @@ if mode == "step":
     st.caption("Drafted tokens (kept ✓, rejected ✗, discarded –) and the round's last token:")
     st.plotly_chart(fl.token_text_figure(chips), key="lm_chips")
     st.write(
-        f"The draft made {k} calls to propose {k} tokens; the target scored the last accepted "
-        f"token and all {k} drafts in one call, which gives {k + 1} distributions p. A drafted "
+        f"The draft proposed {n_drafts} tokens; the target scored the last accepted "
+        f"token and all {n_drafts} drafts in one call, which gives {n_drafts + 1} distributions "
+        "p. A drafted "
         "token x is kept when the coin u is below a = min(1, p(x)/q(x)); the first rejection "
         "ends the round (later drafts are discarded unchecked)."
     )

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from specdec_core.lm import MAX_PROMPT_CHARS, encode_prompt, load_pair, load_tokenizer
+from specdec_core.lm import (
+    MAX_PROMPT_CHARS,
+    encode_prompt,
+    load_pair,
+    load_tokenizer,
+    pair_info,
+)
 from specdec_core.lm import speculative_generate as generate
 from specdec_core.lm.timing import SpeedMeasurement
 from specdec_ui import figures_lm as fl
@@ -208,3 +214,18 @@ def test_the_page_opens_through_the_router_with_its_link():
     at = open_app(PAGE, {"k": "2", "tokens": "20"})
     assert not at.exception
     assert at.slider(key="lm_k").value == 2 and at.query_params["tokens"] == "20"
+
+
+def test_prompt_lookup_says_when_it_found_no_match_and_steps_through_an_empty_round():
+    pair = "lookup-to-gpt-4L"
+    at = open_page(PAGE, {"pair": pair, "mode": "step", "tokens": "60"})
+    assert not at.exception and not at.error
+    run = lw.get_run(pair, lw.DEFAULT_PROMPT, lw.DEFAULT_K, 0.0, 60, 0, trace=True)
+    empty = [i for i, r in enumerate(run.spec.rounds) if len(r.positions) == 1]
+    assert run.spec.empty_rounds == len(empty) > 0  # the default prompt has unmatched rounds
+    assert any(f"in {len(empty)} of {run.counts.rounds} rounds" in i.value for i in at.info)
+    at.slider(key="lm_round").set_value(empty[0] + 1).run()
+    assert not at.exception
+    assert any("nothing proposed" in h.value for h in at.subheader)
+    assert not any("drafts kept" in h.value for h in at.subheader)
+    assert any(pair_info(pair).why[:40] in c.value for c in at.caption)
