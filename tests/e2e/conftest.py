@@ -36,6 +36,14 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",
 ]
 STARTUP_TIMEOUT_S = 60
+EXPECT_TIMEOUT_MS = 30_000  # a shared, busy runner; a wait ends as soon as the page is ready
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _patient_expect():
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
 def _require_browser() -> None:

@@ -37,7 +37,6 @@ pytestmark = pytest.mark.e2e
 ROUND = "/Step_through_a_round"
 SLOW = 60_000  # ms: the test machine is shared; a cold page can take this long
 MIN_CHART_PX = 18
-expect.set_options(timeout=30_000)  # a busy runner: waits end as soon as the page is ready
 
 
 def _open(page, path: str) -> None:
