@@ -11,8 +11,10 @@ from specdec_core import variants_tree as vt
 from specdec_core.errors import mismatch_message
 from specdec_ui import figures_lab as fl
 from specdec_ui import figures_variants as fv
+from specdec_ui import lab_work, presets
 from specdec_ui.page_state import PageState
 from specdec_ui.share import LinkReader
+from specdec_ui.shared_work import QueueFullError
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import (
     MAX_SEED,
@@ -344,21 +346,6 @@ st.markdown("\n".join(f"{i + 1}. {md_escape(line)}" for i, line in enumerate(lin
 st.header("Many rounds: does the output follow p?")
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _simulate(p_tuple, q_tuple, k, rounds, seed, sim_variant, options_items):
-    """Monte Carlo + tests, cached on small scalars and tuples."""
-    result = sc.simulate_rounds(
-        np.array(p_tuple),
-        np.array(q_tuple),
-        k,
-        rounds,
-        rng=np.random.default_rng(seed),
-        variant=sim_variant,
-        **dict(options_items),
-    )
-    return result, sc.losslessness_test(result, significance=fv.SIGNIFICANCE)
-
-
 options = {
     "k": current["k"],
     "m": current["m"],
@@ -370,20 +357,25 @@ sim_variant, k_sim, sim_options = fv.simulation_args(variant, **options)
 if sim_variant == "multi_draft" and variant == "multi_draft" and current["broken"]:
     sim_variant = "multi_draft_no_residual"
 try:
-    result, report = _simulate(
-        tuple(p_target.tolist()),
-        tuple(q_draft.tolist()),
-        k_sim,
-        current["rounds"],
-        seed,
-        sim_variant,
-        tuple(sim_options.items()),
-    )
+    waiting = st.empty()
+    with st.spinner(f"Simulating {current['rounds']:,} rounds…"):
+        result, report = lab_work.shared_simulation(
+            tuple(p_target.tolist()),
+            tuple(q_draft.tolist()),
+            k_sim,
+            current["rounds"],
+            seed,
+            sim_variant,
+            options=tuple(sim_options.items()),
+            typed=True,  # p and q may be typed: the stored result expires
+            on_wait=lambda status: waiting.info(status.text, icon="⏳"),
+        )
+    waiting.empty()
     law_options = {key: options[key] for key in ("m", "widths", "epsilon", "delta")}
     law_options["broken"] = sim_variant == "multi_draft_no_residual"
     emitted = fv.emitted_law(variant, p_target, q_draft, **law_options)
     ours, basic, drafted = fv.expected_tokens_of(variant, p_target, q_draft, **options)
-except sc.SpecDecError as err:
+except (sc.SpecDecError, QueueFullError) as err:
     show_error(err)
     st.stop()
 
@@ -395,15 +387,16 @@ if sim_variant == "multi_draft_no_residual":
 tok = report.tokens
 words = f"chi-square {tok.statistic:.1f}, dof {tok.dof}, p-value {fv.p_value_text(tok.p_value)}"
 with st.container(key="var_verdict", border=True):
-    if tok.p_value >= fv.SIGNIFICANCE:
+    if tok.p_value >= presets.SIGNIFICANCE:
         st.success(
-            f"PASS: the emitted tokens follow p ({words}; significance level {fv.SIGNIFICANCE:g}).",
+            f"PASS: the emitted tokens follow p ({words}; significance level "
+            f"{presets.SIGNIFICANCE:g}).",
             icon="✅",
         )
     else:
         st.error(
             f"FAIL: the emitted tokens do not follow p ({words}; significance level "
-            f"{fv.SIGNIFICANCE:g}).",
+            f"{presets.SIGNIFICANCE:g}).",
             icon="❌",
         )
 tv = vr.total_variation(emitted, p_target)

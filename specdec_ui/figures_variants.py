@@ -30,7 +30,6 @@ LOSSLESS = {"multi_draft": True, "tree": True, "deterministic": True, "typical_a
 MIN_ROUNDS, MAX_ROUNDS_PAGE, DEFAULT_ROUNDS = 1_000, 300_000, 50_000
 MAX_M_PAGE = 8
 MAX_TREE_HEIGHT = 1_000  # px: a 340-node tree is drawn, not read node by node
-SIGNIFICANCE = 1e-3
 CUSTOM = "custom"
 
 

@@ -1,4 +1,6 @@
-"""The Losslessness lab's Monte Carlo, computed once per server and shared by every session.
+"""The labs' Monte Carlo, computed once per server and shared by every session.
+
+Used by the Losslessness lab and the Variants lab.
 
 Thirty students who press "Run simulation" with the same settings in the same second
 share one computation (:func:`specdec_ui.shared_work.shared_result`); different settings
@@ -18,6 +20,8 @@ import specdec_core as sc
 from . import presets
 from .shared_work import TEXT_TTL_S, WaitStatus, shared_result
 
+Options = tuple[tuple[str, object], ...]  # a variant's keyword options, hashable
+
 
 def simulate_and_test(
     p_target: tuple[float, ...],
@@ -26,6 +30,7 @@ def simulate_and_test(
     rounds: int,
     seed: int,
     variant: str,
+    options: Options = (),
 ) -> tuple[sc.SimulationResult, sc.LosslessnessReport]:
     """``simulate_rounds`` with the seed's own generator, then the chi-square tests."""
     result = sc.simulate_rounds(
@@ -35,6 +40,7 @@ def simulate_and_test(
         rounds,
         rng=np.random.default_rng(seed),
         variant=variant,
+        **dict(options),
     )
     return result, sc.losslessness_test(result, significance=presets.SIGNIFICANCE)
 
@@ -47,6 +53,7 @@ def shared_simulation(
     seed: int,
     variant: str,
     *,
+    options: Options = (),
     typed: bool,
     on_wait: Callable[[WaitStatus], None] | None = None,
 ) -> tuple[sc.SimulationResult, sc.LosslessnessReport]:
@@ -57,7 +64,7 @@ def shared_simulation(
     :class:`specdec_ui.shared_work.QueueFullError` when the queue is full, and the core's
     ``SpecDecError`` for bad input (it reaches every caller and is not stored).
     """
-    key = (p_target, q_draft, int(k), int(rounds), int(seed), str(variant))
+    key = (p_target, q_draft, int(k), int(rounds), int(seed), str(variant), tuple(options))
     return shared_result(
         "lab.simulate",
         key,
