@@ -27,6 +27,7 @@ import numpy as np
 from .sampling import acceptance_probability, residual_distribution
 
 LOOKUP_BITS = 12  # inverse-CDF lookup: 2**12 equal buckets of [0, 1) per row
+SMALL_VOCAB = 16  # up to this many tokens, count CDF steps below u instead (no table)
 
 
 class DraftRowsShape:
@@ -153,14 +154,36 @@ def sample_rows(table: InverseCdfTable, row_of: np.ndarray, u: np.ndarray) -> np
     return tokens
 
 
+def sample_small_vocab(dist_rows: np.ndarray, row_of: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Inverse-CDF samples for a small vocabulary: token = min(#{t : cdf[t] <= u * total}, last).
+
+    The same count as :func:`sample_rows` (and a binary search), made as V passes of one
+    comparison over all of ``u``: for V <= ``SMALL_VOCAB`` cheaper than building the table.
+    """
+    cdf = np.cumsum(dist_rows, axis=1)  # (R, V), summed as in inverse_cdf_table
+    last = np.array([np.flatnonzero(row > 0)[-1] for row in dist_rows], dtype=np.intp)
+    scaled = u * cdf[row_of, -1]  # same shape as u
+    tokens = np.zeros(u.shape, dtype=np.intp)
+    for t in range(cdf.shape[1] - 1):  # the last step (the total) only matters via min(last)
+        tokens += scaled >= cdf[row_of, t]
+    return np.minimum(tokens, last[row_of])
+
+
+def _sample(dist_rows: np.ndarray, row_of: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Inverse-CDF samples by whichever method is cheaper for the vocabulary size."""
+    if dist_rows.shape[1] <= SMALL_VOCAB:
+        return sample_small_vocab(dist_rows, row_of, u)
+    return sample_rows(inverse_cdf_table(dist_rows), row_of, u)
+
+
 def sample_columns(dist_rows: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Inverse-CDF samples, column j of ``u`` (n, J) from row j of ``dist_rows`` (J, V)."""
-    return sample_rows(inverse_cdf_table(dist_rows), np.arange(dist_rows.shape[0]), u)
+    return _sample(dist_rows, np.arange(dist_rows.shape[0]), u)
 
 
 def sample_by_row(dist_rows: np.ndarray, row_of: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Inverse-CDF samples, entry r from row ``row_of[r]`` of ``dist_rows`` (R, V), u (n,)."""
-    return sample_rows(inverse_cdf_table(dist_rows), row_of, u)
+    return _sample(dist_rows, row_of, u)
 
 
 def draft_step(tables: RoundTables, n: int, rng: np.random.Generator) -> np.ndarray:
