@@ -17,6 +17,7 @@ from tests.app.conftest import figures, open_page
 
 SPEED = "pages/2_Speedup_explorer.py"
 LAB = "pages/3_Losslessness_lab.py"
+MODEL_PAIR = "pages/5_Model_pair_lab.py"
 P_000 = [0.40, 0.25, 0.20, 0.10, 0.05]
 Q_000 = [0.30, 0.35, 0.15, 0.15, 0.05]
 DARK_BACKGROUND = "#0E1117"  # Streamlit's dark theme
@@ -133,6 +134,8 @@ def test_csv_numbers_are_rounded():
         SPEED,
         LAB,
         "pages/4_Self_test.py",
+        MODEL_PAIR,
+        "pages/6_Variants_lab.py",
     ],
 )
 def test_every_page_has_the_presenter_switch_and_keeps_it_in_the_link(page):
@@ -190,3 +193,14 @@ def test_status_words_are_the_cores_vocabulary():
     for status, word in sc.STATUS_LABELS.items():
         assert theme.STATUS_WORD[status] == word
     assert set(theme.STATUS_WORD) == set(theme.STATUS_SYMBOL)  # every status: a symbol and a word
+
+
+def test_model_pair_inputs_fold_into_an_expander_in_presenter_view():
+    def inputs(at) -> list[str]:
+        return [e.label for e in at.expander if e.label.startswith("⚙️ Inputs")]
+
+    at = open_page(MODEL_PAIR, {"present": "1"})
+    assert not at.exception
+    assert len(inputs(at)) == 1
+    assert at.selectbox(key="lm_pair").value  # the inputs are still there, folded
+    assert inputs(open_page(MODEL_PAIR)) == []  # normal view: an open box
