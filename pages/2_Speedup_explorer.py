@@ -96,8 +96,10 @@ if (link := state.first_visit()) is not None:
 state.restore()
 _to_custom = state.to_custom(CUSTOM)
 
+PRESENTING = presenting()  # projector: the result and its chart first, explanations below
+
 st.title(f"{PAGE.icon} {PAGE.title}")
-st.write(
+(st.expander("What this page asks") if PRESENTING else st.container()).write(
     "A round costs K cheap draft steps plus **one** target pass, and emits between 1 and K + 1 "
     "tokens. Is that faster than one target pass per token? It depends on how often the "
     "target agrees with the draft (alpha), on K, and on how cheap the draft is."
@@ -106,7 +108,7 @@ state.warn_link()
 
 # Inputs in the main column (a sidebar covers the charts on a phone; columns stack there),
 # folded away in presenter view.
-with st.expander("⚙️ Inputs: preset, alpha, K and the two costs", expanded=not presenting()):
+with st.expander("⚙️ Inputs: preset, alpha, K and the two costs", expanded=not PRESENTING):
     state.preset_select("Preset", OPTIONS, PRESETS, _preset_values, custom=CUSTOM)
     input_cols = st.columns(4)
     input_cols[0].slider(
@@ -155,23 +157,48 @@ except sc.SpecDecError as err:
     show_error(err)
     st.stop()
 
-if preset is not None:
-    st.info(
-        f"**{md_escape(preset.label)}** ({md_escape(preset.source)}). {md_escape(preset.lesson)}",
-        icon="📌",
+
+def _preset_note() -> None:
+    """The chosen preset's source and lesson."""
+    if preset is not None:
+        st.info(
+            f"**{md_escape(preset.label)}** ({md_escape(preset.source)}). "
+            f"{md_escape(preset.lesson)}",
+            icon="📌",
+        )
+
+
+def _charts_vs_k() -> None:
+    """Speedup against K at this alpha, and the alpha-by-K heatmap."""
+    a, b = st.columns(2)
+    with a:
+        chart(_fig_vs_k(alpha, c_q, c_p, k), key="speed_fig_k")
+    with b:
+        chart(_fig_heatmap(alpha, c_q, c_p, k), key="speed_fig_heatmap")
+    st.caption(
+        "Left: speedup for every K at your alpha; the star is the best K. Right: the same "
+        "for every alpha (200 values) and K from 1 to 64; the yellow line follows the best K."
     )
 
-cols = st.columns(5)
-cols[0].metric("c = c_q / c_p", f"{c_q / c_p:.3g}")
-cols[1].metric("E[tokens per round]", f"{e_tokens:.3f}")
-cols[2].metric(
-    "time per token (ms)",
-    f"{t_now:.2f}",
-    f"{t_now - c_p:+.2f} vs target alone",
-    delta_color="inverse",
-)
-cols[3].metric(f"speedup at K = {k}", f"{s_now:.2f}x")
-cols[4].metric("best K", f"{best_k}")
+
+def _metrics() -> None:
+    """The numbers of this alpha, K and costs."""
+    cols = st.columns(5)
+    cols[0].metric("c = c_q / c_p", f"{c_q / c_p:.3g}")
+    cols[1].metric("E[tokens per round]", f"{e_tokens:.3f}")
+    cols[2].metric(
+        "time per token (ms)",
+        f"{t_now:.2f}",
+        f"{t_now - c_p:+.2f} vs target alone",
+        delta_color="inverse",
+    )
+    cols[3].metric(f"speedup at K = {k}", f"{s_now:.2f}x")
+    cols[4].metric("best K", f"{best_k}")
+
+
+if not PRESENTING:  # presenter view: after the answer and its chart
+    _preset_note()
+    _metrics()
 
 with st.container(key="speed_optimum", border=True):
     if s_best > 1.0 + SPEEDUP_TOL:
@@ -183,6 +210,10 @@ with st.container(key="speed_optimum", border=True):
             + ("no faster than" if s_best >= 1.0 - SPEEDUP_TOL else "slower than")
             + " the target alone, so run the target by itself."
         )
+if PRESENTING:  # the answer and its chart in the first screen; the rest below
+    _charts_vs_k()
+    _metrics()
+    _preset_note()
 if best_k == presets.SPEED_K_MAX:
     st.caption(
         f"The best K is the largest offered ({presets.SPEED_K_MAX}): with these numbers a longer "
@@ -238,15 +269,8 @@ if preset is not None and preset.paper is not None:
         icon="📄",
     )
 
-a, b = st.columns(2)
-with a:
-    chart(_fig_vs_k(alpha, c_q, c_p, k), key="speed_fig_k")
-with b:
-    chart(_fig_heatmap(alpha, c_q, c_p, k), key="speed_fig_heatmap")
-st.caption(
-    "Left: speedup for every K at your alpha; the star is the best K. Right: the same "
-    "for every alpha (200 values) and K from 1 to 64; the yellow line follows the best K."
-)
+if not PRESENTING:
+    _charts_vs_k()
 curve_k = tuple(sorted(set(presets.CURVE_K) | {k}))
 a, b = st.columns(2)
 with a:

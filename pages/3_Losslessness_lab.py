@@ -119,8 +119,10 @@ def rounds_error(rounds: int) -> str | None:
     )
 
 
+PRESENTING = presenting()  # projector: the verdict and its chart first, explanations below
+
 st.title(f"{PAGE.icon} {PAGE.title}")
-st.write(
+(st.expander("What this page asks") if PRESENTING else st.container()).write(
     "Speculative sampling claims that every token it emits follows the target p exactly, "
     "however bad the draft q is. Do not take it on trust: simulate many rounds, count what "
     "comes out, and test the counts against p. Then switch on a bug and watch the same test "
@@ -130,7 +132,7 @@ state.warn_link()
 
 # Inputs in the main column (a sidebar covers the charts on a phone; columns stack there),
 # folded away in presenter view.
-with st.expander("⚙️ Inputs: p and q, K, rounds, seed, algorithm", expanded=not presenting()):
+with st.expander("⚙️ Inputs: p and q, K, rounds, seed, algorithm", expanded=not PRESENTING):
     in_left, in_right = st.columns(2)
     with in_left:
         state.preset_select(
@@ -191,11 +193,18 @@ if applied != current:
         icon="⏸️",
     )
 
-st.info(
-    f"**{md_escape(_variant_label(applied['variant']).removeprefix('Bug: ').capitalize())}."
-    f"** {md_escape(sc.VARIANTS[applied['variant']])}",
-    icon="🧬",
-)
+
+def _variant_note() -> None:
+    """Which algorithm ran (the correct one or a named bug), in words."""
+    st.info(
+        f"**{md_escape(_variant_label(applied['variant']).removeprefix('Bug: ').capitalize())}."
+        f"** {md_escape(sc.VARIANTS[applied['variant']])}",
+        icon="🧬",
+    )
+
+
+if not PRESENTING:
+    _variant_note()
 
 try:
     p_target = sc.parse_distribution(applied["p_text"], name="p")
@@ -222,8 +231,15 @@ except (sc.SpecDecError, QueueFullError) as err:
     show_source(sc.simulate_rounds, sc.losslessness_test)
     st.stop()
 
-if preset is not None:
-    st.caption(f"{md_escape(preset.label)}: {md_escape(preset.lesson)}")
+
+def _preset_caption() -> None:
+    """The preset's name and lesson (none for typed distributions)."""
+    if preset is not None:
+        st.caption(f"{md_escape(preset.label)}: {md_escape(preset.lesson)}")
+
+
+if not PRESENTING:
+    _preset_caption()
 
 tok, lengths = report.tokens, report.tokens_per_round
 level = report.significance
@@ -261,6 +277,29 @@ else:
         f"FAIL: {' and '.join(failed)} (tokens: {_test_words(tok)}; round lengths: "
         f"{_test_words(lengths)}; significance level {level:g})."
     )
+token_fig, rounds_fig, diff_fig = _result_figs(
+    tuple(p_target.tolist()),
+    tuple(q_draft.tolist()),
+    tuple(labels),
+    applied["k"],
+    applied["rounds"],
+    applied["seed"],
+    applied["variant"],
+    result,
+)
+
+
+def _diff_chart() -> None:
+    """Simulated share minus p per token, with the noise band."""
+    chart(diff_fig, key="lab_fig_diff")
+    st.caption(
+        "Each mark is a token's simulated share minus what p predicts. The grey band is how "
+        f"far a correct run of this size strays by chance (±{fl.NOISE_Z:g} standard "
+        "deviations): marks inside it are noise; an ✗ outside it is a bias the eye would "
+        "miss in the token bars."
+    )
+
+
 with st.container(key="lab_verdict", border=True):
     (st.success if report.passed else st.error)(verdict)
 if applied["variant"] == "no_bonus":
@@ -273,6 +312,10 @@ elif applied["variant"] != "correct" and report.passed:
         "This bug did not show with these settings (e.g. p = q never rejects, so the "
         "rejection path never runs): try another pair of distributions or more rounds."
     )
+if PRESENTING:  # the verdict and the chart that shows the bias in the first screen
+    _diff_chart()
+    _variant_note()
+    _preset_caption()
 
 left, right = st.columns(2)
 with left:
@@ -303,16 +346,6 @@ with right:
         "With the correct algorithm they agree up to noise."
     )
 
-token_fig, rounds_fig, diff_fig = _result_figs(
-    tuple(p_target.tolist()),
-    tuple(q_draft.tolist()),
-    tuple(labels),
-    applied["k"],
-    applied["rounds"],
-    applied["seed"],
-    applied["variant"],
-    result,
-)
 left, right = st.columns(2)
 with left:
     chart(token_fig, key="lab_fig_tokens")
@@ -335,12 +368,8 @@ with right:
         "the bonus when all K are kept."
     )
 
-chart(diff_fig, key="lab_fig_diff")
-st.caption(
-    "Each mark is a token's simulated share minus what p predicts. The grey band is how far a "
-    f"correct run of this size strays by chance (±{fl.NOISE_Z:g} standard deviations): marks "
-    "inside it are noise; an ✗ outside it is a bias the eye would miss in the bars above."
-)
+if not PRESENTING:
+    _diff_chart()
 
 table = fl.results_csv_table(result, report, labels, seed=applied["seed"])
 with st.expander("The counts behind the charts"):

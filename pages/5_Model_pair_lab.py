@@ -11,6 +11,7 @@ from specdec_ui import figures_lm as fl
 from specdec_ui import lm_work as lw
 from specdec_ui import shared_work as sw
 from specdec_ui.page_state import PageState
+from specdec_ui.presenter import chart, presenting
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import page_setup, seed_control, show_error, show_source
 
@@ -67,7 +68,12 @@ _link_values(pairs)
 page.restore()
 page.warn_link()
 
-with st.container(border=True):
+# The inputs, folded away in presenter view (the projector shows the text and charts).
+with (
+    st.expander("⚙️ Inputs: model pair, prompt, K, temperature, seed", expanded=False)
+    if presenting()
+    else st.container(border=True)
+):
     left, mid, right = st.columns([3, 2, 2])
     with left:
         pair = st.selectbox(
@@ -162,7 +168,7 @@ st.subheader("Generated text")
 pieces = [(vocab[t], "prompt") for t in run.prompt_ids]
 pieces += [(vocab[t], kind) for t, kind in zip(shown_tokens, shown_kinds, strict=True)]
 request = (pair, prompt, k, temperature, n_tokens, seed)
-st.plotly_chart(_text_figure(request, len(shown_tokens), pieces), key="lm_text_chart")
+chart(_text_figure(request, len(shown_tokens), pieces), key="lm_text_chart")
 with st.container(key="lm_output", border=True):
     st.caption("The same text, plain (prompt + generated):")
     st.text(prompt + lm.load_tokenizer().decode(shown_tokens))
@@ -200,7 +206,7 @@ n_drafts = len(rnd.positions) - 1 if rnd else 0  # prompt lookup may propose few
 if rnd is not None and n_drafts == 0:
     st.subheader(f"Round {r}: no match in the text, nothing proposed")
     st.write("The target made one plain step: its token is the round's only token.")
-    st.plotly_chart(
+    chart(
         fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind),
         key="lm_final",
     )
@@ -212,7 +218,7 @@ elif rnd is not None:
     chips = [(vocab[p.token], p.status) for p in rnd.positions[:-1]]
     chips.append((vocab[rnd.final_token], "bonus" if rnd.final_kind == "bonus" else "resampled"))
     st.caption("Drafted tokens (kept ✓, rejected ✗, discarded –) and the round's last token:")
-    st.plotly_chart(fl.token_text_figure(chips), key="lm_chips")
+    chart(fl.token_text_figure(chips), key="lm_chips")
     st.write(
         f"The draft proposed {n_drafts} tokens; the target scored the last accepted "
         f"token and all {n_drafts} drafts in one call, which gives {n_drafts + 1} distributions "
@@ -222,7 +228,7 @@ elif rnd is not None:
     )
     # The bonus position's p is only used when every draft was kept.
     positions = rnd.positions if rnd.final_kind == "bonus" else rnd.positions[:-1]
-    st.plotly_chart(fl.position_bars_figure(positions, vocab), key="lm_bars")
+    chart(fl.position_bars_figure(positions, vocab), key="lm_bars")
     st.caption(
         "Top tokens of p (target, orange) and q (draft, blue hatched) at each position; "
         "▶ and a black outline mark the drafted token."
@@ -234,10 +240,13 @@ elif rnd is not None:
         )
     )
     left, right = st.columns(2)
-    left.plotly_chart(fl.coin_figure(rnd.positions), key="lm_coins")
-    right.plotly_chart(
-        fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind), key="lm_final"
-    )
+    with left:
+        chart(fl.coin_figure(rnd.positions), key="lm_coins")
+    with right:
+        chart(
+            fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind),
+            key="lm_final",
+        )
     if temperature == 0:
         st.info(
             "At T = 0 p and q are one-hot (argmax): a draft is kept exactly when it is the "
@@ -392,7 +401,7 @@ def _comparison_chart(speed, pred, reasons: list[str]) -> None:
             "with c between 0.02 and 0.1)."
         )
     rounded = tuple((label, round(float(value), 2)) for label, value in rows)
-    st.plotly_chart(_speedup_figure(rounded), key="lm_speedup")
+    chart(_speedup_figure(rounded), key="lm_speedup")
 
 
 def _speed_section(speed) -> None:

@@ -13,6 +13,7 @@ from specdec_ui import figures_lab as fl
 from specdec_ui import figures_variants as fv
 from specdec_ui import lab_work, presets
 from specdec_ui.page_state import PageState
+from specdec_ui.presenter import chart
 from specdec_ui.share import LinkReader
 from specdec_ui.shared_work import QueueFullError
 from specdec_ui.text import md_escape
@@ -339,7 +340,7 @@ else:
             f"Exact law of the emitted token: q on the tokens above tau, the rest moved to "
             f"argmax p. Its total variation distance from p is {tv:.3f}: not lossless.",
         ]
-st.plotly_chart(figure, key="var_fig_step")
+chart(figure, key="var_fig_step")
 st.markdown("\n".join(f"{i + 1}. {md_escape(line)}" for i, line in enumerate(lines)))
 
 # --- 2. Monte Carlo: the same chi-square test as the Losslessness lab -------------------
@@ -414,19 +415,17 @@ c.metric(
 d.metric("TV(emitted, p), exact", f"{tv:.3f}", help="0 for a lossless rule.")
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(fl.token_histogram_figure(result, labels), key="var_fig_tokens")
+    chart(fl.token_histogram_figure(result, labels), key="var_fig_tokens")
 with right:
-    st.plotly_chart(fl.tokens_per_round_figure(result), key="var_fig_rounds")
+    chart(fl.tokens_per_round_figure(result), key="var_fig_rounds")
 
 # --- 3. How many candidates? --------------------------------------------------------------
 st.header("Tokens per round against the number of candidates")
 if variant == "tree":
-    st.plotly_chart(
-        fv.tree_width_figure(p_target, q_draft, len(widths), widths[0]), key="var_fig_width"
-    )
+    chart(fv.tree_width_figure(p_target, q_draft, len(widths), widths[0]), key="var_fig_width")
 else:
     m_now = current["m"] if variant == "multi_draft" else 1
-    st.plotly_chart(fv.candidates_figure(p_target, q_draft, k_sim, m_now), key="var_fig_candidates")
+    chart(fv.candidates_figure(p_target, q_draft, k_sim, m_now), key="var_fig_candidates")
     if variant == "typical_acceptance":
         st.caption(
             f"Typical acceptance drafts one candidate per position and emits {ours:.3f} tokens "

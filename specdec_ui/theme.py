@@ -12,6 +12,8 @@ from functools import lru_cache
 
 import plotly.graph_objects as go
 
+from specdec_core import STATUS_LABELS
+
 COLORS = {
     "p": "#E69F00",  # target (orange; the seed's "yellow bars")
     "q": "#0072B2",  # draft (blue)
@@ -32,14 +34,9 @@ STATUS_SYMBOL = {
     "discarded": "–",
     "pending": "…",
 }
-STATUS_WORD = {
-    "accepted": "kept",
-    "rejected": "rejected",
-    "resampled": "resampled",
-    "bonus": "bonus",
-    "discarded": "discarded",
-    "pending": "not checked yet",
-}
+# The core's words (one vocabulary for pages, figures and the core), plus the UI's own
+# "pending": a position the step-through has not reached yet.
+STATUS_WORD = {**STATUS_LABELS, "pending": "not checked yet"}
 FONT_SIZE = 16  # readable from the back of a classroom
 PATTERN = {"p": "", "q": "/", "residual": "."}  # bar hatching: a second cue besides colour
 

@@ -11,11 +11,13 @@ import specdec_core as sc
 from specdec_core import quiz
 from specdec_ui import figures_lab as fl
 from specdec_ui import figures_speedup as fs
+from specdec_ui import theme
 from specdec_ui.widgets import csv_bytes
 from tests.app.conftest import figures, open_page
 
 SPEED = "pages/2_Speedup_explorer.py"
 LAB = "pages/3_Losslessness_lab.py"
+MODEL_PAIR = "pages/5_Model_pair_lab.py"
 P_000 = [0.40, 0.25, 0.20, 0.10, 0.05]
 Q_000 = [0.30, 0.35, 0.15, 0.15, 0.05]
 DARK_BACKGROUND = "#0E1117"  # Streamlit's dark theme
@@ -132,6 +134,8 @@ def test_csv_numbers_are_rounded():
         SPEED,
         LAB,
         "pages/4_Self_test.py",
+        MODEL_PAIR,
+        "pages/6_Variants_lab.py",
     ],
 )
 def test_every_page_has_the_presenter_switch_and_keeps_it_in_the_link(page):
@@ -163,3 +167,40 @@ def test_seed_000_inconsistency_note_leads_with_one_plain_sentence():
     assert lead.count(". ") == 0 and lead.endswith(".") and len(lead) < 120
     assert "reject B" in lead
     assert any("inconsistent" in c.value for c in at.caption)  # the details follow, smaller
+
+
+TABLE4_MAX_HEADER = 18  # characters: eleven columns must fit the expander's width
+
+
+def test_table4_expander_shows_every_column_under_a_short_header():
+    at = open_page(SPEED)
+    assert not at.exception
+    published = fs.published_table()
+    tables = [df.value for df in at.dataframe if "expected" in df.value.columns]
+    assert len(tables) == 1, [list(df.value.columns) for df in at.dataframe]
+    shown = tables[0]
+    assert len(shown) == len(published)
+    assert len(shown.columns) == len(published.columns) - 1  # only the row number is left out
+    long = [name for name in shown.columns if len(name) > TABLE4_MAX_HEADER]
+    assert not long, long
+    # the paper's two speedups and the difference keep their values under the short names
+    assert shown["expected"].tolist() == published["paper expected"].tolist()
+    assert shown["measured"].tolist() == published["paper measured"].tolist()
+    assert shown["formula − expected"].tolist() == published["formula - paper expected"].tolist()
+
+
+def test_status_words_are_the_cores_vocabulary():
+    for status, word in sc.STATUS_LABELS.items():
+        assert theme.STATUS_WORD[status] == word
+    assert set(theme.STATUS_WORD) == set(theme.STATUS_SYMBOL)  # every status: a symbol and a word
+
+
+def test_model_pair_inputs_fold_into_an_expander_in_presenter_view():
+    def inputs(at) -> list[str]:
+        return [e.label for e in at.expander if e.label.startswith("⚙️ Inputs")]
+
+    at = open_page(MODEL_PAIR, {"present": "1"})
+    assert not at.exception
+    assert len(inputs(at)) == 1
+    assert at.selectbox(key="lm_pair").value  # the inputs are still there, folded
+    assert inputs(open_page(MODEL_PAIR)) == []  # normal view: an open box

@@ -179,3 +179,44 @@ def test_phone_pages_do_not_overflow_sideways(screen_context, scheme):
         name = path.strip("/") or "Home"
         artifact(page, f"phone-{name}-{scheme}")
     assert not problems, problems
+
+
+def _open_shared(page, path: str, query: str, charts: tuple[str, ...]) -> None:
+    """Open a page by its share link in presenter view; wait for its charts."""
+    _open(page, f"{path}?{query}&present=1")
+    expect(page.locator('[data-testid="stSidebar"]')).to_have_attribute("data-collapsed", "true")
+    _charts_drawn(page, *charts)
+    page.wait_for_timeout(500)  # plotly lays out after the script ends
+    assert main_scroll_top(page) == 0
+
+
+@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
+def test_presenter_view_shows_the_ex8_speedup_in_one_screen(screen_context, scheme):
+    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+    _open_shared(
+        page,
+        "/Speedup_explorer",
+        "preset=003-H&alpha=0.7&k=4&c_q=5&c_p=40",
+        ("speed_fig_k",),
+    )
+    artifact(page, f"presenter-speedup-ex8-{scheme}")  # before the checks: kept on failure
+    optimum = page.locator(key("speed_optimum"))
+    expect(optimum).to_contain_text(re.compile(r"Best K = \d+ \(speedup \d+\.\d\dx\)"))
+    assert_inside_viewport(page, optimum, "Ex 8: best K and its speedup")
+    assert_inside_viewport(page, page.locator(key("speed_fig_k")), "Ex 8: speedup vs K chart")
+
+
+@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
+def test_presenter_view_shows_the_broken_variant_failing_in_one_screen(screen_context, scheme):
+    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+    _open_shared(
+        page,
+        "/Losslessness_lab",
+        "preset=000&k=4&rounds=100000&seed=0&variant=resample_from_p",
+        ("lab_fig_diff",),
+    )
+    verdict = page.locator(key("lab_verdict"))
+    expect(verdict).to_contain_text("FAIL: the emitted tokens do not follow p", timeout=SLOW)
+    artifact(page, f"presenter-lab-broken-{scheme}")  # before the checks: kept on failure
+    assert_inside_viewport(page, verdict, "lab: the verdict (test fails)")
+    assert_inside_viewport(page, page.locator(key("lab_fig_diff")), "lab: simulated - p chart")
