@@ -10,11 +10,12 @@ generation took 0.5-1.0 s instead of 0.2 s. This module removes both causes:
 - **single flight**: identical requests (same ``namespace`` and ``key``) share one
   computation; callers that arrive while it runs wait for it instead of starting their own;
 - **bounded heavy-work queues**: CPU-heavy jobs run in FIFO order on worker threads, in
-  two lanes: ``"heavy"`` for work a student waits for (generation, Monte Carlo; 1 worker
-  by default, ``SPECDEC_HEAVY_WORKERS`` to change it) and ``"background"`` for long
-  measurements nobody should queue behind (the speed measurement; 1 worker, niced so that
-  it yields the CPU). At most one thread per lane does numpy work at once; a waiting
-  caller is told its position;
+  two lanes: ``"heavy"`` for work a student waits for (generation, Monte Carlo; 2
+  workers by default, one per core of a 2-core host; ``SPECDEC_HEAVY_WORKERS`` changes it)
+  and ``"background"`` for long measurements nobody should queue behind (the speed
+  measurement; 1 worker, niced so that it yields the CPU). At most ``workers`` threads
+  per lane do numpy work at once (not one per session); a waiting caller is told its
+  position;
 - **bounded results**: finished results are kept in one process-wide LRU bounded in
   entries and in bytes; an entry whose key holds text a student typed gets a time to live
   (``ttl_s``) and is dropped after it, so typed text is not kept longer than needed.
@@ -82,6 +83,7 @@ CODE_TYPES = (
     types.BuiltinFunctionType,
     types.MethodType,
 )
+DEFAULT_HEAVY_WORKERS = 2
 TEXT_TTL_S = 600.0  # keys that hold typed text live at most this long (seconds)
 
 
@@ -457,8 +459,16 @@ def _limit_blas() -> None:
 
 
 def _workers_from_env() -> int:
-    raw = os.environ.get("SPECDEC_HEAVY_WORKERS", "1")
-    return int(raw) if raw.isdigit() and 1 <= int(raw) <= 8 else 1
+    """Heavy-lane workers: ``SPECDEC_HEAVY_WORKERS`` (1-8), else 2.
+
+    Two, one per core of the 2-core host: on the development machine 30 different New-seed
+    presses went from p95 18.3 s (1 worker) to 9.2 s, and 30 largest Monte Carlo runs from
+    13.2 s to 8.1 s (docs/PERFORMANCE-load.md). Many more threads bring back the lock
+    hand-off between tiny numpy calls that this queue exists to avoid.
+    """
+    raw = os.environ.get("SPECDEC_HEAVY_WORKERS", str(DEFAULT_HEAVY_WORKERS))
+    ok = raw.isdigit() and 1 <= int(raw) <= 8
+    return int(raw) if ok else DEFAULT_HEAVY_WORKERS
 
 
 WORK = SharedWork(workers=_workers_from_env())
