@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import specdec_core as sc
 
 from .text import plotly_escape
-from .theme import COLORS, PATTERN, make_figure
+from .theme import COLORS, PATTERN, draft_markers, make_figure
 
 SIMULATED = "#7F7F7F"  # neutral grey for simulated counts (the theme's colours are concepts)
 
@@ -109,19 +109,7 @@ def token_histogram_figure(result: sc.SimulationResult, labels) -> go.Figure:
             "hovertemplate": "%{x}: p share %{y:.4f}, expected %{customdata:,.0f} tokens"
             " (whiskers: +-3 standard errors)<extra></extra>",
         },
-        {
-            "type": "scatter",
-            "x": x,
-            "y": result.q_rows.mean(axis=0),
-            "mode": "markers",
-            "name": "draft q",
-            "marker": {
-                "symbol": "circle-open",
-                "size": 14,
-                "color": COLORS["q"],
-                "line": {"width": 3},
-            },
-        },
+        draft_markers(x, result.q_rows.mean(axis=0)),
     ]
     return make_figure(
         traces,

@@ -18,7 +18,7 @@ from specdec_core import variants as vr
 from specdec_core import variants_tree as vt
 
 from .text import plotly_escape
-from .theme import COLORS, PATTERN, STATUS_SYMBOL, STATUS_WORD, make_figure
+from .theme import COLORS, PATTERN, STATUS_SYMBOL, STATUS_WORD, draft_markers, make_figure
 
 VARIANT_NAMES: dict[str, str] = {
     "multi_draft": "Multi-draft: m candidates per position (SpecInfer)",
@@ -146,21 +146,7 @@ def residual_chain_figure(step: vr.MultiDraftResult, shown: int, labels) -> go.F
                 "hovertemplate": f"%{{x}}: p_{i + 1} = %{{y:.3f}}<extra></extra>",
             }
         )
-    traces.append(
-        {
-            "type": "scatter",
-            "x": x,
-            "y": step.q_rows[0],
-            "mode": "markers",
-            "name": "draft q",
-            "marker": {
-                "symbol": "circle-open",
-                "size": 14,
-                "color": COLORS["q"],
-                "line": {"width": 3},
-            },
-        }
-    )
+    traces.append(draft_markers(x, step.q_rows[0]))
     for s in step.steps[: shown + 1]:
         status = "accepted" if s.accepted else "rejected"
         traces.append(
@@ -348,19 +334,7 @@ def typical_figure(p_target, q_draft, token: int, epsilon: float, delta: float, 
             "name": "target p (blue: passes, red: fails)",
             "marker": {"color": colors},
         },
-        {
-            "type": "scatter",
-            "x": x,
-            "y": np.asarray(q_draft, float),
-            "mode": "markers",
-            "name": "draft q",
-            "marker": {
-                "symbol": "circle-open",
-                "size": 14,
-                "color": COLORS["q"],
-                "line": {"width": 3},
-            },
-        },
+        draft_markers(x, np.asarray(q_draft, float)),
         {
             "type": "scatter",
             "x": [x[0], x[-1]],
@@ -455,6 +429,18 @@ def onehot_figure(general: vr.OneHotRule, match: vr.OneHotRule, labels) -> go.Fi
     )
 
 
+def _current_choice(x: float, y: float, name: str) -> dict:
+    """A star at the page's current setting on a curve (m candidates, tree width)."""
+    return {
+        "type": "scatter",
+        "x": [x],
+        "y": [y],
+        "mode": "markers",
+        "name": name,
+        "marker": {"symbol": "star", "size": 20, "color": COLORS["accepted"]},
+    }
+
+
 def candidates_figure(p_target, q_draft, k: int, m_current: int, m_max: int = MAX_M_PAGE):
     """Tokens per round against the number of candidates m (1..m_max), K positions.
 
@@ -482,14 +468,7 @@ def candidates_figure(p_target, q_draft, k: int, m_current: int, m_max: int = MA
             "name": "beta_m: P(some candidate kept)",
             "line": {"dash": "dot", "color": COLORS["q"]},
         },
-        {
-            "type": "scatter",
-            "x": [m_current],
-            "y": [tokens[m_current - 1]],
-            "mode": "markers",
-            "name": f"m = {m_current}",
-            "marker": {"symbol": "star", "size": 20, "color": COLORS["accepted"]},
-        },
+        _current_choice(m_current, tokens[m_current - 1], f"m = {m_current}"),
     ]
     return make_figure(
         traces,
@@ -535,14 +514,7 @@ def tree_width_figure(p_target, q_draft, depth: int, width_current: int) -> go.F
             "name": "chain with as many drafted tokens",
             "line": {"dash": "dot", "color": COLORS["q"]},
         },
-        {
-            "type": "scatter",
-            "x": [width_current],
-            "y": [tree[width_current - 1]],
-            "mode": "markers",
-            "name": f"width {width_current}",
-            "marker": {"symbol": "star", "size": 20, "color": COLORS["accepted"]},
-        },
+        _current_choice(width_current, tree[width_current - 1], f"width {width_current}"),
     ]
     return make_figure(
         traces,

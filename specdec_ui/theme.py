@@ -78,6 +78,18 @@ def merge_layout(base: dict, extra: dict) -> dict:
     return out
 
 
+def draft_markers(x, y, *, name: str = "draft q") -> dict:
+    """The draft q as open circles over a bar chart of p (one look for q in every lab)."""
+    return {
+        "type": "scatter",
+        "x": x,
+        "y": y,
+        "mode": "markers",
+        "name": name,
+        "marker": {"symbol": "circle-open", "size": 14, "color": COLORS["q"], "line": {"width": 3}},
+    }
+
+
 def make_figure(traces: list[dict], *, title: str = "", height: int = 360, **layout) -> go.Figure:
     """A themed figure built and validated in one pass.
 
