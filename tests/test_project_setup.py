@@ -46,7 +46,7 @@ def test_the_test_command_checks_formatting_and_function_size():
     lint = config["tool"]["ruff"]["lint"]
     assert {"C901", "PLR0912", "PLR0913", "PLR0915"} <= set(lint["select"])
     assert lint["mccabe"]["max-complexity"] <= 12
-    assert lint["pylint"]["max-args"] <= 8
+    assert lint["pylint"]["max-args"] <= 10  # keyword-only options count too
     assert "ruff format --check ." in readme_commands()[1]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -27,7 +28,10 @@ def cluster():
 
 
 def test_load_client_through_nginx_has_no_failures_and_sessions_stay_on_their_replica(cluster):
-    outcome = asyncio.run(run_students(cluster.url, 12, clicks=2))
+    # A thread of its own: in a full run Playwright's sync API (tests/e2e) keeps an event
+    # loop running on the main thread, where asyncio.run() refuses to start another.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        outcome = pool.submit(asyncio.run, run_students(cluster.url, 12, clicks=2)).result()
     assert outcome.failures == [] and outcome.moved == []
     assert outcome.reruns == 12 * 2 * 3  # 2 visits (connect, reconnect) x (open + 2 clicks)
     assert sum(outcome.per_replica.values()) == 12
