@@ -17,6 +17,7 @@ from specdec_ui.widgets import (
     MAX_SEED,
     download_csv,
     page_setup,
+    queue_status,
     seed_control,
     show_error,
     show_source,
@@ -213,8 +214,7 @@ try:
         raise sc.InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
     preset = PRESETS.get(applied["preset"])
     labels = preset.labels if preset is not None else sc.default_labels(p_target.size)
-    waiting = st.empty()
-    with st.spinner(f"Simulating {applied['rounds']:,} rounds…"):
+    with queue_status(f"Simulating {applied['rounds']:,} rounds…") as on_wait:
         result, report = lab_work.shared_simulation(
             tuple(p_target.tolist()),
             tuple(q_draft.tolist()),
@@ -223,9 +223,8 @@ try:
             applied["seed"],
             applied["variant"],
             typed=preset is None,
-            on_wait=lambda status: waiting.info(status.text, icon="⏳"),
+            on_wait=on_wait,
         )
-    waiting.empty()
 except (sc.SpecDecError, QueueFullError) as err:
     show_error(err)
     show_source(sc.simulate_rounds, sc.losslessness_test)

@@ -21,6 +21,7 @@ from specdec_ui.widgets import (
     MAX_SEED,
     download_csv,
     page_setup,
+    queue_status,
     seed_control,
     show_error,
     show_source,
@@ -358,8 +359,7 @@ sim_variant, k_sim, sim_options = fv.simulation_args(variant, **options)
 if sim_variant == "multi_draft" and variant == "multi_draft" and current["broken"]:
     sim_variant = "multi_draft_no_residual"
 try:
-    waiting = st.empty()
-    with st.spinner(f"Simulating {current['rounds']:,} rounds…"):
+    with queue_status(f"Simulating {current['rounds']:,} rounds…") as on_wait:
         result, report = lab_work.shared_simulation(
             tuple(p_target.tolist()),
             tuple(q_draft.tolist()),
@@ -369,9 +369,8 @@ try:
             sim_variant,
             options=tuple(sim_options.items()),
             typed=True,  # p and q may be typed: the stored result expires
-            on_wait=lambda status: waiting.info(status.text, icon="⏳"),
+            on_wait=on_wait,
         )
-    waiting.empty()
     law_options = {key: options[key] for key in ("m", "widths", "epsilon", "delta")}
     law_options["broken"] = sim_variant == "multi_draft_no_residual"
     emitted = fv.emitted_law(variant, p_target, q_draft, **law_options)

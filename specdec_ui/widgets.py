@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -101,3 +102,18 @@ def download_csv(
         mime="text/csv",
         key=key,
     )
+
+
+@contextmanager
+def queue_status(spinner_text: str) -> Iterator[Callable]:
+    """A spinner while heavy work runs, and the queue's words while it waits.
+
+    Yields the ``on_wait`` callback for :func:`specdec_ui.shared_work.shared_result`;
+    the waiting notice is cleared afterwards, also when the work raised.
+    """
+    box = st.empty()
+    try:
+        with st.spinner(spinner_text):
+            yield lambda status: box.info(status.text, icon="⏳")
+    finally:
+        box.empty()
