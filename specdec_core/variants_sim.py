@@ -30,14 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InvalidParameterError
-from .montecarlo import (
-    ChunkOutcome,
-    DraftRowsShape,
-    emit_step,
-    inverse_cdf_table,
-    sample_by_row,
-    sample_rows,
-)
+from .montecarlo import ChunkOutcome, DraftRowsShape, positions_chunk
 from .sampling import acceptance_probability, residual_distribution
 from .variants import (
     MEDUSA_DELTA,
@@ -142,19 +135,10 @@ def candidates_chunk(tables: VariantTables, n: int, rng: np.random.Generator) ->
     u < accept[j, i, x] (later coins are drawn but never looked at, like
     the coins after a rejection in :func:`specdec_core.montecarlo.verify_step`);
     a round keeps its leading kept positions and emits final_rows[n_accepted].
-    Candidates are drawn by one table lookup per uniform
-    (:func:`specdec_core.montecarlo.sample_rows`: the same token as a CDF search).
+    Candidates are drawn by the run's inverse-CDF sampler of q (the same token as
+    a CDF search): :func:`specdec_core.montecarlo.positions_chunk`.
     """
-    k, m, v = tables.accept.shape
-    u_drafts = rng.random((n, k * m)).reshape(n, k, m)  # slot (j, i) drafts from q_j
-    drafts = sample_rows(inverse_cdf_table(tables.q_rows), np.arange(k)[:, None], u_drafts)
-    slots = (np.arange(k)[:, None] * m + np.arange(m)[None, :]) * v  # (K, m) row of accept
-    kept = rng.random((n, k, m)) < tables.accept.ravel().take(slots + drafts)  # (n, K, m)
-    first = np.argmax(kept, axis=2)  # (n, K) first kept candidate (0 if none)
-    chosen = np.take_along_axis(drafts, first[:, :, None], axis=2)[:, :, 0]  # (n, K)
-    n_accepted = np.logical_and.accumulate(kept.any(axis=2), axis=1).sum(axis=1)  # (n,)
-    last = sample_by_row(tables.final_rows, n_accepted, rng.random(n))  # (n,)
-    return emit_step(chosen, n_accepted, last, v)
+    return positions_chunk(tables, tables.accept, n, rng)
 
 
 __all__ = [
