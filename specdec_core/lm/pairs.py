@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .blas import limit_blas_threads
+from .choice_table import ChoiceTable, LookupTableDraft
 from .corpus import ASSETS, load_corpus
 from .errors import PairUnavailableError
 from .gpt import GPTModel
@@ -78,6 +79,19 @@ PAIRS: dict[str, PairInfo] = {
         why="Counting the target's own text teaches the trigram the phrases the target "
         "actually produces, so it agrees more while still costing almost nothing.",
     ),
+    "lookup-table-to-gpt-4L": PairInfo(
+        "lookup-table-to-gpt-4L",
+        "prompt lookup + the target's choice table (no draft model) -> small GPT (4 layers)",
+        "prompt lookup (last 4, 3 or 2 tokens), else a table of the target's own most "
+        "frequent next token after the last 4..1 tokens",
+        "GPT, 4 layers, d = 192 (1.9 M parameters)",
+        "The draft copies what followed an earlier match of the last few tokens, and where "
+        "there is none it reads a table of what the target itself chose next after the "
+        "same short context (recorded over its training text and its own writing).",
+        why="The table holds the target's own past choices, so it guesses the target's "
+        "habits rather than the language; reading a table or searching the text costs "
+        "almost nothing next to one forward pass of the target.",
+    ),
 }
 
 # SHA-256 of the distilled assets (printed by tools/train_aligned_draft.py); a file that
@@ -85,6 +99,7 @@ PAIRS: dict[str, PairInfo] = {
 SHA256 = {
     "gpt_draft_aligned.npz": "2a2091eb4bb717730261ed5224a81ad0efe30cce845c79afe7b13626642487e8",
     "target_samples.npz": "1230b06c71b6efb6bb918831b2dd812a540984ab087753472e8c4a90b9c5acba",
+    "target_choices.npz": "d2582501438cd9bca542f52f07dcda095237320ae2a1717c1599e3cf14a56414",
 }
 SAMPLE_WEIGHT = 2  # the target's samples count this many times beside the corpus (best
 # held-out alpha of 1, 2, 4, 8 in tools/train_aligned_draft.py; see tools/README.md)
@@ -144,6 +159,25 @@ def _aligned_trigram() -> NGramModel:
     return NGramModel(ids, 3, tok.vocab_size, name="trigram (aligned)", tokenizer=tok)
 
 
+def _split(ids: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
+    """ids cut into consecutive pieces of the given lengths."""
+    return np.split(ids, np.cumsum(lengths)[:-1])
+
+
+@functools.lru_cache(maxsize=1)
+def _choice_table() -> ChoiceTable:
+    """The target's choices (tools/label_target_choices.py) counted into a table."""
+    with np.load(checked_asset("target_choices.npz")) as data:
+        corpus_choices, sample_choices = data["corpus"], data["samples"]
+    with np.load(checked_asset("target_samples.npz")) as data:
+        samples, lengths = data["ids"].astype(np.int64), data["lengths"]
+    return ChoiceTable(
+        [corpus_token_ids(), *_split(samples, lengths)],
+        [corpus_choices, *_split(sample_choices, lengths)],
+        load_tokenizer().vocab_size,
+    )
+
+
 _LOADERS = {
     "gpt-1L-to-gpt-4L": lambda: (_gpt("draft"), _gpt("target")),
     "trigram-to-gpt-4L": lambda: (_ngram(3), _gpt("target")),
@@ -151,6 +185,10 @@ _LOADERS = {
     "lookup-to-gpt-4L": lambda: (PromptLookupDraft(load_tokenizer()), _gpt("target")),
     "gpt-1L-aligned-to-gpt-4L": lambda: (_gpt("draft_aligned"), _gpt("target")),
     "trigram-aligned-to-gpt-4L": lambda: (_aligned_trigram(), _gpt("target")),
+    "lookup-table-to-gpt-4L": lambda: (
+        LookupTableDraft(_choice_table(), load_tokenizer()),
+        _gpt("target"),
+    ),
 }
 
 
@@ -174,6 +212,13 @@ _NEEDS = {  # asset files each shipped pair loads
         "tokenizer.json",
         "corpus.json.gz",
         "target_samples.npz",
+        "gpt_target.npz",
+    ),
+    "lookup-table-to-gpt-4L": (
+        "tokenizer.json",
+        "corpus.json.gz",
+        "target_samples.npz",
+        "target_choices.npz",
         "gpt_target.npz",
     ),
 }

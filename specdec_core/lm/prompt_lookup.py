@@ -42,11 +42,16 @@ def find_continuation(tokens, k: int, max_ngram: int = MAX_NGRAM, min_ngram: int
     suffix: periodic text continues its period). Returns [] when no n matches.
     O(len) per n with a C-level ``bytes.rfind``. tokens: a sequence of ints >= 0.
     """
+    return find_match(tokens, k, max_ngram, min_ngram)[0]
+
+
+def find_match(tokens, k: int, max_ngram: int = MAX_NGRAM, min_ngram: int = MIN_NGRAM):
+    """(continuation, n): :func:`find_continuation` and the length n of the match (0: none)."""
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0:
         raise InvalidParameterError(f"k is {k!r}; allowed: a whole number >= 0.")
     n_tok = len(tokens)
     if k == 0 or n_tok < 2:
-        return []
+        return [], 0
     buf = _as_bytes(tokens)
     for n in range(min(max_ngram, n_tok - 1), min_ngram - 1, -1):
         pattern = buf[4 * (n_tok - n) :]
@@ -56,8 +61,8 @@ def find_continuation(tokens, k: int, max_ngram: int = MAX_NGRAM, min_ngram: int
             pos = buf.rfind(pattern, 0, pos + len(pattern) - 1)
         if pos >= 0:
             start = pos // 4 + n  # first token after the match
-            return [int(t) for t in tokens[start : start + k]]
-    return []
+            return [int(t) for t in tokens[start : start + k]], n
+    return [], 0
 
 
 class PromptLookupDraft:

@@ -21,7 +21,12 @@ from specdec_core.lm import pairs as pairs_module
 from specdec_core.lm.generate import probabilities
 
 TOK = load_tokenizer()
-NEW = ["lookup-to-gpt-4L", "gpt-1L-aligned-to-gpt-4L", "trigram-aligned-to-gpt-4L"]
+NEW = [
+    "lookup-to-gpt-4L",
+    "gpt-1L-aligned-to-gpt-4L",
+    "trigram-aligned-to-gpt-4L",
+    "lookup-table-to-gpt-4L",
+]
 # repeats itself, so prompt lookup has something to propose from the first round on
 PROMPT = encode_prompt(TOK, "the list and the list and the")
 
