@@ -85,6 +85,9 @@ CODE_TYPES = (
 )
 DEFAULT_HEAVY_WORKERS = 2
 TEXT_TTL_S = 600.0  # keys that hold typed text live at most this long (seconds)
+# The background lane starts a job once the heavy lane has been idle this long (seconds),
+# or after YIELD_MAX_S at the latest (a class pressing buttons all the time).
+YIELD_GRACE_S, YIELD_MAX_S = 1.0, 15.0
 
 
 class QueueFullError(RuntimeError):
@@ -185,6 +188,7 @@ class SharedWork:
             "heavy": _Lane("heavy", workers, self._lock),
             "background": _Lane("background", background_workers, self._lock),
         }
+        self._lanes["background"].yields_to = self._lanes["heavy"]
         self.computations = 0  # computations started (for tests and /metrics-like checks)
 
     # ------------------------------------------------------------------ store
@@ -410,6 +414,8 @@ class _Lane:
         self.has_job = threading.Condition(lock)
         self.threads: list[threading.Thread] = []
         self.running = 0
+        self.idle_since = time.monotonic()  # when the last job ended (or the lane began)
+        self.yields_to: _Lane | None = None  # a lane whose work goes first (see _loop)
 
     def start_workers(self) -> None:  # called with the lock held
         self.threads = [t for t in self.threads if t.is_alive()]
@@ -427,6 +433,7 @@ class _Lane:
             with self.has_job:
                 while not self.jobs:
                     self.has_job.wait()
+                self._yield()
                 flight, job = self.jobs.popleft()
                 flight.running = True
                 self.running += 1
@@ -435,6 +442,18 @@ class _Lane:
             finally:
                 with self.has_job:
                     self.running -= 1
+                    self.idle_since = time.monotonic()
+
+    def _yield(self) -> None:
+        """(Lock held.) Wait until ``yields_to`` has been idle YIELD_GRACE_S, at most
+        YIELD_MAX_S: a measurement started while a class waits for its runs would take
+        the interpreter lock from them (and from the pages they are about to draw)."""
+        other, start = self.yields_to, time.monotonic()
+        while other is not None and time.monotonic() - start < YIELD_MAX_S:
+            quiet = time.monotonic() - other.idle_since
+            if not other.jobs and not other.running and quiet >= YIELD_GRACE_S:
+                return
+            self.has_job.wait(timeout=0.1)
 
 
 def _lower_priority(niceness: int = 10) -> None:

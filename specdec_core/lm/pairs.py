@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -192,9 +193,22 @@ _LOADERS = {
 }
 
 
+_HF_LOCK = threading.Lock()
+
+
 @functools.lru_cache(maxsize=1)
 def _hf_pairs() -> dict[str, PairInfo]:
-    """Locally cached Hugging Face pairs (looked up once per process; see :mod:`.hf`)."""
+    """Locally cached Hugging Face pairs (looked up once per process; see :mod:`.hf`).
+
+    Under a lock: the first look imports huggingface_hub, and 30 sessions asking at once
+    would otherwise all import and search at the same time.
+    """
+    with _HF_LOCK:
+        return _look_up_hf_pairs()
+
+
+@functools.lru_cache(maxsize=1)
+def _look_up_hf_pairs() -> dict[str, PairInfo]:
     if importlib.util.find_spec("transformers") is None:
         return {}
     from . import hf

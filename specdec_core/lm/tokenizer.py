@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import itertools
 import json
 import re
 from pathlib import Path
@@ -43,6 +44,8 @@ class Tokenizer:
 
     def check_text(self, text: str) -> None:
         """Raise PromptError naming the first character the alphabet lacks."""
+        if set(text) <= self._chars:  # the common case, at C speed (a whole corpus: ~10 ms)
+            return
         for i, ch in enumerate(text):
             if ch not in self._chars:
                 raise PromptError(
@@ -67,10 +70,9 @@ class Tokenizer:
     def encode(self, text: str) -> list[int]:
         """Text -> token ids (raises PromptError for characters outside the alphabet)."""
         self.check_text(text)
-        out: list[int] = []
-        for piece in _PIECES.findall(text):
-            out.extend(self._encode_piece(piece))
-        return out
+        pieces = _PIECES.findall(text)
+        ids_of = {piece: self._encode_piece(piece) for piece in set(pieces)}  # each once
+        return list(itertools.chain.from_iterable(map(ids_of.__getitem__, pieces)))
 
     def decode(self, ids) -> str:
         """Token ids -> text (exact inverse of :meth:`encode`)."""

@@ -10,7 +10,7 @@ from specdec_core.lm import GenerationResult
 from specdec_core.lm.timing import SpeedMeasurement
 from specdec_ui import lm_work as lw
 
-PAIRS = ["trigram-to-gpt-4L", "gpt-1L-to-gpt-4L", "bigram-to-5gram"]
+PAIRS = ["lookup-table-to-gpt-4L", "trigram-to-gpt-4L", "gpt-1L-to-gpt-4L", "bigram-to-5gram"]
 
 
 def result(kinds, *, k=3, rounds, checked, accepted, emitted, target_calls) -> GenerationResult:

@@ -8,6 +8,7 @@ import time
 import numpy as np
 import pytest
 
+from specdec_ui import shared_work
 from specdec_ui.shared_work import (
     MISSING,
     QueueFullError,
@@ -236,3 +237,25 @@ def test_estimate_size_does_not_walk_into_code():
     # walk must not wander through numpy's (or torch's) whole namespace.
     assert estimate_size({"module": np, "function": estimate_size, "class": SharedWork}) < 10_000
     assert estimate_size({"a": np.zeros(1000)}) >= 8_000
+
+
+def test_background_work_waits_until_the_heavy_lane_has_been_idle(monkeypatch):
+    """A measurement does not start while a class waits for runs (it would take the
+    interpreter lock from them); it starts once the heavy lane has been quiet a while."""
+    monkeypatch.setattr(shared_work, "YIELD_GRACE_S", 0.3)
+    work = SharedWork(workers=1, poll_s=0.01)
+    gate, started = threading.Event(), []
+    runner = threading.Thread(target=lambda: work.shared_result("gen", 1, lambda: gate.wait(10)))
+    runner.start()
+    while work.snapshot("heavy") != (1, 0):
+        time.sleep(0.005)
+    work.shared_result(
+        "speed", "k", lambda: started.append(time.monotonic()), lane="background", wait=False
+    )
+    time.sleep(0.5)
+    assert started == []  # the heavy lane is busy: the measurement waits
+    gate.set()
+    runner.join()
+    released = time.monotonic()
+    assert work.shared_result("speed", "k", lambda: None, lane="background") is None
+    assert len(started) == 1 and 0.25 <= started[0] - released < 2.0
