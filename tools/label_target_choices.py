@@ -1,16 +1,18 @@
-"""Record the 4-layer target's own choices (its argmax) over its training text (issue 12).
+"""Count the 4-layer target's own choices (its argmax) into the draft's table (issue 12).
 
-Writes ``specdec_core/lm/assets/target_choices.npz``: for every position of
+Writes ``specdec_core/lm/assets/choice_table.npz``. The choices: for every position of
 
 - ``corpus``: the training split's token ids (``pairs.corpus_token_ids()``), read in
   windows of the target's context (256 tokens, one prefill per window), and
 - ``samples``: the target's own text (``assets/target_samples.npz``, written by
   ``tools/train_aligned_draft.py``), one prefill per sequence,
 
-the token the shipped target would emit next at T = 0 (int16). ``pairs.py`` counts the
-choice table of :mod:`specdec_core.lm.choice_table` from it at load time. Only numpy
-and the app's own :class:`GPTModel` are used (no torch), so the labels are exactly the
-argmax the app computes. Deterministic (no seed). Prints the SHA-256 for ``pairs.py``.
+the token the shipped target would emit next at T = 0. They are counted into a
+:class:`specdec_core.lm.choice_table.ChoiceTable` (most frequent choice after each
+context of 1-4 tokens, and its share), shipped so that the app loads it in
+milliseconds. Only numpy and the app's own :class:`GPTModel` are used (no torch), so the
+choices are exactly the argmax the app computes. Deterministic (no seed). Prints the
+SHA-256 for ``pairs.py``.
 
     OPENBLAS_NUM_THREADS=2 python tools/label_target_choices.py
 """
@@ -26,10 +28,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from specdec_core.lm.choice_table import ChoiceTable  # noqa: E402
 from specdec_core.lm.corpus import ASSETS  # noqa: E402
-from specdec_core.lm.pairs import _gpt, corpus_token_ids  # noqa: E402
+from specdec_core.lm.pairs import _gpt, corpus_token_ids, load_tokenizer  # noqa: E402
 
-OUT = ASSETS / "target_choices.npz"
+OUT = ASSETS / "choice_table.npz"
 
 
 def choices(target, ids: np.ndarray) -> np.ndarray:
@@ -50,11 +53,13 @@ def main() -> None:
     print(f"corpus: {corpus.size:,} positions in {time.perf_counter() - begin:.0f} s")
     with np.load(ASSETS / "target_samples.npz") as data:
         ids, lengths = data["ids"].astype(np.int64), data["lengths"]
-    bounds = np.concatenate([[0], np.cumsum(lengths)])
-    samples = np.concatenate(
-        [choices(target, ids[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    samples = np.split(ids, np.cumsum(lengths)[:-1])
+    sample_choices = [choices(target, s) for s in samples]
+    table = ChoiceTable.count(
+        [corpus_token_ids(), *samples], [corpus, *sample_choices], load_tokenizer().vocab_size
     )
-    np.savez_compressed(OUT, corpus=corpus, samples=samples)
+    np.savez_compressed(OUT, **table.to_arrays())
+    print(f"contexts per order: {[k.size for k in table.keys]}")
     digest = hashlib.sha256(OUT.read_bytes()).hexdigest()
     print(f"{OUT.name}: {OUT.stat().st_size / 1e3:.0f} KB, sha256 {digest}")
     print(f"done in {time.perf_counter() - begin:.0f} s")

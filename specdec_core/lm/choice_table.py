@@ -11,8 +11,8 @@ tried in this order (issue 12):
 2. **The choice table**: for the last n = 4, 3, 2, 1 tokens (the longest context the
    table knows), the token the target chose most often right after them. The choices
    are the target's argmax at every position of its training text and of text it wrote
-   itself (``assets/target_choices.npz``, made by ``tools/label_target_choices.py``);
-   the table is counted from them at load time. A lookup in sorted keys costs a few
+   itself; ``tools/label_target_choices.py`` counts them into the table it ships
+   (``assets/choice_table.npz``, SHA-256 checked). A lookup in sorted keys costs a few
    microseconds, against about a millisecond for one step of the 4-layer target.
 
 A lookup fills the first tokens; the table extends the proposal to k tokens, each
@@ -87,16 +87,33 @@ def _order_table(sequences, choices, n: int, vocab: int):
 
 
 class ChoiceTable:
-    """The target's most frequent next token after each context of 1..order tokens."""
+    """The target's most frequent next token after each context of 1..order tokens.
 
-    def __init__(
-        self,
+    Per n = 1..order: ``keys[n-1]`` (sorted context keys, int64), ``choice[n-1]`` (int16)
+    and ``share[n-1]`` (float32: how often the target made that choice there).
+    """
+
+    def __init__(self, keys, choice, share, vocab: int) -> None:
+        """The arrays of :meth:`count` (or of a shipped file, :meth:`from_arrays`)."""
+        if not 1 <= len(keys) <= 4 or not len(keys) == len(choice) == len(share):
+            raise InvalidParameterError(
+                f"a choice table has 1 to 4 orders of keys, choices and shares; got "
+                f"{len(keys)}, {len(choice)} and {len(share)}."
+            )
+        self.vocab, self.order = vocab, len(keys)
+        self.keys, self.choice, self.share = list(keys), list(choice), list(share)
+        for arr in (*self.keys, *self.choice, *self.share):
+            arr.flags.writeable = False
+
+    @classmethod
+    def count(
+        cls,
         sequences: Sequence[np.ndarray],
         choices: Sequence[np.ndarray],
         vocab: int,
         order: int = TABLE_ORDER,
-    ) -> None:
-        """``choices[s][i]``: the target's argmax after ``sequences[s][: i + 1]``.
+    ) -> ChoiceTable:
+        """Count a table: ``choices[s][i]`` is the target's argmax after ``sequences[s][: i + 1]``.
 
         A context never crosses from one sequence into the next.
         """
@@ -106,22 +123,32 @@ class ChoiceTable:
             raise InvalidParameterError(
                 f"{len(sequences)} sequences but {len(choices)} rows of choices."
             )
-        self.vocab, self.order = vocab, order
-        self.keys: list[np.ndarray] = []  # per n = 1..order, sorted
-        self.choice: list[np.ndarray] = []
-        self.share: list[np.ndarray] = []  # how often the target made that choice there
         for seq, lab in zip(sequences, choices, strict=True):
             if len(seq) != len(lab):
                 raise InvalidParameterError(
                     f"a sequence has {len(seq)} tokens but {len(lab)} choices."
                 )
-        for n in range(1, order + 1):
-            k, c, share = _order_table(sequences, choices, n, vocab)
-            for arr in (k, c, share):
-                arr.flags.writeable = False
-            self.keys.append(k)
-            self.choice.append(c)
-            self.share.append(share)
+        orders = [_order_table(sequences, choices, n, vocab) for n in range(1, order + 1)]
+        return cls(*zip(*orders, strict=True), vocab)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """Compact arrays for ``np.savez_compressed``: key gaps (uint32), choices (int16),
+        shares in 1/255 steps (uint8)."""
+        out = {"vocab": np.array(self.vocab)}
+        for n in range(self.order):
+            out[f"gap{n + 1}"] = np.diff(self.keys[n], prepend=0).astype(np.uint32)
+            out[f"choice{n + 1}"] = self.choice[n]
+            out[f"share{n + 1}"] = np.round(self.share[n] * 255).astype(np.uint8)
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays) -> ChoiceTable:
+        """The table :meth:`to_arrays` wrote (shares back as q / 255)."""
+        n = sum(1 for name in arrays if name.startswith("gap"))
+        keys = [np.cumsum(arrays[f"gap{i}"], dtype=np.int64) for i in range(1, n + 1)]
+        choice = [np.asarray(arrays[f"choice{i}"], np.int16) for i in range(1, n + 1)]
+        share = [arrays[f"share{i}"].astype(np.float32) / 255 for i in range(1, n + 1)]
+        return cls(keys, choice, share, int(arrays["vocab"]))
 
     def lookup(self, tokens: Sequence[int]) -> tuple[int, int, float]:
         """(choice, n, share) for the longest known context: the last n tokens.

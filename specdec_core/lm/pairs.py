@@ -100,7 +100,7 @@ PAIRS: dict[str, PairInfo] = {
 SHA256 = {
     "gpt_draft_aligned.npz": "2a2091eb4bb717730261ed5224a81ad0efe30cce845c79afe7b13626642487e8",
     "target_samples.npz": "1230b06c71b6efb6bb918831b2dd812a540984ab087753472e8c4a90b9c5acba",
-    "target_choices.npz": "d2582501438cd9bca542f52f07dcda095237320ae2a1717c1599e3cf14a56414",
+    "choice_table.npz": "826b0adc038b7ea67e1e9b713469fd0464d24044b8253706c12e891a3ac435d3",
 }
 SAMPLE_WEIGHT = 2  # the target's samples count this many times beside the corpus (best
 # held-out alpha of 1, 2, 4, 8 in tools/train_aligned_draft.py; see tools/README.md)
@@ -160,23 +160,11 @@ def _aligned_trigram() -> NGramModel:
     return NGramModel(ids, 3, tok.vocab_size, name="trigram (aligned)", tokenizer=tok)
 
 
-def _split(ids: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
-    """ids cut into consecutive pieces of the given lengths."""
-    return np.split(ids, np.cumsum(lengths)[:-1])
-
-
 @functools.lru_cache(maxsize=1)
 def _choice_table() -> ChoiceTable:
-    """The target's choices (tools/label_target_choices.py) counted into a table."""
-    with np.load(checked_asset("target_choices.npz")) as data:
-        corpus_choices, sample_choices = data["corpus"], data["samples"]
-    with np.load(checked_asset("target_samples.npz")) as data:
-        samples, lengths = data["ids"].astype(np.int64), data["lengths"]
-    return ChoiceTable(
-        [corpus_token_ids(), *_split(samples, lengths)],
-        [corpus_choices, *_split(sample_choices, lengths)],
-        load_tokenizer().vocab_size,
-    )
+    """The target's choices counted into a table (tools/label_target_choices.py)."""
+    with np.load(checked_asset("choice_table.npz")) as data:
+        return ChoiceTable.from_arrays({name: data[name] for name in data.files})
 
 
 _LOADERS = {
@@ -228,13 +216,7 @@ _NEEDS = {  # asset files each shipped pair loads
         "target_samples.npz",
         "gpt_target.npz",
     ),
-    "lookup-table-to-gpt-4L": (
-        "tokenizer.json",
-        "corpus.json.gz",
-        "target_samples.npz",
-        "target_choices.npz",
-        "gpt_target.npz",
-    ),
+    "lookup-table-to-gpt-4L": ("tokenizer.json", "choice_table.npz", "gpt_target.npz"),
 }
 
 
