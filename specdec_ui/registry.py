@@ -27,6 +27,7 @@ class PageInfo:
     icon: str
     url_path: str  # "" only for the default (Home) page
     blurb: str  # the Home page's card text
+    heavy: bool = False  # draws big results: one at a time (specdec_ui.render_gate)
 
     @property
     def exists(self) -> bool:
@@ -72,6 +73,7 @@ PAGES: tuple[PageInfo, ...] = (
         "Losslessness_lab",
         "Simulate a hundred thousand rounds and test that the output really follows p; switch on a "
         "deliberate bug and watch the test catch it.",
+        heavy=True,
     ),
     PageInfo(
         "pages/4_Self_test.py",
@@ -88,6 +90,7 @@ PAGES: tuple[PageInfo, ...] = (
         "Model_pair_lab",
         "Real (small) draft and target language models on this server: measure alpha, tokens per "
         "round and the speedup you actually get.",
+        heavy=True,
     ),
     PageInfo(
         "pages/6_Variants_lab.py",
@@ -96,6 +99,7 @@ PAGES: tuple[PageInfo, ...] = (
         "Variants_lab",
         "Beyond one draft: several drafts, a tree of drafts and typical acceptance. Which keep the "
         "output exactly p, and how many tokens per round does each buy?",
+        heavy=True,
     ),
 )
 

@@ -74,6 +74,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from .render_gate import released_while_waiting
+
 T = TypeVar("T")
 MISSING: Any = object()  # what peek returns for a result that is not stored
 CODE_TYPES = (
@@ -391,18 +393,19 @@ class SharedWork:
 
     def _wait(self, flight: _Flight, start: float, on_wait) -> None:
         shown = None  # on_wait only when what it would show changes (fewer page deltas)
-        while not flight.done.wait(self.poll_s):
-            if on_wait is not None:
-                with self._lock:
-                    status = WaitStatus(
-                        self._position(flight),
-                        len(self._lanes[flight.lane].jobs) if flight.lane else 0,
-                        flight.waiters,
-                        time.monotonic() - start,
-                    )
-                if status.text != shown:
-                    shown = status.text
-                    on_wait(status)
+        with released_while_waiting():  # a page waiting for work lets another page draw
+            while not flight.done.wait(self.poll_s):
+                if on_wait is not None:
+                    with self._lock:
+                        status = WaitStatus(
+                            self._position(flight),
+                            len(self._lanes[flight.lane].jobs) if flight.lane else 0,
+                            flight.waiters,
+                            time.monotonic() - start,
+                        )
+                    if status.text != shown:
+                        shown = status.text
+                        on_wait(status)
 
 
 class _Lane:
