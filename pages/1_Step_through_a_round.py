@@ -3,11 +3,10 @@
 import streamlit as st
 
 import specdec_core as sc
-from specdec_ui import figures_round as fr
 from specdec_ui import round_codec as codec
 from specdec_ui import round_state as rs
 from specdec_ui.presenter import chart, presenting
-from specdec_ui.round_story import STEP_KINDS, build_story
+from specdec_ui.round_story import STEP_KINDS
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import download_csv, page_setup, show_error, show_source
 
@@ -37,10 +36,10 @@ if error is not None:
         "The round below is still the last valid one; fix the entry above to update it.", icon="↩️"
     )
 
-story = build_story(spec)
-trace = story.trace_frame()
+shared = rs.shared_round(spec)  # built once per round, shared by the class
+story, trace = shared.story, shared.trace
 n_steps = len(story.steps)
-index, step_problem = rs.current_step(spec.signature(), n_steps)
+index, step_problem = rs.current_step(shared.signature, n_steps)
 rs.STATE.warn_link([step_problem] if step_problem else [], box=warning_box)
 
 # Stepping: one decision per click.
@@ -76,7 +75,7 @@ cols[3].button(
 cols[4].progress((index + 1) / n_steps, text=f"Step {index + 1} of {n_steps}")
 
 step = story.step(index)
-main_fig, coin_fig = fr.step_figures(story, index)
+main_fig, coin_fig, chips_fig = rs.shared_step_figures(shared, index)
 main_alt = f"Bar chart. {main_fig.layout.title.text}. {step.title}."
 coin_alt = f"The interval from 0 to 1 split at a: keep below, reject above. {step.title}."
 COIN_NOTE = (
@@ -120,7 +119,7 @@ with st.container(key="round_output", border=True):
     st.text(story.output_text(index))
     st.caption("Drafts: " + md_escape(story.draft_text(index)))
 chart(
-    fr.chips_figure(story.labels, story.result.draft_tokens, step.draft_status, step.emitted),
+    chips_fig,
     key="round_chart_chips",
     alt=f"Chips of the drafts and the output. Drafts: {story.draft_text(index)}. "
     f"Output: {story.output_text(index)}.",

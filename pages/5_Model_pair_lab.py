@@ -178,7 +178,7 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
     st.subheader("Generated text")
     pieces = [(vocab[t], "prompt") for t in run.prompt_ids]
     pieces += [(vocab[t], kind) for t, kind in zip(shown_tokens, shown_kinds, strict=True)]
-    request = (pair, prompt, k, temperature, n_tokens, seed)
+    request = lw.run_key(pair, prompt, k, temperature, n_tokens, seed, trace=mode == "step")
     chart(_text_figure(request, len(shown_tokens), pieces), key="lm_text_chart")
     with st.container(key="lm_output", border=True):
         st.caption("The same text, plain (prompt + generated):")

@@ -161,6 +161,21 @@ def compute_run(
     return LabRun(spec, run_counts(spec, target.parallel_verify), identical, tuple(ids))
 
 
+def run_key(
+    pair: str, prompt: str, k: int, temperature: float, n_tokens: int, seed: int, *, trace: bool
+) -> tuple:
+    """What a run depends on: the key under which it (and its figures) are shared.
+
+    At T = 0 without the trace the run draws no random number (both sides take the
+    argmax), so every seed gives the same run: the seed is left out and a class pressing
+    "New seed" shares one computation. The traced run (step mode) shows each round's
+    coins, which do depend on the seed.
+    """
+    if float(temperature) == 0.0 and not trace:
+        seed = 0
+    return (pair, prompt, int(k), float(temperature), int(n_tokens), int(seed), bool(trace))
+
+
 def get_run(
     pair: str,
     prompt: str,
@@ -172,16 +187,9 @@ def get_run(
     trace: bool = False,
     on_wait: Callable[[WaitStatus], None] | None = None,
 ) -> LabRun:
-    """:func:`compute_run`, once per request and process, on the heavy-work queue.
-
-    At T = 0 without the trace the run draws no random number (both sides take the
-    argmax), so every seed gives the same run: the seed is left out of the key and a
-    class pressing "New seed" shares one computation. The traced run (step mode) shows
-    each round's coins, which do depend on the seed.
-    """
-    if float(temperature) == 0.0 and not trace:
-        seed = 0
-    key = (pair, prompt, int(k), float(temperature), int(n_tokens), int(seed), bool(trace))
+    """:func:`compute_run`, once per request (:func:`run_key`) and process, on the
+    heavy-work queue."""
+    key = run_key(pair, prompt, k, temperature, n_tokens, seed, trace=trace)
     return shared_result(
         "lm.run",
         key,

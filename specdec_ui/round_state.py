@@ -23,11 +23,13 @@ import streamlit as st
 import specdec_core as sc
 from specdec_core.errors import MAX_TEXT_LENGTH, mismatch_message
 
+from . import figures_round as fr
 from . import round_codec as codec
 from .page_state import PageState
 from .presets import ROUND_K_MAX
 from .round_codec import CustomInputs, RoundChoice, RowTables
-from .round_story import RoundSpec, spec_from_scenario
+from .round_story import RoundSpec, RoundStory, build_story, spec_from_scenario
+from .shared_work import TEXT_TTL_S, shared_result
 from .text import md_escape
 from .widgets import seed_control
 
@@ -457,3 +459,46 @@ def step_by(delta: int, n_steps: int) -> None:
     """Button callback: move ``delta`` steps (quick double clicks add up), within the round."""
     index = int(st.session_state.get("round_step_index", 0)) + delta
     st.session_state["round_step_index"] = max(0, min(index, n_steps - 1))
+
+
+@dataclass(frozen=True)
+class SharedRound:
+    """A round's story and trace table, built once and shared read-only by every session."""
+
+    signature: str
+    story: RoundStory
+    trace: pd.DataFrame
+
+
+def shared_round(spec: RoundSpec) -> SharedRound:
+    """:func:`round_story.build_story` of ``spec`` and its trace table, once per round.
+
+    A class stepping through the same preset builds it once (keys hold typed numbers,
+    so they expire like typed text, :data:`shared_work.TEXT_TTL_S`).
+    """
+    signature = spec.signature()
+
+    def build() -> SharedRound:
+        story = build_story(spec)
+        return SharedRound(signature, story, story.trace_frame())
+
+    return shared_result("round.story", signature, build, heavy=False, ttl_s=TEXT_TTL_S)
+
+
+def shared_step_figures(shared: SharedRound, index: int) -> tuple:
+    """(main chart, coin chart or None, chips chart) of step ``index``, built once per
+    round and step and shared (``presenter.chart`` draws a restyled copy, never changes
+    them)."""
+
+    def build() -> tuple:
+        story = shared.story
+        step = story.step(index)
+        main_fig, coin_fig = fr.step_figures(story, index)
+        chips = fr.chips_figure(
+            story.labels, story.result.draft_tokens, step.draft_status, step.emitted
+        )
+        return main_fig, coin_fig, chips
+
+    return shared_result(
+        "round.figures", (shared.signature, index), build, heavy=False, ttl_s=TEXT_TTL_S
+    )

@@ -94,10 +94,14 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
 def download_csv(
     frame: pd.DataFrame, filename: str, *, key: str, label: str = "Download CSV"
 ) -> None:
-    """A download button for a table (UTF-8 CSV, no index, rounded numbers)."""
+    """A download button for a table (UTF-8 CSV, no index, rounded numbers).
+
+    The CSV is made when the button is clicked (Streamlit calls the function then), not
+    on every rerun of the page: most visitors never download it.
+    """
     st.download_button(
         label,
-        csv_bytes(frame),
+        lambda: csv_bytes(frame),
         file_name=filename,
         mime="text/csv",
         key=key,
