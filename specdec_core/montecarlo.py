@@ -377,6 +377,20 @@ def _keep_at_position(
     return chosen, found
 
 
+COMPACT_BELOW = 0.5  # draft positions gather the rounds still drafting below this share
+
+
+def _still_drafting(alive: np.ndarray, n: int) -> np.ndarray | None:
+    """Indices of the rounds whose drafts so far were all kept, or None when that is
+    COMPACT_BELOW of the rounds or more (gathering them would cost more than it saves).
+
+    A round that rejected a draft never reads its later uniforms, so leaving it out
+    changes no number that is counted (``count_step`` masks by n_accepted).
+    """
+    count = int(np.count_nonzero(alive))
+    return None if count >= COMPACT_BELOW * n else np.flatnonzero(alive)
+
+
 def positions_chunk(
     tables: DraftRowsShape,
     accept: np.ndarray,
@@ -398,14 +412,22 @@ def positions_chunk(
     draw = partial(tables.scratch.draw, rng, n, k * m)
     u_drafts = None if greedy_draft else draw("drafts", by_position=True)  # (K*m, n)
     coins = draw("coins", by_position=False)  # (n, K*m), slot j*m + i
-    chosen = np.empty((k, n), dtype=token_dtype(tables.vocab))  # (K, n)
+    chosen = np.zeros((k, n), dtype=token_dtype(tables.vocab))  # (K, n)
     alive = np.ones(n, dtype=bool)  # every draft so far kept
     n_accepted = np.zeros(n, dtype=np.intp)
     for j in range(k):
         slots = slice(j * m, (j + 1) * m)
         u_slots = None if u_drafts is None else u_drafts[slots]
-        chosen[j], kept = _keep_at_position(tables, j, accept[j], u_slots, coins[:, slots])
-        alive &= kept
+        live = _still_drafting(alive, n)
+        if live is None:  # most rounds still drafting: every round, no gather
+            chosen[j], kept = _keep_at_position(tables, j, accept[j], u_slots, coins[:, slots])
+            alive &= kept
+        elif live.size:  # only the rounds still drafting (the others never look again)
+            u_live = None if u_slots is None else u_slots[:, live]
+            chosen[j, live], kept = _keep_at_position(
+                tables, j, accept[j], u_live, coins[live, slots]
+            )
+            alive[live] = kept
         n_accepted += alive
     last = tables.final_sampler.by_row(n_accepted, rng.random(n))  # (n,)
     if not bonus:
