@@ -4,9 +4,10 @@ Used by the Losslessness lab and the Variants lab.
 
 Thirty students who press "Run simulation" with the same settings in the same second
 share one computation (:func:`specdec_ui.shared_work.shared_result`); different settings
-queue on the heavy-work lane, one at a time, so a class never runs thirty simulations in
-thirty threads at once. ``simulate_rounds`` works in fixed-size chunks and keeps only
-counts, so one run's memory does not grow with its number of rounds.
+queue on the heavy-work lane, so a class never runs thirty simulations in thirty threads
+at once, and a preset's runs go to helper processes (:mod:`specdec_ui.processes`).
+``simulate_rounds`` works in fixed-size chunks and keeps only counts, so one run's memory
+does not grow with its number of rounds.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 import specdec_core as sc
 
 from . import presets
+from .processes import run_apart
 from .shared_work import TEXT_TTL_S, WaitStatus, shared_result
 
 Options = tuple[tuple[str, object], ...]  # a variant's keyword options, hashable
@@ -60,15 +62,21 @@ def shared_simulation(
     """:func:`simulate_and_test`, computed once per server for the same settings.
 
     ``typed``: p and q came from a student's text (not a preset), so the stored result
-    (whose key holds them) lives at most ``TEXT_TTL_S`` seconds. Raises
+    (whose key holds them) lives at most ``TEXT_TTL_S`` seconds and the run stays in this
+    process; a preset's run goes to a helper process on the other core
+    (:func:`specdec_ui.processes.run_apart`). Raises
     :class:`specdec_ui.shared_work.QueueFullError` when the queue is full, and the core's
     ``SpecDecError`` for bad input (it reaches every caller and is not stored).
     """
     key = (p_target, q_draft, int(k), int(rounds), int(seed), str(variant), tuple(options))
+    if typed:
+        compute = lambda: simulate_and_test(*key)  # noqa: E731
+    else:
+        compute = lambda: run_apart("simulate", simulate_and_test, *key)  # noqa: E731
     return shared_result(
         "lab.simulate",
         key,
-        lambda: simulate_and_test(*key),
+        compute,
         ttl_s=TEXT_TTL_S if typed else None,
         on_wait=on_wait,
     )

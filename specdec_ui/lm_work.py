@@ -15,14 +15,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
-import multiprocessing
-import os
-import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +25,7 @@ import specdec_core.lm as lm
 from specdec_core.lm.timing import SpeedMeasurement, measure_speedup
 from specdec_core.theory import expected_tokens
 
+from .processes import run_apart
 from .share import LinkReader, share_query
 from .shared_work import TEXT_TTL_S, WaitStatus, shared_result
 from .widgets import MAX_SEED
@@ -214,44 +209,15 @@ def compute_speed(pair: str, k: int, temperature: float) -> SpeedMeasurement:
     )
 
 
-_SPEED_PROCESS: list[ProcessPoolExecutor] = []  # at most one, started on first use
-_SPEED_PROCESS_LOCK = threading.Lock()
-
-
-def _speed_process_started() -> None:
-    """In the measuring process: lowest priority but one, so the server comes first."""
-    with contextlib.suppress(OSError):
-        os.nice(10)
-
-
-def _speed_process() -> ProcessPoolExecutor:
-    with _SPEED_PROCESS_LOCK:
-        if not _SPEED_PROCESS:
-            _SPEED_PROCESS.append(
-                ProcessPoolExecutor(
-                    max_workers=1,
-                    mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_speed_process_started,
-                )
-            )
-        return _SPEED_PROCESS[0]
-
-
 def measure_apart(pair: str, k: int, temperature: float) -> SpeedMeasurement:
-    """:func:`compute_speed` in a process of its own, or here if no process can start.
+    """:func:`compute_speed` in a helper process (:mod:`specdec_ui.processes`).
 
     Sessions are threads of one interpreter: a measurement on a thread held the
     interpreter lock half the time while a class waited for its pages (the Round page's
-    p95 went from 0.4 s to 2.9 s during a wave). A second process has its own lock and
-    the second core; it receives only (pair, K, T), names from the page's fixed lists,
-    and returns numbers, so no student text crosses.
+    p95 went from 0.4 s to 2.9 s during a wave). The helper receives only (pair, K, T),
+    names from the page's fixed lists, and returns numbers.
     """
-    try:
-        return _speed_process().submit(compute_speed, pair, k, temperature).result()
-    except (BrokenProcessPool, OSError, RuntimeError):
-        with _SPEED_PROCESS_LOCK:
-            _SPEED_PROCESS.clear()  # a broken pool is not reused; the next call retries
-        return compute_speed(pair, k, temperature)
+    return run_apart("speed", compute_speed, pair, k, temperature)
 
 
 def get_speed(pair: str, k: int, temperature: float, *, wait: bool = False):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from . import presenter
+from . import presenter, processes
 from .presets import MAX_SEED
 from .registry import PageInfo, page_info
 from .text import md_escape
@@ -33,6 +33,7 @@ def page_setup(page_file: str | Path) -> PageInfo:
     )
     presenter.presenter_toggle()
     presenter.presenter_style()
+    processes.warm_up()  # the labs' helper processes start now, not on the first click
     return info
 
 

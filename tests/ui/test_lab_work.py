@@ -21,15 +21,8 @@ def empty_store():
     shared_work.clear()
 
 
-def test_thirty_identical_requests_compute_once_and_share_one_result(monkeypatch):
-    calls = []
-    real = lab_work.simulate_and_test
-
-    def counted(*args):
-        calls.append(args)
-        return real(*args)
-
-    monkeypatch.setattr(lab_work, "simulate_and_test", counted)
+def test_thirty_identical_requests_compute_once_and_share_one_result():
+    before = shared_work.WORK.stats()["computations"]
     out: list = [None] * 30
     barrier = threading.Barrier(30)
 
@@ -42,14 +35,15 @@ def test_thirty_identical_requests_compute_once_and_share_one_result(monkeypatch
         t.start()
     for t in threads:
         t.join(60)
-    assert len(calls) == 1
+    assert shared_work.WORK.stats()["computations"] - before == 1
     assert all(result is out[0] for result in out)
 
 
-def test_the_shared_result_is_the_seeded_simulation():
-    result, report = lab_work.shared_simulation(P, Q, 2, 5_000, 11, "correct", typed=True)
+@pytest.mark.parametrize("typed", [True, False])  # here / in a helper process
+def test_the_shared_result_is_the_seeded_simulation(typed):
+    result, report = lab_work.shared_simulation(P, Q, 2, 5_000, 11 + typed, "correct", typed=typed)
     direct = sc.simulate_rounds(
-        np.array(P), np.array(Q), 2, 5_000, rng=np.random.default_rng(11), variant="correct"
+        np.array(P), np.array(Q), 2, 5_000, rng=np.random.default_rng(11 + typed), variant="correct"
     )
     np.testing.assert_array_equal(result.emitted_counts, direct.emitted_counts)
     assert report.passed
