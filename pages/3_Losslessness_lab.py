@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import streamlit as st
 
 import specdec_core as sc
@@ -362,11 +364,15 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
     if not PRESENTING:
         _diff_chart()
 
-    table = fl.results_csv_table(result, report, labels, seed=applied["seed"])
     with st.expander("The counts behind the charts"):
         st.dataframe(fl.token_table(result, report, labels), hide_index=True)
         st.dataframe(fl.rounds_table(result), hide_index=True)
-    download_csv(table, "losslessness_lab.csv", key="lab_csv", label="Download the results (CSV)")
+    download_csv(
+        functools.partial(fl.results_csv_table, result, report, labels, seed=applied["seed"]),
+        "losslessness_lab.csv",
+        key="lab_csv",
+        label="Download the results (CSV)",
+    )
 
     shared = {name: applied[name] for name in ("preset", "k", "rounds", "seed", "variant")}
     if applied["preset"] == presets.CUSTOM:

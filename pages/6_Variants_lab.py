@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import streamlit as st
 
@@ -449,7 +451,7 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
         **{name: str(value) for name, value in sim_options.items()},
     }
     download_csv(
-        fv.results_csv_table(result, labels, emitted, settings),
+        functools.partial(fv.results_csv_table, result, labels, emitted, settings),
         "variants_lab.csv",
         key="var_csv",
         label="Download the results (CSV)",

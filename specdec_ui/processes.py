@@ -6,64 +6,121 @@ the speed measurement of the Model pair lab (``"speed"``: one process, niced, so
 never competes with the sessions) and the preset Monte Carlo runs of the labs
 (``"simulate"``: one process per core). Only names from fixed lists, numbers of the
 shipped presets and integers (K, rounds, seed) cross to a helper, and only computed
-numbers come back (pickled by the standard library between this server and its own
-child); a student's typed text never does, so runs of typed p and q stay in a thread.
+numbers come back (pickled between this server and its own child over a pipe); a
+student's typed text never does, so runs of typed p and q stay in a thread.
 
-The pools start WARM_UP_DELAY_S after the server draws its first page (:func:`warm_up`,
-called by ``widgets.page_setup``), in the background: not at once, because three new
-interpreters importing numpy slowed the first class's first page from 2.5 s to 4.1 s,
-and not on the first click, which then waited for them. ("spawn": a fresh interpreter,
-never a fork of a threaded server.) They are kept, about 95 MB each. If a helper cannot
-start or dies, :func:`run_apart` runs the job in the calling thread instead, and the next
-call starts a new pool.
+A helper is a fresh interpreter running ``python -m specdec_ui.helper``, not a
+``multiprocessing`` child: Streamlit puts each page script in ``sys.modules["__main__"]``,
+and a spawned child re-runs that module first, so it would run a page in bare mode.
+
+The helpers start WARM_UP_DELAY_S after the server draws its first page
+(:func:`warm_up`, called by ``widgets.page_setup``), in the background: not at once,
+because new interpreters importing numpy slowed the first class's first page from
+2.5 s to 4.1 s, and not on the first click, which then waited for them. They are kept,
+about 90 MB each. If a helper cannot start or dies, :func:`run_apart` runs the job in
+the calling thread instead, and a later call starts a new helper.
 """
 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
+import queue
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection, Pipe
+from pathlib import Path
 from typing import TypeVar
 
 T = TypeVar("T")
 
-POOLS = {"speed": (1, 10), "simulate": (2, 0)}  # name -> (processes, added niceness)
+POOLS = {"speed": (1, 10), "simulate": (2, 0)}  # name -> (helpers, added niceness)
 WARM_UP_DELAY_S = 20.0
-
-_pools: dict[str, ProcessPoolExecutor] = {}
-_lock = threading.Lock()
+ROOT = Path(__file__).resolve().parent.parent
 
 
-def _started(niceness: int) -> None:
-    """In a helper: one BLAS thread (no oversubscription) and the pool's niceness."""
-    from specdec_core.lm.blas import limit_blas_threads
+class _Helper:
+    """One helper interpreter and the pipe to it (used by one caller at a time)."""
 
-    with contextlib.suppress(OSError):
-        limit_blas_threads(1)
-    if niceness:
+    def __init__(self, niceness: int) -> None:
+        ours, theirs = Pipe()
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        command = [sys.executable, "-m", "specdec_ui.helper", str(theirs.fileno()), str(niceness)]
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, env=env, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL
+        )
+        theirs.close()
+        self.conn: Connection = ours
+
+    def call(self, fn: Callable[..., T], args: tuple) -> T:
+        """fn(*args) in the helper; its exception is raised here as it is."""
+        self.conn.send((fn.__module__, fn.__qualname__, args))
+        ok, value = self.conn.recv()
+        if not ok:
+            raise value
+        return value
+
+    def close(self) -> None:
         with contextlib.suppress(OSError):
-            os.nice(niceness)
+            self.conn.close()
+        with contextlib.suppress(OSError):
+            self.process.kill()
 
 
-def _pool(name: str) -> ProcessPoolExecutor:
-    with _lock:
-        if name not in _pools:
-            processes, niceness = POOLS[name]
-            _pools[name] = ProcessPoolExecutor(
-                max_workers=processes,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_started,
-                initargs=(niceness,),
-            )
-        return _pools[name]
+class _Pool:
+    """Up to ``size`` helpers; a caller takes an idle one (or starts one) and gives it back."""
+
+    def __init__(self, size: int, niceness: int) -> None:
+        self.size, self.niceness = size, niceness
+        self.idle: queue.SimpleQueue[_Helper] = queue.SimpleQueue()
+        self.started = 0
+        self.lock = threading.Lock()
+
+    def take(self) -> _Helper:
+        with self.lock:
+            if self.idle.empty() and self.started < self.size:
+                self.started += 1
+                try:
+                    return _Helper(self.niceness)
+                except OSError:
+                    self.started -= 1
+                    raise
+        return self.idle.get()  # waits for a helper another caller gives back
+
+    def give_back(self, helper: _Helper) -> None:
+        self.idle.put(helper)
+
+    def discard(self, helper: _Helper) -> None:
+        helper.close()
+        with self.lock:
+            self.started -= 1
 
 
-def _nothing() -> None:
-    """A job that only makes a helper start (and import this module's dependencies)."""
+_pools = {name: _Pool(*spec) for name, spec in POOLS.items()}
+
+
+def run_apart(pool: str, fn: Callable[..., T], *args) -> T:
+    """``fn(*args)`` in a helper of ``pool`` (a name of :data:`POOLS`), or here if no
+    helper can run it. ``fn`` must be a module-level function; errors it raises reach
+    the caller as they are."""
+    owner = _pools[pool]
+    try:
+        helper = owner.take()
+    except OSError:
+        return fn(*args)
+    try:
+        result = helper.call(fn, args)
+    except (EOFError, OSError):  # the helper died or its pipe broke: not an error of fn
+        owner.discard(helper)
+        return fn(*args)
+    except BaseException:
+        owner.give_back(helper)  # fn raised: the helper is fine
+        raise
+    owner.give_back(helper)
+    return result
 
 
 _warmed = threading.Event()
@@ -81,30 +138,10 @@ def warm_up(delay_s: float | None = None) -> None:
 
 
 def _start_all() -> None:
-    with contextlib.suppress(OSError, RuntimeError):
-        for name, (processes, _) in POOLS.items():
-            pool = _pool(name)
-            for _ in range(processes):
-                pool.submit(_nothing)
-
-
-def run_apart(pool: str, fn: Callable[..., T], *args) -> T:
-    """``fn(*args)`` in a helper of ``pool`` (a name of :data:`POOLS`), or here if none
-    can run it. ``fn`` must be a module-level function; errors it raises reach the
-    caller as they are."""
-    try:
-        future = _pool(pool).submit(fn, *args)
-    except (BrokenProcessPool, OSError, RuntimeError):
-        return _restart_and_run_here(pool, fn, args)
-    try:
-        return future.result()
-    except (BrokenProcessPool, OSError):  # the helper died (not an error of fn)
-        return _restart_and_run_here(pool, fn, args)
-
-
-def _restart_and_run_here(pool: str, fn: Callable[..., T], args: tuple) -> T:
-    with _lock:
-        broken = _pools.pop(pool, None)
-    if broken is not None:
-        broken.shutdown(wait=False, cancel_futures=True)
-    return fn(*args)
+    for pool in _pools.values():
+        helpers = []
+        with contextlib.suppress(OSError):
+            while pool.started < pool.size:
+                helpers.append(pool.take())
+        for helper in helpers:
+            pool.give_back(helper)

@@ -93,16 +93,22 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
 
 
 def download_csv(
-    frame: pd.DataFrame, filename: str, *, key: str, label: str = "Download CSV"
+    frame: pd.DataFrame | Callable[[], pd.DataFrame],
+    filename: str,
+    *,
+    key: str,
+    label: str = "Download CSV",
 ) -> None:
     """A download button for a table (UTF-8 CSV, no index, rounded numbers).
 
     The CSV is made when the button is clicked (Streamlit calls the function then), not
-    on every rerun of the page: most visitors never download it.
+    on every rerun of the page: most visitors never download it. ``frame`` may be the
+    table or a function that builds it (then the table is built on the click too).
     """
+    build = frame if callable(frame) else lambda: frame
     st.download_button(
         label,
-        lambda: csv_bytes(frame),
+        lambda: csv_bytes(build()),
         file_name=filename,
         mime="text/csv",
         key=key,

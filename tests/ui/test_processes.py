@@ -29,13 +29,35 @@ def test_an_error_of_the_job_reaches_the_caller_as_it_is():
         run_apart("simulate", _refuse, 3)
 
 
-def test_without_a_helper_the_job_runs_here_and_the_next_call_starts_a_new_pool(monkeypatch):
-    def no_process(name):
+def test_without_a_helper_the_job_runs_here(monkeypatch):
+    def no_process(niceness):
         raise OSError("no processes on this host")
 
-    monkeypatch.setattr(processes, "_pool", no_process)
+    monkeypatch.setattr(processes, "_Helper", no_process)
+    monkeypatch.setitem(processes._pools, "speed", processes._Pool(1, 0))
     pid, value = run_apart("speed", _pid_and_square, 4)
     assert (pid, value) == (os.getpid(), 16)
+
+
+def test_a_helper_that_dies_is_replaced_and_the_job_runs_here(monkeypatch):
+    pool = processes._Pool(1, 0)
+    monkeypatch.setitem(processes._pools, "simulate", pool)
+    first_pid, _ = run_apart("simulate", _pid_and_square, 2)
+    helper = pool.idle.get()
+    helper.process.kill()
+    helper.process.wait(10)
+    pool.give_back(helper)
+    pid, value = run_apart("simulate", _pid_and_square, 5)  # the dead one: here
+    assert (pid, value) == (os.getpid(), 25) and pool.started == 0
+    pid, _ = run_apart("simulate", _pid_and_square, 6)  # a new helper
+    assert pid not in (os.getpid(), first_pid)
+
+
+def test_a_helper_runs_only_this_projects_functions():
+    from specdec_ui.helper import _function
+
+    with pytest.raises(PermissionError, match="os"):
+        _function("os", "system")
 
 
 def test_warm_up_starts_every_pool_later_and_only_once(monkeypatch):
