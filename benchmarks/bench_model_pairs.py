@@ -50,13 +50,14 @@ PROMPTS_FILE = ROOT / "benchmarks" / "prompts_model_pairs.txt"
 N_TOKENS = 200
 FULL = {
     "pairs": [
+        "lookup-table-to-gpt-4L",
         "lookup-to-gpt-4L",
         "trigram-aligned-to-gpt-4L",
         "gpt-1L-aligned-to-gpt-4L",
         "trigram-to-gpt-4L",
         "gpt-1L-to-gpt-4L",
     ],
-    "ks": [1, 2, 3, 4, 6],
+    "ks": [1, 2, 3, 4, 7],
     "repeats": 3,
     "tokens": N_TOKENS,
 }

@@ -25,13 +25,12 @@ greedy output.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 
 import numpy as np
 
 from ..errors import InvalidParameterError
-from .prompt_lookup import LOOKUP_CONTEXT, find_match
+from .prompt_lookup import PromptLookupDraft, find_match
 from .tokenizer import Tokenizer
 
 TABLE_ORDER = 4  # longest context of the choice table (held-out alpha: 3 -> 0.502, 4 -> 0.514)
@@ -172,31 +171,17 @@ class ChoiceTable:
         return self.lookup(tokens)[0]
 
 
-class LookupTableDraft:
+class LookupTableDraft(PromptLookupDraft):
     """Prompt lookup first, the choice table for the rest (see the module docstring).
 
-    The interface of :class:`.prompt_lookup.PromptLookupDraft` (``propose``), so the
-    engine treats it as a draft without a model: one call a round, q one-hot.
+    A :class:`.prompt_lookup.PromptLookupDraft` (``propose``, no cache), so the engine
+    treats it as a draft without a model: one call a round, q one-hot.
     """
 
-    parallel_verify = False  # only ever a draft
-    context_length = LOOKUP_CONTEXT
-    length = 0
-
     def __init__(self, table: ChoiceTable, tokenizer: Tokenizer | None) -> None:
+        super().__init__(tokenizer, LOOKUP_MAX)
         self.table = table
-        self.tokenizer = tokenizer
         self.name = f"prompt lookup (n = {LOOKUP_MAX}..{LOOKUP_MIN}) + choice table"
-
-    def fresh(self) -> LookupTableDraft:
-        return copy.copy(self)
-
-    def rollback(self, length: int) -> None:
-        """Nothing is cached: rolling back to 0 is the only valid call."""
-        if length != 0:
-            raise InvalidParameterError(
-                f"{self.name}: holds no tokens; cannot roll back to {length}."
-            )
 
     def guesses(self, tokens, k: int) -> tuple[list[int], list[float]]:
         """k guesses and how likely each is the target's choice if those before it were.
