@@ -1,7 +1,7 @@
 """A helper interpreter's loop: ``python -m specdec_ui.helper FD NICENESS``.
 
-Started by :mod:`specdec_ui.processes`. Reads (module, function name, args) from the
-pipe FD, runs the function and sends back (True, result) or (False, the exception),
+Started by :mod:`specdec_ui.processes`. Reads (module, function name, args, keyword
+args) from the pipe FD, runs the function and sends back (True, result) or (False, the exception),
 until the server closes the pipe. Only functions of this project's modules run
 (``specdec_*``, and ``tests.`` for the test suite).
 """
@@ -30,11 +30,11 @@ def serve(conn: Connection) -> None:
     """Answer calls until the pipe closes."""
     while True:
         try:
-            module, qualname, args = conn.recv()
+            module, qualname, args, kwargs = conn.recv()
         except (EOFError, OSError):
             return
         try:
-            reply = (True, _function(module, qualname)(*args))
+            reply = (True, _function(module, qualname)(*args, **kwargs))
         except Exception as err:  # noqa: BLE001 - every error goes back to the caller
             reply = (False, err)
         conn.send(reply)

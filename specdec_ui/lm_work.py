@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import specdec_core.lm as lm
-from specdec_core.lm.timing import SpeedMeasurement, measure_speedup
+from specdec_core.lm.timing import SpeedMeasurement, measure_pair
 from specdec_core.theory import expected_tokens
 
 from .processes import run_apart
@@ -196,17 +196,17 @@ def get_run(
 
 def compute_speed(pair: str, k: int, temperature: float) -> SpeedMeasurement:
     """The timing of (pair, K, T) on the reference workload (default prompt, 200 tokens)."""
-    models = lm.load_pair(pair)
-    ids = lm.encode_prompt(models[1].tokenizer, DEFAULT_PROMPT)
-    return measure_speedup(
-        models,
-        ids,
-        k=k,
-        temperature=temperature,
-        max_new_tokens=SPEED_TOKENS,
-        seed=SPEED_SEED,
-        repeats=SPEED_REPEATS,
-    )
+    return measure_pair(pair, DEFAULT_PROMPT, **_speed_options(k, temperature))
+
+
+def _speed_options(k: int, temperature: float) -> dict:
+    return {
+        "k": k,
+        "temperature": temperature,
+        "max_new_tokens": SPEED_TOKENS,
+        "seed": SPEED_SEED,
+        "repeats": SPEED_REPEATS,
+    }
 
 
 def measure_apart(pair: str, k: int, temperature: float) -> SpeedMeasurement:
@@ -214,10 +214,11 @@ def measure_apart(pair: str, k: int, temperature: float) -> SpeedMeasurement:
 
     Sessions are threads of one interpreter: a measurement on a thread held the
     interpreter lock half the time while a class waited for its pages (the Round page's
-    p95 went from 0.4 s to 2.9 s during a wave). The helper receives only (pair, K, T),
-    names from the page's fixed lists, and returns numbers.
+    p95 went from 0.4 s to 2.9 s during a wave). The helper receives only the pair's
+    name, K, T and this module's constants, and returns numbers; it imports the core
+    only (:func:`specdec_core.lm.timing.measure_pair`), not Streamlit.
     """
-    return run_apart("speed", compute_speed, pair, k, temperature)
+    return run_apart("speed", measure_pair, pair, DEFAULT_PROMPT, **_speed_options(k, temperature))
 
 
 def get_speed(pair: str, k: int, temperature: float, *, wait: bool = False):

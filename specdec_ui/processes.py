@@ -55,9 +55,9 @@ class _Helper:
         theirs.close()
         self.conn: Connection = ours
 
-    def call(self, fn: Callable[..., T], args: tuple) -> T:
-        """fn(*args) in the helper; its exception is raised here as it is."""
-        self.conn.send((fn.__module__, fn.__qualname__, args))
+    def call(self, fn: Callable[..., T], args: tuple, kwargs: dict) -> T:
+        """fn(*args, **kwargs) in the helper; its exception is raised here as it is."""
+        self.conn.send((fn.__module__, fn.__qualname__, args, kwargs))
         ok, value = self.conn.recv()
         if not ok:
             raise value
@@ -102,20 +102,20 @@ class _Pool:
 _pools = {name: _Pool(*spec) for name, spec in POOLS.items()}
 
 
-def run_apart(pool: str, fn: Callable[..., T], *args) -> T:
-    """``fn(*args)`` in a helper of ``pool`` (a name of :data:`POOLS`), or here if no
-    helper can run it. ``fn`` must be a module-level function; errors it raises reach
-    the caller as they are."""
+def run_apart(pool: str, fn: Callable[..., T], *args, **kwargs) -> T:
+    """``fn(*args, **kwargs)`` in a helper of ``pool`` (a name of :data:`POOLS`), or here
+    if no helper can run it. ``fn`` must be a module-level function; errors it raises
+    reach the caller as they are."""
     owner = _pools[pool]
     try:
         helper = owner.take()
     except OSError:
-        return fn(*args)
+        return fn(*args, **kwargs)
     try:
-        result = helper.call(fn, args)
+        result = helper.call(fn, args, kwargs)
     except (EOFError, OSError):  # the helper died or its pipe broke: not an error of fn
         owner.discard(helper)
-        return fn(*args)
+        return fn(*args, **kwargs)
     except BaseException:
         owner.give_back(helper)  # fn raised: the helper is fine
         raise

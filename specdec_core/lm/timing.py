@@ -232,6 +232,37 @@ def measure_speedup(
     )
 
 
+def measure_pair(
+    name: str,
+    prompt: str,
+    *,
+    k: int,
+    temperature: float,
+    max_new_tokens: int,
+    seed: int = 0,
+    repeats: int = 5,
+) -> SpeedMeasurement:
+    """:func:`measure_speedup` of the shipped pair ``name`` on the text ``prompt``.
+
+    Loads the pair here (once per process), so that a helper process can run it from
+    names and numbers alone (``specdec_ui.processes``).
+    """
+    from .pairs import load_pair  # the registry imports the models; timing does not need them
+    from .report import encode_prompt
+
+    pair = load_pair(name)
+    ids = encode_prompt(pair[1].tokenizer, prompt)
+    return measure_speedup(
+        pair,
+        ids,
+        k=k,
+        temperature=temperature,
+        max_new_tokens=max_new_tokens,
+        seed=seed,
+        repeats=repeats,
+    )
+
+
 def predicted_speedup(tokens_per_round: float, k: int, c: float, v: float) -> float:
     """S = E / (K c + v(K)): seeds' formula with the measured verify cost (seed 003 Ex 7)."""
     return tokens_per_round / (k * c + v)
