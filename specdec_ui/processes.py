@@ -66,8 +66,9 @@ class _Helper:
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.conn.close()
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             self.process.kill()
+            self.process.wait(timeout=5)  # reaped, not left a zombie
 
 
 class _Pool:
