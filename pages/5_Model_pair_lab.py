@@ -203,19 +203,20 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
             icon="✂️",
         )
 
+    quiet = lm.load_pair(pair)[0]  # a draft that may propose nothing (prompt lookup)
     if spec.empty_rounds:
         st.info(
-            f"Prompt lookup found no earlier match of the last 3, 2 or 1 tokens in "
-            f"{spec.empty_rounds} of {n_rounds} rounds: those rounds proposed nothing and ran one "
-            "plain step of the target. It gains where the text repeats (quotes of the prompt, "
-            "code, lists) and costs almost nothing where it does not.",
+            f"In {spec.empty_rounds} of {n_rounds} rounds the draft proposed nothing: "
+            f"{getattr(quiet, 'quiet_why', 'it had no guess')}. Those rounds ran one plain "
+            f"step of the target. {getattr(quiet, 'quiet_gain', '')}",
             icon="🔎",
         )
 
     rnd = spec.rounds[r - 1] if mode == "step" else None
     n_drafts = len(rnd.positions) - 1 if rnd else 0  # prompt lookup may propose fewer than K
     if rnd is not None and n_drafts == 0:
-        st.subheader(f"Round {r}: no match in the text, nothing proposed")
+        short = getattr(quiet, "quiet_short", "no guess")
+        st.subheader(f"Round {r}: {short}, nothing proposed")
         st.write("The target made one plain step: its token is the round's only token.")
         chart(
             fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind),

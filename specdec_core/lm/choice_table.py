@@ -178,6 +178,14 @@ class LookupTableDraft(PromptLookupDraft):
     treats it as a draft without a model: one call a round, q one-hot.
     """
 
+    quiet_short = "guesses too unlikely"
+    quiet_why = (
+        "its guesses were unlikely (the round was expected to emit fewer than "
+        f"{MIN_EXPECTED_TOKENS:g} tokens, judged from the table's shares and the lookup's "
+        "hit rates)"
+    )
+    quiet_gain = "A round without drafts costs one plain step: less than checking drafts that fail."
+
     def __init__(self, table: ChoiceTable, tokenizer: Tokenizer | None) -> None:
         super().__init__(tokenizer, LOOKUP_MAX)
         self.table = table

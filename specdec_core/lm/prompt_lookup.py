@@ -77,6 +77,16 @@ class PromptLookupDraft:
     parallel_verify = False  # never verifies anything: it is only ever the draft
     context_length = LOOKUP_CONTEXT
     length = 0
+    # Why a round may propose nothing, for the page (short form, sentence, what it buys)
+    quiet_short = "no match in the text"
+    quiet_gain = (
+        "It gains where the text repeats (quotes of the prompt, code, lists) and costs "
+        "almost nothing where it does not."
+    )
+
+    @property
+    def quiet_why(self) -> str:
+        return f"it found no earlier match of the last {self.max_ngram} to 1 tokens"
 
     def __init__(self, tokenizer: Tokenizer | None, max_ngram: int = MAX_NGRAM) -> None:
         """``max_ngram``: the longest suffix looked up (3, as the issue asks)."""

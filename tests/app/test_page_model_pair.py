@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from specdec_core.lm import (
     MAX_PROMPT_CHARS,
@@ -218,16 +219,27 @@ def test_the_page_opens_through_the_router_with_its_link():
     assert at.slider(key="lm_k").value == 2 and at.query_params["tokens"] == "20"
 
 
-def test_prompt_lookup_says_when_it_found_no_match_and_steps_through_an_empty_round():
-    pair = "lookup-to-gpt-4L"
+@pytest.mark.parametrize(
+    ("pair", "why", "short"),
+    [
+        (
+            "lookup-to-gpt-4L",
+            "it found no earlier match of the last 3 to 1 tokens",
+            "no match in the text",
+        ),
+        ("lookup-table-to-gpt-4L", "its guesses were unlikely", "guesses too unlikely"),
+    ],
+)
+def test_a_draft_that_stays_quiet_says_why_and_steps_through_an_empty_round(pair, why, short):
     at = open_page(PAGE, {"pair": pair, "mode": "step", "tokens": "60"})
     assert not at.exception and not at.error
     run = lw.get_run(pair, lw.DEFAULT_PROMPT, lw.DEFAULT_K, 0.0, 60, 0, trace=True)
     empty = [i for i, r in enumerate(run.spec.rounds) if len(r.positions) == 1]
-    assert run.spec.empty_rounds == len(empty) > 0  # the default prompt has unmatched rounds
-    assert any(f"in {len(empty)} of {run.counts.rounds} rounds" in i.value for i in at.info)
+    assert run.spec.empty_rounds == len(empty) > 0  # the default prompt has quiet rounds
+    said = f"In {len(empty)} of {run.counts.rounds} rounds the draft proposed nothing: {why}"
+    assert any(said in i.value for i in at.info)
     at.slider(key="lm_round").set_value(empty[0] + 1).run()
     assert not at.exception
-    assert any("nothing proposed" in h.value for h in at.subheader)
+    assert any(f"{short}, nothing proposed" in h.value for h in at.subheader)
     assert not any("drafts kept" in h.value for h in at.subheader)
     assert any(pair_info(pair).why[:40] in c.value for c in at.caption)
