@@ -12,6 +12,7 @@ does not grow with its number of rounds.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -69,14 +70,13 @@ def shared_simulation(
     ``SpecDecError`` for bad input (it reaches every caller and is not stored).
     """
     key = (p_target, q_draft, int(k), int(rounds), int(seed), str(variant), tuple(options))
-    if typed:
-        compute = lambda: simulate_and_test(*key)  # noqa: E731
-    else:
-        compute = lambda: run_apart("simulate", simulate_and_test, *key)  # noqa: E731
+    run = (
+        simulate_and_test if typed else functools.partial(run_apart, "simulate", simulate_and_test)
+    )
     return shared_result(
         "lab.simulate",
         key,
-        compute,
+        lambda: run(*key),
         ttl_s=TEXT_TTL_S if typed else None,
         on_wait=on_wait,
     )

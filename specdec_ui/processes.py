@@ -55,13 +55,11 @@ class _Helper:
         theirs.close()
         self.conn: Connection = ours
 
-    def call(self, fn: Callable[..., T], args: tuple, kwargs: dict) -> T:
-        """fn(*args, **kwargs) in the helper; its exception is raised here as it is."""
+    def call(self, fn: Callable, args: tuple, kwargs: dict) -> tuple[bool, object]:
+        """(True, fn(*args, **kwargs)) computed in the helper, or (False, the exception
+        it raised); EOFError / OSError here mean the helper or its pipe is gone."""
         self.conn.send((fn.__module__, fn.__qualname__, args, kwargs))
-        ok, value = self.conn.recv()
-        if not ok:
-            raise value
-        return value
+        return self.conn.recv()
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -81,15 +79,21 @@ class _Pool:
         self.lock = threading.Lock()
 
     def take(self) -> _Helper:
-        with self.lock:
-            if self.idle.empty() and self.started < self.size:
-                self.started += 1
-                try:
-                    return _Helper(self.niceness)
-                except OSError:
-                    self.started -= 1
-                    raise
-        return self.idle.get()  # waits for a helper another caller gives back
+        """An idle helper, a new one while fewer than ``size`` run, or the next one given
+        back (looking again every second: a helper that died frees a place)."""
+        while True:
+            with self.lock:
+                if self.idle.empty() and self.started < self.size:
+                    self.started += 1
+                    try:
+                        return _Helper(self.niceness)
+                    except OSError:
+                        self.started -= 1
+                        raise
+            try:
+                return self.idle.get(timeout=1.0)
+            except queue.Empty:
+                continue
 
     def give_back(self, helper: _Helper) -> None:
         self.idle.put(helper)
@@ -113,15 +117,14 @@ def run_apart(pool: str, fn: Callable[..., T], *args, **kwargs) -> T:
     except OSError:
         return fn(*args, **kwargs)
     try:
-        result = helper.call(fn, args, kwargs)
+        ok, value = helper.call(fn, args, kwargs)
     except (EOFError, OSError):  # the helper died or its pipe broke: not an error of fn
         owner.discard(helper)
         return fn(*args, **kwargs)
-    except BaseException:
-        owner.give_back(helper)  # fn raised: the helper is fine
-        raise
     owner.give_back(helper)
-    return result
+    if not ok:
+        raise value  # fn's own error (even an OSError): the helper itself is fine
+    return value
 
 
 _warmed = threading.Event()

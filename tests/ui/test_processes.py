@@ -73,3 +73,40 @@ def test_warm_up_starts_every_pool_later_and_only_once(monkeypatch):
     assert started == []  # not at once: the first class's pages come first
     time.sleep(0.6)
     assert len(started) == 1 and started[0] - begin >= 0.19
+
+
+def _raise_os_error(path: str) -> None:
+    raise FileNotFoundError(path)
+
+
+def test_an_os_error_of_the_job_is_its_own_and_keeps_the_helper(monkeypatch):
+    pool = processes._Pool(1, 0)
+    monkeypatch.setitem(processes._pools, "simulate", pool)
+    first, _ = run_apart("simulate", _pid_and_square, 1)
+    with pytest.raises(FileNotFoundError, match="no-such-file"):
+        run_apart("simulate", _raise_os_error, "no-such-file")
+    again, _ = run_apart("simulate", _pid_and_square, 1)
+    assert again == first and pool.started == 1  # the same helper, not discarded
+
+
+def test_a_caller_waiting_for_a_helper_gets_a_new_one_when_the_busy_one_dies(monkeypatch):
+    import threading
+
+    class FakeHelper:
+        def __init__(self, niceness):
+            self.closed = False
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr(processes, "_Helper", FakeHelper)
+    pool = processes._Pool(1, 0)
+    busy = pool.take()
+    got = []
+    waiter = threading.Thread(target=lambda: got.append(pool.take()), daemon=True)
+    waiter.start()
+    waiter.join(0.3)
+    assert got == []  # the only helper is busy
+    pool.discard(busy)  # it died: its place is free again
+    waiter.join(5)
+    assert len(got) == 1 and got[0] is not busy and not got[0].closed
