@@ -33,7 +33,7 @@ def page_setup(page_file: str | Path) -> PageInfo:
     )
     presenter.presenter_toggle()
     presenter.presenter_style()
-    processes.warm_up()  # the labs' helper processes start now, not on the first click
+    processes.warm_up()  # the helper processes start soon after the first page (once)
     return info
 
 

@@ -184,12 +184,12 @@ _LOADERS = {
 _HF_LOCK = threading.Lock()
 
 
-@functools.lru_cache(maxsize=1)
 def _hf_pairs() -> dict[str, PairInfo]:
     """Locally cached Hugging Face pairs (looked up once per process; see :mod:`.hf`).
 
     Under a lock: the first look imports huggingface_hub, and 30 sessions asking at once
-    would otherwise all import and search at the same time.
+    would otherwise all import and search at the same time (an ``lru_cache`` alone lets
+    every first caller compute). The one cache is :func:`_look_up_hf_pairs`'s.
     """
     with _HF_LOCK:
         return _look_up_hf_pairs()

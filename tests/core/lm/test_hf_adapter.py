@@ -93,7 +93,7 @@ def test_nothing_is_listed_or_downloaded_when_the_cache_is_empty(tmp_path, monke
     import huggingface_hub.constants as constants
 
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
-    pairs._hf_pairs.cache_clear()
+    pairs._look_up_hf_pairs.cache_clear()
     try:
         assert hf.cached_pairs() == {}
         assert not any(name.startswith("hf-") for name in available_pairs())
@@ -101,4 +101,4 @@ def test_nothing_is_listed_or_downloaded_when_the_cache_is_empty(tmp_path, monke
             load_pair("hf-distilgpt2-to-gpt2")
         assert not any(tmp_path.iterdir())  # nothing was fetched into the cache
     finally:
-        pairs._hf_pairs.cache_clear()
+        pairs._look_up_hf_pairs.cache_clear()
