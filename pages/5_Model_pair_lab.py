@@ -113,6 +113,8 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
             )
         with right:
             seed = seed_control("lm")
+            if temperature == 0:
+                st.caption(lw.GREEDY_SEED_NOTE)
             mode = MODE_KEYS[
                 st.radio("Show", list(lw.MODES.values()), key="lm_mode", horizontal=True)
             ]

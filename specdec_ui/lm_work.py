@@ -36,6 +36,10 @@ DEFAULT_K = 3  # its best K at T = 0 on the default prompt
 DEFAULT_TOKENS = 60
 K_MAX, TOKENS_MIN, TOKENS_MAX, TOKENS_STEP, T_MAX = 8, 10, 200, 10, 2.0
 MODES = {"run": "Run to the end", "step": "Step round by round"}
+GREEDY_SEED_NOTE = (
+    "At T = 0 both models take their most likely token and no random number is drawn, "
+    "so every seed gives the same text. Raise T to see the seed matter."
+)
 SPEED_TOKENS, SPEED_REPEATS, SPEED_SEED = 200, 5, 0  # the reference workload of the timing
 
 

@@ -49,6 +49,18 @@ def test_default_render_runs_the_default_pair_and_matches_greedy_decoding():
     assert any(n and "kept" in n for n in names)
 
 
+def test_the_seed_is_said_to_change_nothing_at_t_0_only():
+    at = open_page(PAGE)
+    assert at.slider(key="lm_temperature").value == 0.0
+    assert lw.GREEDY_SEED_NOTE in [c.value for c in at.caption]
+    text = output_text(at)
+    at.button(key="lm_new_seed").click().run()
+    assert not at.exception and output_text(at) == text  # what the note promises
+    at.slider(key="lm_temperature").set_value(1.0).run()
+    assert not at.exception
+    assert lw.GREEDY_SEED_NOTE not in [c.value for c in at.caption]
+
+
 def test_step_mode_walks_the_rounds_and_shows_bars_coins_and_final_token():
     at = open_page(PAGE)
     at.slider(key="lm_temperature").set_value(1.0).run()
