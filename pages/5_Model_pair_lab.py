@@ -431,9 +431,9 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
                 "dominates), so scoring a few more tokens is almost free. A tiny model on a CPU "
                 "is different: its few megabytes of weights stay in the processor's cache, so a "
                 "step is bound by arithmetic, not by reading weights, and the work grows with "
-                "the number of tokens (its matrix products take about 3 times as long for 4 tokens "
-                "as for one, here). So v(K) is above 1, and the corrected formula, which uses the measured "
-                "v(K), comes closer to the clock."
+                "the number of tokens (its matrix products take about 3 times as long for 4 "
+                "tokens as for one, here). So v(K) is above 1, and the corrected formula, which "
+                "uses the measured v(K), comes closer to the clock."
             )
             if not speed.parallel_verify:
                 st.warning(
