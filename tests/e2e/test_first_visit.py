@@ -1,0 +1,61 @@
+"""A page opened by its own link on a server that nobody has visited yet.
+
+The session server of the other browser tests has served the root address first, which
+runs ``app.py``'s ``st.navigation`` router. A teacher's shared link often is the first
+request of a freshly started (or rebooted) app instead: without
+``widgets._through_the_router``, Streamlit 1.67 then served the page in its old ``pages/``
+mode, with "app" above "Home", file-name titles ("Self test") and no icons, until some
+session opened the root address.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from benchmarks.local_server import free_port, start_server, stop_server, wait_healthy
+from tests.e2e.conftest import OUTPUT, STARTUP_TIMEOUT_S, key, settle, sidebar_link
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture()
+def fresh_server(_chromium_available):
+    """A server of its own, so that the test's request is its first."""
+    OUTPUT.mkdir(exist_ok=True)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log_path = OUTPUT / "e2e-first-visit-server.log"
+    proc = start_server(port, log_path)
+    try:
+        wait_healthy(url, proc, log_path=log_path, timeout_s=STARTUP_TIMEOUT_S)
+        yield url
+    finally:
+        stop_server(proc)
+
+
+def _nav_names(page) -> list[str]:
+    links = page.locator('[data-testid="stSidebarNav"]').get_by_role("link")
+    return [" ".join(text.split()) for text in links.all_inner_texts()]
+
+
+def test_a_shared_link_as_the_first_request_gets_the_routers_sidebar(page, fresh_server):
+    page.goto(f"{fresh_server}/Self_test")
+    settle(page)
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Self-test")
+    names = _nav_names(page)
+    assert not any(re.fullmatch(r"(\W+\s*)?app", n) for n in names), names
+    assert any(n.endswith("Home") for n in names), names
+    assert any(n.endswith("Self-test") for n in names), names  # the registry's title
+    assert names[0].endswith("Home"), names
+    # a widget on the page reruns it in place: still the Self-test, at its address
+    page.locator(key("quiz_new")).get_by_role("button").click()
+    settle(page)
+    expect(page).to_have_url(re.compile(r"/Self_test(\?.*)?$"))
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Self-test")
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+    sidebar_link(page, "Model pair lab").click()
+    settle(page)
+    expect(page).to_have_url(re.compile(r"/Model_pair_lab(\?.*)?$"))
