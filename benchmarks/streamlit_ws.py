@@ -141,6 +141,24 @@ class StreamlitSession:
             self.values[wid] = (proto_field, value)
         return await self._run(msg)
 
+    def _read(self, data: bytes, result: RunResult) -> bool:
+        """Take in one message of a run; True when it ends the run (``script_finished``)."""
+        fwd = ForwardMsg()
+        fwd.ParseFromString(data)
+        kind = fwd.WhichOneof("type")
+        if kind == "navigation":
+            self.page_hash = fwd.navigation.page_script_hash
+            self.pages = {p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages}
+        elif kind == "delta":
+            self._read_delta(fwd, result)
+        elif kind == "script_finished":
+            if fwd.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                return False  # the script called st.rerun(): a browser waits for that run
+            if fwd.script_finished != ForwardMsg.FINISHED_SUCCESSFULLY:
+                result.status = f"script_finished={fwd.script_finished}"
+            return True
+        return False
+
     async def _run(self, msg: BackMsg) -> RunResult:
         if self.ws is None:
             return RunResult(0.0, "not connected")
@@ -154,21 +172,9 @@ class StreamlitSession:
                 if remaining <= 0:
                     raise TimeoutError
                 data = await asyncio.wait_for(self.ws.recv(), remaining)
-                fwd = ForwardMsg()
-                fwd.ParseFromString(data)
                 result.n_messages += 1
                 result.n_bytes += len(data)
-                kind = fwd.WhichOneof("type")
-                if kind == "navigation":
-                    self.page_hash = fwd.navigation.page_script_hash
-                    self.pages = {
-                        p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages
-                    }
-                elif kind == "delta":
-                    self._read_delta(fwd, result)
-                elif kind == "script_finished":
-                    if fwd.script_finished != ForwardMsg.FINISHED_SUCCESSFULLY:
-                        result.status = f"script_finished={fwd.script_finished}"
+                if self._read(data, result):
                     break
         except TimeoutError:
             result.status = "timeout"

@@ -10,13 +10,19 @@ session opened the root address.
 
 from __future__ import annotations
 
+import asyncio
 import re
+import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from playwright.sync_api import expect
 
 from benchmarks.local_server import free_port, start_server, stop_server, wait_healthy
-from tests.e2e.conftest import OUTPUT, STARTUP_TIMEOUT_S, key, settle, sidebar_link
+from tests.e2e.conftest import OUTPUT, ROOT, STARTUP_TIMEOUT_S, key, settle, sidebar_link
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from streamlit_ws import StreamlitSession  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -59,3 +65,24 @@ def test_a_shared_link_as_the_first_request_gets_the_routers_sidebar(page, fresh
     sidebar_link(page, "Model pair lab").click()
     settle(page)
     expect(page).to_have_url(re.compile(r"/Model_pair_lab(\?.*)?$"))
+
+
+def test_the_load_client_follows_the_first_visits_rerun(fresh_server):
+    """Over the websocket protocol: the first run reruns itself once (through the router);
+    the load client waits for that run, as a browser does, instead of failing on it."""
+
+    async def scenario():
+        s = StreamlitSession(fresh_server)
+        await s.connect()
+        try:
+            first = await s.open_page("Step_through_a_round")
+            assert first.ok, first.status
+            assert "Step 1 of 9" in first.text()
+            assert "app" not in s.pages and "Self_test" in s.pages, s.pages
+            again = await s.click("round_next")
+            assert again.ok and "Step 2 of 9" in again.text()
+        finally:
+            await s.close()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:  # Playwright keeps a loop in this thread
+        pool.submit(asyncio.run, scenario()).result(timeout=120)
