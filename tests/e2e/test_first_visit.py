@@ -67,6 +67,18 @@ def test_a_shared_link_as_the_first_request_gets_the_routers_sidebar(page, fresh
     expect(page).to_have_url(re.compile(r"/Model_pair_lab(\?.*)?$"))
 
 
+def test_a_share_link_as_the_first_request_keeps_its_settings(page, fresh_server):
+    """The rerun through the router keeps the link's query: K and T come from the link."""
+    page.goto(f"{fresh_server}/Model_pair_lab?k=2&t=0.7&seed=5")
+    settle(page)
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Model pair lab")
+    expect(page.locator(key("lm_k")).get_by_role("slider")).to_have_value("2")
+    temperature = page.locator(key("lm_temperature")).get_by_role("slider")
+    expect(temperature).to_have_value("0.7")
+    expect(page).to_have_url(re.compile(r"/Model_pair_lab\?.*k=2"))
+    assert "app" not in _nav_names(page)
+
+
 def test_the_load_client_follows_the_first_visits_rerun(fresh_server):
     """Over the websocket protocol: the first run reruns itself once (through the router);
     the load client waits for that run, as a browser does, instead of failing on it."""
