@@ -5,10 +5,12 @@ Sessions are threads of one interpreter. When 30 students press "New seed" on th
 pair lab, their shared run is ready for all of them at once and 30 page scripts start
 drawing together (plotly figures, metrics: tens of milliseconds of Python each). They
 take turns on the interpreter lock with everyone else, so a student on the Round page
-waited as long as the whole wave (2.5 s measured, goal < 1 s). The router
-(``app.py``) therefore runs the pages marked ``heavy`` in :mod:`specdec_ui.registry`
-inside :func:`render_slot`: at most ``RENDER_SLOTS`` of them draw at once and the others
+waited as long as the whole wave (2.5 s measured, goal < 1 s). The pages marked
+``heavy`` in :mod:`specdec_ui.registry` (the three labs) therefore draw their body inside
+``with render_slot():``: at most ``RENDER_SLOTS`` of them draw at once and the others
 wait without using the CPU, so light pages share the CPU with one heavy page, not 30.
+The gate sits in the page files, not in ``app.py``'s router, so that it also holds where
+a page runs on its own (``AppTest.from_file``).
 
 A page that waits for shared work (:mod:`specdec_ui.shared_work`) gives its slot back
 while it waits (:func:`released_while_waiting`), so a student whose run is queued never

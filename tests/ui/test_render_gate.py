@@ -6,7 +6,7 @@ import threading
 import time
 
 from specdec_ui import render_gate
-from specdec_ui.registry import PAGES
+from specdec_ui.registry import PAGES, ROOT
 from specdec_ui.render_gate import released_while_waiting, render_slot
 
 
@@ -83,6 +83,9 @@ def test_a_stuck_page_only_delays_the_others(monkeypatch):
     a.join(5)
 
 
-def test_the_labs_are_the_heavy_pages():
+def test_the_labs_are_the_heavy_pages_and_exactly_those_draw_inside_the_gate():
     heavy = {page.title for page in PAGES if page.heavy}
     assert heavy == {"Losslessness lab", "Model pair lab", "Variants lab"}
+    for page in PAGES:
+        source = (ROOT / page.path).read_text(encoding="utf-8")
+        assert ("with render_slot():" in source) == page.heavy, page.path
