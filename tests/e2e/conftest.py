@@ -10,8 +10,10 @@ where a missing browser is a failure.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -60,18 +62,25 @@ def _chromium_available():
     _require_browser()
 
 
-@pytest.fixture(scope="session")
-def app_server(_chromium_available):
+@contextlib.contextmanager
+def running_server(log_name: str) -> Iterator[str]:
+    """``streamlit run app.py`` on a free loopback port until the block ends; its URL."""
     OUTPUT.mkdir(exist_ok=True)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    log_path = OUTPUT / "e2e-server.log"
+    log_path = OUTPUT / log_name
     proc = start_server(port, log_path)
     try:
         wait_healthy(url, proc, log_path=log_path, timeout_s=STARTUP_TIMEOUT_S)
         yield url
     finally:
         stop_server(proc)
+
+
+@pytest.fixture(scope="session")
+def app_server(_chromium_available):
+    with running_server("e2e-server.log") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -18,8 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from playwright.sync_api import expect
 
-from benchmarks.local_server import free_port, start_server, stop_server, wait_healthy
-from tests.e2e.conftest import OUTPUT, ROOT, STARTUP_TIMEOUT_S, key, settle, sidebar_link
+from tests.e2e.conftest import ROOT, key, running_server, settle, sidebar_link
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from streamlit_ws import StreamlitSession  # noqa: E402
@@ -30,16 +29,8 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture()
 def fresh_server(_chromium_available):
     """A server of its own, so that the test's request is its first."""
-    OUTPUT.mkdir(exist_ok=True)
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    log_path = OUTPUT / "e2e-first-visit-server.log"
-    proc = start_server(port, log_path)
-    try:
-        wait_healthy(url, proc, log_path=log_path, timeout_s=STARTUP_TIMEOUT_S)
+    with running_server("e2e-first-visit-server.log") as url:
         yield url
-    finally:
-        stop_server(proc)
 
 
 def _nav_names(page) -> list[str]:
