@@ -3,6 +3,8 @@
 Every page is a file in ``pages/``, registered once in :mod:`specdec_ui.registry`
 (title, icon, address); the Home page is the default, so the sidebar says Home
 and the app's root address opens it. Pages whose file does not exist yet are skipped.
+A page opened by its own link as a fresh server's first request also ends up here:
+``specdec_ui.widgets.page_setup`` turns off Streamlit's old ``pages/`` mode and reruns.
 """
 
 import streamlit as st
