@@ -8,7 +8,7 @@ import specdec_core as sc
 from specdec_ui import figures_speedup as fs
 from specdec_ui import presets
 from specdec_ui.page_state import PageState
-from specdec_ui.presenter import chart, presenting
+from specdec_ui.presenter import chart, page_heading, presenting
 from specdec_ui.share import LinkReader
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import download_csv, page_setup, show_error, show_source
@@ -98,11 +98,12 @@ _to_custom = state.to_custom(CUSTOM)
 
 PRESENTING = presenting()  # projector: the result and its chart first, explanations below
 
-st.title(f"{PAGE.icon} {PAGE.title}")
-(st.expander("What this page asks") if PRESENTING else st.container()).write(
+page_heading(
+    PAGE,
     "A round costs K cheap draft steps plus **one** target pass, and emits between 1 and K + 1 "
     "tokens. Is that faster than one target pass per token? It depends on how often the "
-    "target agrees with the draft (alpha), on K, and on how cheap the draft is."
+    "target agrees with the draft (alpha), on K, and on how cheap the draft is.",
+    presenting=PRESENTING,
 )
 state.warn_link()
 

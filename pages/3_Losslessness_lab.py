@@ -11,7 +11,7 @@ from specdec_core.errors import mismatch_message
 from specdec_ui import figures_lab as fl
 from specdec_ui import lab_work, presets
 from specdec_ui.page_state import PageState
-from specdec_ui.presenter import chart, presenting
+from specdec_ui.presenter import chart, page_heading, presenting
 from specdec_ui.render_gate import render_slot
 from specdec_ui.share import LinkReader
 from specdec_ui.shared_work import QueueFullError
@@ -119,12 +119,13 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
 
     PRESENTING = presenting()  # projector: the verdict and its chart first, explanations below
 
-    st.title(f"{PAGE.icon} {PAGE.title}")
-    (st.expander("What this page asks") if PRESENTING else st.container()).write(
+    page_heading(
+        PAGE,
         "Speculative sampling claims that every token it emits follows the target p exactly, "
         "however bad the draft q is. Do not take it on trust: simulate many rounds, count what "
         "comes out, and test the counts against p. Then switch on a bug and watch the same test "
-        "catch it."
+        "catch it.",
+        presenting=PRESENTING,
     )
     state.warn_link()
 

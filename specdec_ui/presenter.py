@@ -24,6 +24,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from .qr import LinkTooLongError, is_local_link, qr_png
+from .registry import PageInfo
 from .share import share_query
 from .theme import presenter_figure
 
@@ -149,6 +150,13 @@ def presenter_style() -> None:
         return
     st.html(PRESENTER_CSS)  # style only: Streamlit puts it out of the page flow
     st.sidebar.html(PRESENTER_KEYS_JS, unsafe_allow_javascript=True)
+
+
+def page_heading(page: PageInfo, intro: str, *, presenting: bool) -> None:
+    """The page's title and its intro paragraph (markdown, the page's own text); in
+    presenter view the intro folds into "What this page asks", so the result comes first."""
+    st.title(f"{page.icon} {page.title}")
+    (st.expander("What this page asks") if presenting else st.container()).write(intro)
 
 
 def chart(fig: go.Figure, **kwargs) -> None:
