@@ -7,8 +7,9 @@ with the target at T = 0. It writes nothing and ships nothing.
 
 1. The shipped 4-layer target writes greedy continuations (``NEW`` tokens) of random
    ``CTX``-token contexts: ``--train`` from the training split, ``--held-out`` from the
-   validation split. One teacher-forced pass over each gives the final normalised hidden
-   state h_i at every generated position i (its argmax is the next token y = x_{i+1}).
+   validation split. One teacher-forced pass over each (``GPTModel.final_hidden``) gives
+   the final normalised hidden state h_i at every generated position i (the output layer
+   turns it into the logits whose argmax is the next token y = x_{i+1}).
 2. Two softmax heads (torch, seed 0): x_{i+2} from (h_i, embedding of y), and x_{i+2}
    from h_i alone; a third guesses x_{i+3} from (h_i, y).
 3. The same held-out positions for the shipped draft's ``guesses`` after x_{..i+1}: its
@@ -33,7 +34,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from specdec_core.lm import gpt  # noqa: E402
 from specdec_core.lm.blas import limit_blas_threads  # noqa: E402
 from specdec_core.lm.corpus import load_corpus  # noqa: E402
 from specdec_core.lm.pairs import _gpt, corpus_token_ids, load_pair, load_tokenizer  # noqa: E402
@@ -53,37 +53,13 @@ def greedy_continuation(target, context: np.ndarray) -> np.ndarray:
     return np.array(out)
 
 
-def final_hidden(target, ids: np.ndarray) -> np.ndarray:
-    """(m, d) final normalised hidden states of a teacher-forced pass over ids.
-
-    The head's input: logits = h @ head_w + head_b (the LayerNorm gain folded into
-    head_w, as in :class:`specdec_core.lm.gpt.GPTModel`). The same pass as
-    ``GPTModel.extend`` from an empty cache, keeping h instead of the logits.
-    """
-    runner = target.fresh()
-    cfg = runner.config
-    m, heads, hd = ids.size, cfg.heads, cfg.dim // cfg.heads
-    x = runner.wte[ids] + runner.wpe[:m]  # (m, d)
-    for blk in runner.blocks:
-        qkv = gpt._mm(gpt._normalise(x), blk.w_qkv) + blk.b_qkv
-        q, k, v = qkv.reshape(m, 3, heads, hd).transpose(1, 2, 0, 3)  # each (h, m, hd)
-        att = (q @ k.transpose(0, 2, 1)) * runner.scale + gpt._causal_mask(m)
-        att = np.exp(att - att.max(axis=-1, keepdims=True))
-        att /= att.sum(axis=-1, keepdims=True)
-        y = (att @ v).transpose(1, 0, 2).reshape(m, cfg.dim)
-        x = x + gpt._mm(y, blk.w_proj) + blk.b_proj
-        hid = gpt._mm(gpt._normalise(x), blk.w_fc) + blk.b_fc
-        x = x + gpt._mm(gpt._gelu(hid), blk.w_out) + blk.b_out
-    return gpt._normalise(x)
-
-
 def positions(target, source: np.ndarray, n: int, rng: np.random.Generator):
     """Hidden states h_i, next tokens y, x_{i+2}, x_{i+3} and the sequences."""
     rows, seqs = [], []
     for _ in range(n):
         start = int(rng.integers(0, source.size - CTX))
         seq = greedy_continuation(target, source[start : start + CTX])
-        h = final_hidden(target, seq)
+        h = target.fresh().final_hidden(seq)  # (m, d), teacher-forced
         for i in range(CTX - 1, seq.size - 3):
             rows.append((h[i], seq[i + 1], seq[i + 2], seq[i + 3]))
         seqs.append(seq)

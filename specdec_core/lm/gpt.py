@@ -201,8 +201,16 @@ class GPTModel:
         Row i is the logits of the token that follows tokens[: i + 1]. ``last_only``
         computes just the last row (a prefill or a draft step needs no other): the last
         layer then stores every row's key and value but runs attention and the MLP for
-        the last row only.
+        the last row only. logits = h @ head_w + head_b with h = :meth:`final_hidden`
+        (the final LayerNorm's gain and bias folded into head_w and head_b).
         """
+        logits = _mm(self.final_hidden(tokens, last_only=last_only), self.head_w)  # (m, V)
+        logits += self.head_b
+        return logits
+
+    def final_hidden(self, tokens, *, last_only: bool = False) -> np.ndarray:
+        """:meth:`extend` without the output layer: the normalised final hidden states
+        (m, d) float32, before the folded LayerNorm gain (or (1, d) with ``last_only``)."""
         ids = np.asarray(tokens, dtype=np.intp).reshape(-1)
         m, n, c = ids.size, self.length, self.config
         if n + m > c.ctx:
@@ -238,6 +246,4 @@ class GPTModel:
         self.length = end
         if last_only:
             x = x[-1:]
-        logits = _mm(_normalise(x), self.head_w)  # (m or 1, V)
-        logits += self.head_b
-        return logits
+        return _normalise(x)  # (m or 1, d)
