@@ -112,8 +112,8 @@ def main() -> None:
 
     interactions = []
     for page, label, before in (
-        ("pages/2_Speedup_explorer.py", "speedup: new alpha (figures rebuilt)", new_alpha),
-        ("pages/3_Losslessness_lab.py", "lab: new seed (new Monte Carlo run)", new_seed),
+        ("pages/scripts/speedup.py", "speedup: new alpha (figures rebuilt)", new_alpha),
+        ("pages/scripts/losslessness.py", "lab: new seed (new Monte Carlo run)", new_seed),
     ):
         if (ROOT / page).is_file():
             at = open_app(ROOT / page)

@@ -1,13 +1,13 @@
 """The app's pages, defined once: file, title, icon, address and the Home card's blurb.
 
-``app.py`` turns :data:`PAGES` into an ``st.navigation`` router (one ``st.Page``
+``specdec_ui.router`` turns :data:`PAGES` into an ``st.navigation`` router (one ``st.Page``
 per entry whose file exists), the Home page draws its cards from it, and every
 page file calls ``page_setup(__file__)``, which looks its title and icon up
-here. Adding a page: write ``pages/N_Name.py`` and add one :class:`PageInfo`.
-
-``url_path`` keeps the addresses that Streamlit's ``pages/`` folder gave
-(the file name without its number prefix), so old share links still open;
-the Home page is the default page, at the app's root address.
+here. Adding a page: write ``pages/scripts/name.py``, add one :class:`PageInfo` and an
+address file ``pages/<url_path>.py`` (``pages/README.md`` says why). ``url_path`` keeps
+the addresses that the old ``pages/N_Name.py`` files had (the file name without its
+number prefix), so old share links still open; the Home page is the default page, at the
+app's root address.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class PageInfo:
 
 
 HOME = PageInfo(
-    "pages/0_Home.py",
+    "pages/scripts/home.py",
     "Home",
     "🎯",
     "",
@@ -50,7 +50,7 @@ HOME = PageInfo(
 PAGES: tuple[PageInfo, ...] = (
     HOME,
     PageInfo(
-        "pages/1_Step_through_a_round.py",
+        "pages/scripts/round.py",
         "Step through a round",
         "👣",
         "Step_through_a_round",
@@ -59,7 +59,7 @@ PAGES: tuple[PageInfo, ...] = (
         "preset.",
     ),
     PageInfo(
-        "pages/2_Speedup_explorer.py",
+        "pages/scripts/speedup.py",
         "Speedup explorer",
         "⚡",
         "Speedup_explorer",
@@ -67,7 +67,7 @@ PAGES: tuple[PageInfo, ...] = (
         "milliseconds per token; compare the formula with published results.",
     ),
     PageInfo(
-        "pages/3_Losslessness_lab.py",
+        "pages/scripts/losslessness.py",
         "Losslessness lab",
         "🧪",
         "Losslessness_lab",
@@ -76,7 +76,7 @@ PAGES: tuple[PageInfo, ...] = (
         heavy=True,
     ),
     PageInfo(
-        "pages/4_Self_test.py",
+        "pages/scripts/self_test.py",
         "Self-test",
         "📝",
         "Self_test",
@@ -84,7 +84,7 @@ PAGES: tuple[PageInfo, ...] = (
         "like, each with its worked answer.",
     ),
     PageInfo(
-        "pages/5_Model_pair_lab.py",
+        "pages/scripts/model_pairs.py",
         "Model pair lab",
         "🤖",
         "Model_pair_lab",
@@ -93,7 +93,7 @@ PAGES: tuple[PageInfo, ...] = (
         heavy=True,
     ),
     PageInfo(
-        "pages/6_Variants_lab.py",
+        "pages/scripts/variants.py",
         "Variants lab",
         "🌳",
         "Variants_lab",

@@ -17,31 +17,12 @@ from .registry import PageInfo, page_info
 from .text import md_escape
 
 
-def _through_the_router() -> None:
-    """Make every run go through ``app.py``'s ``st.navigation`` router, from the first.
-
-    With a ``pages/`` folder beside ``app.py``, Streamlit 1.67 starts in its old multipage
-    mode: until some session opens the root address (which runs ``app.py`` and its
-    ``st.navigation``), a page opened by its own link (a teacher's shared link) runs the
-    page file directly, and the sidebar lists "app" above "Home", file-name titles and no
-    icons. ``st.navigation`` ends that mode by clearing ``PagesManager.uses_pages_directory``;
-    this clears it too and reruns once, so the first visitor already gets the router's
-    sidebar. The page's address is its ``url_path`` in both modes, so the rerun stays on it.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def page_setup(page_file: str | Path) -> PageInfo:
     """Title, icon and wide layout (for projectors) of a page; returns its registry entry.
 
     Call ``page_setup(__file__)``: the title and the emoji icon come from
     :mod:`specdec_ui.registry`, where each page is defined once.
     """
-    _through_the_router()
     info = page_info(page_file)
     presenting = presenter.presenting()  # projector layout: the sidebar folds away
     st.set_page_config(

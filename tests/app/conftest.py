@@ -23,15 +23,17 @@ def open_page(path: str, query: dict[str, str] | None = None, *, run: bool = Tru
 
 
 def open_app(page: str | None = None, query: dict[str, str] | None = None) -> AppTest:
-    """AppTest of the router ``app.py`` opened at ``page`` (a file in pages/; None = Home).
+    """AppTest of the router ``app.py`` opened at ``page`` (a page script; None = Home).
 
-    Before the first run AppTest names the page by its file name, as an old
-    ``pages/`` address did, so this also checks that the address still opens it.
+    The router runs once at the root address first, so that AppTest knows the pages
+    ``st.navigation`` registered and finds ``page`` among them by its file (the
+    browser tests open the pages by their addresses).
     """
-    at = open_page("app.py", query, run=False)
+    at = open_page("app.py", query)
     if page is not None:
         at.switch_page(page)
-    return at.run()
+        at.run()
+    return at
 
 
 def figures(at: AppTest) -> list[dict]:

@@ -81,7 +81,7 @@ HOSTILE_VALUES = [
 # The parameters each page reads (see the pages and specdec_ui/round_codec.py), plus junk.
 PAGE_PARAMS = {
     "app.py": ["page", "x"],
-    "pages/1_Step_through_a_round.py": [
+    "pages/scripts/round.py": [
         "mode",
         "preset",
         "p",
@@ -94,11 +94,11 @@ PAGE_PARAMS = {
         "drafts",
         "final",
     ],
-    "pages/2_Speedup_explorer.py": ["preset", "alpha", "k", "c_q", "c_p"],
-    "pages/3_Losslessness_lab.py": ["preset", "p", "q", "k", "rounds", "seed", "variant"],
-    "pages/4_Self_test.py": ["kind", "vocab", "seed", "q", "answer"],
-    "pages/5_Model_pair_lab.py": ["pair", "prompt", "k", "seed", "t", "tokens", "mode", "round"],
-    "pages/6_Variants_lab.py": [
+    "pages/scripts/speedup.py": ["preset", "alpha", "k", "c_q", "c_p"],
+    "pages/scripts/losslessness.py": ["preset", "p", "q", "k", "rounds", "seed", "variant"],
+    "pages/scripts/self_test.py": ["kind", "vocab", "seed", "q", "answer"],
+    "pages/scripts/model_pairs.py": ["pair", "prompt", "k", "seed", "t", "tokens", "mode", "round"],
+    "pages/scripts/variants.py": [
         "preset",
         "p",
         "q",

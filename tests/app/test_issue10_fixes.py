@@ -15,9 +15,9 @@ from specdec_ui import theme
 from specdec_ui.widgets import csv_bytes
 from tests.app.conftest import figures, open_page
 
-SPEED = "pages/2_Speedup_explorer.py"
-LAB = "pages/3_Losslessness_lab.py"
-MODEL_PAIR = "pages/5_Model_pair_lab.py"
+SPEED = "pages/scripts/speedup.py"
+LAB = "pages/scripts/losslessness.py"
+MODEL_PAIR = "pages/scripts/model_pairs.py"
 P_000 = [0.40, 0.25, 0.20, 0.10, 0.05]
 Q_000 = [0.30, 0.35, 0.15, 0.15, 0.05]
 DARK_BACKGROUND = "#0E1117"  # Streamlit's dark theme
@@ -130,12 +130,12 @@ def test_csv_numbers_are_rounded():
     "page",
     [
         "app.py",  # the router opens Home
-        "pages/1_Step_through_a_round.py",
+        "pages/scripts/round.py",
         SPEED,
         LAB,
-        "pages/4_Self_test.py",
+        "pages/scripts/self_test.py",
         MODEL_PAIR,
-        "pages/6_Variants_lab.py",
+        "pages/scripts/variants.py",
     ],
 )
 def test_every_page_has_the_presenter_switch_and_keeps_it_in_the_link(page):
@@ -160,7 +160,7 @@ def test_a_one_answer_field_does_not_say_entry_1():
 
 
 def test_seed_000_inconsistency_note_leads_with_one_plain_sentence():
-    at = open_page("pages/1_Step_through_a_round.py", {"preset": "000-rejection"})
+    at = open_page("pages/scripts/round.py", {"preset": "000-rejection"})
     notes = [m.value for m in at.markdown if "Note on the numbers" in m.value]
     assert len(notes) == 1
     lead = notes[0].split("**Note on the numbers.**", 1)[1].strip()

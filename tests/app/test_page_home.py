@@ -4,7 +4,7 @@ shows the round picture."""
 from specdec_ui.registry import PAGES
 from tests.app.conftest import ROOT, figures, open_page
 
-PAGE_FILES = sorted(p.name for p in (ROOT / "pages").glob("*.py") if p.name != "0_Home.py")
+PAGE_FILES = sorted(p.name for p in (ROOT / "pages").glob("*.py") if p.name != "home.py")
 
 
 def test_home_renders_without_exception():

@@ -7,7 +7,7 @@ from specdec_ui import presets
 from specdec_ui.text import md_escape
 from tests.app.conftest import figures, open_page
 
-PAGE = "pages/3_Losslessness_lab.py"
+PAGE = "pages/scripts/losslessness.py"
 BROKEN = [v for v in sc.VARIANTS if v != "correct"]
 
 
@@ -168,7 +168,7 @@ def test_a_core_variant_without_a_display_label_does_not_break_the_page(monkeypa
     # The page names variants with the core's VARIANT_LABELS; a variant the core adds
     # without a label shows its key instead of raising KeyError.
     monkeypatch.setitem(sc.VARIANTS, "shiny_new", "A variant the page has never heard of.")
-    at = open_page("pages/3_Losslessness_lab.py", {"variant": "shiny_new", "rounds": "1000"})
+    at = open_page("pages/scripts/losslessness.py", {"variant": "shiny_new", "rounds": "1000"})
     assert not at.exception
     assert "shiny_new" in at.selectbox(key="lab_variant").options
     assert any("Shiny_new." in i.value.replace("\\", "") for i in at.info)

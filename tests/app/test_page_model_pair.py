@@ -1,4 +1,4 @@
-"""AppTest of the "Model pair lab" page (pages/5_Model_pair_lab.py) and its figures."""
+"""AppTest of the "Model pair lab" page (pages/scripts/model_pairs.py) and its figures."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from specdec_ui import lm_work as lw
 from specdec_ui import shared_work as sw
 from tests.app.conftest import figures, open_page
 
-PAGE = "pages/5_Model_pair_lab.py"
+PAGE = "pages/scripts/model_pairs.py"
 
 
 def warm_speed(pair=lw.DEFAULT_PAIR, k=lw.DEFAULT_K, temperature=0.0):

@@ -1,4 +1,4 @@
-"""AppTest of the "Step through a round" page (pages/1_Step_through_a_round.py)."""
+"""AppTest of the "Step through a round" page (pages/scripts/round.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import specdec_core as sc
 from specdec_ui.round_codec import ROUND_KEYS
 from tests.app.conftest import figures, open_page
 
-PAGE = "pages/1_Step_through_a_round.py"
+PAGE = "pages/scripts/round.py"
 
 
 def plain(text: str) -> str:
@@ -491,7 +491,7 @@ def test_play_to_end_shows_a_numeric_trace_without_an_arrow_fallback():
     log.setLevel(logging.INFO)
     log.addHandler(handler)
     try:
-        at = open_page("pages/1_Step_through_a_round.py")
+        at = open_page("pages/scripts/round.py")
         at.button(key="round_play").click().run()
     finally:
         log.removeHandler(handler)

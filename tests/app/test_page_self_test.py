@@ -6,7 +6,7 @@ import specdec_core as sc
 from specdec_core import quiz
 from tests.app.conftest import open_page
 
-PAGE = "pages/4_Self_test.py"
+PAGE = "pages/scripts/self_test.py"
 KINDS = list(quiz.QUESTION_KINDS)
 
 

@@ -11,7 +11,7 @@ from specdec_ui import presets
 from specdec_ui.text import md_escape
 from tests.app.conftest import figures, open_page
 
-PAGE = "pages/2_Speedup_explorer.py"
+PAGE = "pages/scripts/speedup.py"
 
 
 def _optimum(at) -> str:

@@ -6,7 +6,7 @@ from specdec_ui import figures_variants as fv
 from specdec_ui.text import md_escape
 from tests.app.conftest import figures, open_page
 
-PAGE = "pages/6_Variants_lab.py"
+PAGE = "pages/scripts/variants.py"
 FAST = {"rounds": "20000"}
 
 

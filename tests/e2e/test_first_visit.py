@@ -2,10 +2,11 @@
 
 The session server of the other browser tests has served the root address first, which
 runs ``app.py``'s ``st.navigation`` router. A teacher's shared link often is the first
-request of a freshly started (or rebooted) app instead: without
-``widgets._through_the_router``, Streamlit 1.67 then served the page in its old ``pages/``
-mode, with "app" above "Home", file-name titles ("Self test") and no icons, until some
-session opened the root address.
+request of a freshly started (or rebooted) app instead: with page files at the top of
+``pages/``, Streamlit 1.67 then served the page in its old folder mode, with "app" above
+"Home", file-name titles ("Self test") and no icons, until some session opened the root
+address. The page scripts sit in ``pages/scripts/`` so that this cannot happen
+(``pages/README.md``).
 """
 
 from __future__ import annotations

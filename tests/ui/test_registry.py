@@ -1,9 +1,9 @@
-"""The page registry: every page file is registered once, at the address pages/ gave it."""
+"""The page registry: every page file is registered once, at the address its old link used."""
 
+import re
 from pathlib import Path
 
 import pytest
-from streamlit.source_util import page_icon_and_name
 
 from specdec_ui import registry
 
@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_page_file_is_registered_and_every_entry_has_a_unique_address():
-    files = {f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py")}
+    files = {f"pages/scripts/{p.name}" for p in (ROOT / "pages" / "scripts").glob("*.py")}
     registered = {page.path for page in registry.PAGES}
     assert files <= registered
     assert {page.path for page in registry.available_pages()} == files
@@ -21,23 +21,48 @@ def test_every_page_file_is_registered_and_every_entry_has_a_unique_address():
     assert [page for page in registry.PAGES if page.is_home] == [registry.HOME]
 
 
+# The addresses of the pages/N_Name.py files that share links and QR codes already use.
+OLD_ADDRESSES = {
+    "Step_through_a_round",
+    "Speedup_explorer",
+    "Losslessness_lab",
+    "Self_test",
+    "Model_pair_lab",
+    "Variants_lab",
+}
+
+
+def test_every_old_address_still_opens_its_page():
+    assert OLD_ADDRESSES <= {page.url_path for page in registry.PAGES}
+
+
+def test_pages_holds_one_router_file_per_address_and_nothing_else():
+    """Streamlit's old folder mode looks a fresh server's first request up among the files
+    at the top of pages/: each address has one, and it only runs the router
+    (pages/README.md), so no page script can run without it."""
+    files = {p.stem: p.read_text() for p in (ROOT / "pages").glob("*.py")}
+    assert set(files) == {page.url_path for page in registry.PAGES if not page.is_home}
+    for text in files.values():
+        code = [line for line in text.splitlines() if line and not line.startswith('"""')]
+        assert code == ["from specdec_ui.router import run_app", "run_app()"]
+
+
 @pytest.mark.parametrize("page", registry.PAGES, ids=lambda p: p.title)
-def test_addresses_are_the_pages_folder_names_and_icons_are_emoji(page):
-    if not page.is_home:
-        assert page.url_path == page_icon_and_name(Path(page.path))[1]
+def test_addresses_are_plain_words_and_icons_are_emoji(page):
+    assert re.fullmatch(r"[A-Za-z_]*", page.url_path), page.url_path
     assert page.icon and not page.icon.startswith(":") and page.icon.isprintable()
     assert page.blurb.endswith((".", "?"))
 
 
 def test_page_info_finds_a_page_by_its_file_and_names_an_unknown_one():
-    page = registry.page_info(str(ROOT / "pages" / "2_Speedup_explorer.py"))
+    page = registry.page_info(str(ROOT / "pages" / "scripts" / "speedup.py"))
     assert page.title == "Speedup explorer" and page.url_path == "Speedup_explorer"
-    with pytest.raises(KeyError, match="7_Nope.py is not in"):
-        registry.page_info("pages/7_Nope.py")
+    with pytest.raises(KeyError, match="nope.py is not in"):
+        registry.page_info("pages/scripts/nope.py")
 
 
 def test_a_page_still_being_written_is_skipped(tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "ROOT", tmp_path)
-    (tmp_path / "pages").mkdir()
-    (tmp_path / "pages" / "0_Home.py").write_text("")
+    (tmp_path / "pages" / "scripts").mkdir(parents=True)
+    (tmp_path / "pages" / "scripts" / "home.py").write_text("")
     assert registry.available_pages() == (registry.HOME,)
