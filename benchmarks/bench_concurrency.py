@@ -37,7 +37,13 @@ from specdec_ui.shared_work import SharedWork  # noqa: E402
 def job(seed: int, tokens: int):
     return len(
         lw.compute_run(
-            lw.DEFAULT_PAIR, lw.DEFAULT_PROMPT, lw.DEFAULT_K, 0.0, tokens, seed, False
+            pair=lw.DEFAULT_PAIR,
+            prompt=lw.DEFAULT_PROMPT,
+            k=lw.DEFAULT_K,
+            temperature=0.0,
+            n_tokens=tokens,
+            seed=seed,
+            trace=False,
         ).spec.tokens
     )
 

@@ -2,7 +2,8 @@
 
 Token text can come from the user's prompt: every piece of text goes through
 ``plotly_escape`` before it reaches a figure. Colour never carries meaning alone: each
-kind of token also has a symbol and a word in the legend and in the hover.
+kind of token also has a symbol and a word in the legend and in the hover. The coloured
+text itself is markdown (:mod:`specdec_ui.token_text`), which wraps on any screen.
 """
 
 from __future__ import annotations
@@ -15,87 +16,11 @@ from plotly.subplots import make_subplots
 from .text import plotly_escape
 from .theme import COLORS, PATTERN, STATUS_SYMBOL, STATUS_WORD, base_layout
 
-# How a token was produced -> (colour, symbol, word for the legend)
-KIND_STYLE = {
-    "prompt": ("#E8E8E8", "", "prompt (typed)"),
-    "accepted": (COLORS["accepted"], STATUS_SYMBOL["accepted"], "draft token, kept"),
-    "resampled": (COLORS["resampled"], STATUS_SYMBOL["resampled"], "resampled after a rejection"),
-    "bonus": (COLORS["bonus"], STATUS_SYMBOL["bonus"], "bonus token from the target"),
-    "target": (COLORS["p"], "", "target token (plain decoding)"),
-    "rejected": (COLORS["rejected"], STATUS_SYMBOL["rejected"], STATUS_WORD["rejected"]),
-    "discarded": (COLORS["discarded"], STATUS_SYMBOL["discarded"], "discarded (never checked)"),
+FINAL_TITLE = {  # the distribution a round's last token comes from, by the round's end
+    "resample": "Resample from the leftover norm(max(0, p − q))",
+    "bonus": "Bonus token from p at position K+1",
+    "plain": "Plain step: the target's own token from p (no draft)",
 }
-TEXT_WIDTH = 64  # characters per line of the coloured text
-
-
-def show_token(text: str) -> str:
-    """Visible form of a token: newline as '↵', tab as '→' (the text stays exact elsewhere)."""
-    return text.replace("\n", "↵").replace("\t", "→")
-
-
-def layout_tokens(pieces: Sequence[tuple[str, str]], width: int = TEXT_WIDTH):
-    """Place tokens on lines of ``width`` characters: (row, col, shown text, kind) each.
-
-    A token that holds a newline ends its line; a token that would cross the right edge
-    starts a new line.
-    """
-    row, col, out = 0, 0, []
-    for text, kind in pieces:
-        shown = show_token(text) or " "
-        if col > 0 and col + len(shown) > width:
-            row, col = row + 1, 0
-        out.append((row, col, shown, kind))
-        col += len(shown)
-        if "\n" in text:
-            row, col = row + 1, 0
-    return out
-
-
-def token_text_figure(
-    pieces: Sequence[tuple[str, str]], *, title: str = "", width: int = TEXT_WIDTH
-) -> go.Figure:
-    """Text with every token on a coloured background by how it was produced.
-
-    ``pieces``: (token text, kind) in order, kind a key of ``KIND_STYLE``.
-    """
-    placed = layout_tokens(pieces, width)
-    n_rows = (placed[-1][0] + 1) if placed else 1
-    fig = go.Figure()
-    for kind, (colour, symbol, word) in KIND_STYLE.items():
-        mine = [(i, p) for i, p in enumerate(placed) if p[3] == kind]
-        if not mine:
-            continue
-        fig.add_trace(
-            go.Bar(
-                orientation="h",
-                y=[p[0] for _, p in mine],
-                x=[len(p[2]) - 0.08 for _, p in mine],
-                base=[p[1] + 0.04 for _, p in mine],
-                width=0.8,
-                marker={"color": colour, "line": {"width": 0}},
-                name=f"{symbol} {word}".strip(),
-                customdata=[[i + 1, plotly_escape(repr(pieces[i][0]))] for i, _ in mine],
-                hovertemplate=(
-                    f"token %{{customdata[0]}}: %{{customdata[1]}}<br>{word}<extra></extra>"
-                ),
-            )
-        )
-    fig.add_trace(
-        go.Scatter(
-            x=[p[1] + len(p[2]) / 2 for p in placed],
-            y=[p[0] for p in placed],
-            text=[plotly_escape(p[2]) for p in placed],
-            mode="text",
-            showlegend=False,
-            hoverinfo="skip",
-            textfont={"family": "monospace", "size": 15, "color": "#111111"},
-        )
-    )
-    base_layout(fig, title=title, height=max(110, 60 + 26 * n_rows))
-    fig.update_layout(barmode="overlay", bargap=0.1)
-    fig.update_xaxes(visible=False, range=[-0.5, width + 0.5], fixedrange=True)
-    fig.update_yaxes(visible=False, range=[n_rows - 0.5, -0.5], fixedrange=True)
-    return fig
 
 
 def _position_title(pos, i: int, token: str) -> str:
@@ -225,15 +150,12 @@ def final_figure(
 ) -> go.Figure:
     """The distribution the round's last token came from, the chosen token outlined.
 
-    kind "resample": norm(max(0, p - q)) at the rejected position; "bonus": p_{K+1}.
+    kind "resample": norm(max(0, p - q)) at the rejected position; "bonus": p_{K+1};
+    "plain": p at the only position of a round whose draft proposed nothing.
     """
     colour = COLORS["residual"] if kind == "resample" else COLORS["p"]
     labels = [("▶" if t == chosen else "") + plotly_escape(repr(vocab[t])) for t, _ in top]
-    title = (
-        "Resample from the leftover norm(max(0, p − q))"
-        if kind == "resample"
-        else "Bonus token from p at position K+1"
-    )
+    title = FINAL_TITLE[kind]
     fig = go.Figure(
         go.Bar(
             x=labels,

@@ -5,11 +5,14 @@
   heavy-work queue and shared by every session (:mod:`specdec_ui.shared_work`); the key
   holds the typed prompt, so it lives at most ``shared_work.TEXT_TTL_S``;
 - :class:`RunCounts`: the one definition of every count the page shows;
-- :func:`get_speed`: the speed measurement (:mod:`specdec_core.lm.timing`), once per
-  (pair, K, T) and server, on the reference workload (default prompt, 200 tokens), in
-  the background lane so that nobody's generation queues behind it, and in a process of
-  its own (:func:`measure_apart`) so that it never competes with the sessions for the
-  interpreter lock;
+- :func:`get_run_speed`: the speedup of the run on screen (:mod:`specdec_core.lm.timing`:
+  per-thread CPU time, speculative and plain decoding of the same prompt, settings and
+  seed taking turns), once per run and server, in the background lane so that nobody's
+  generation queues behind it; a run of the default prompt is measured in a helper
+  process (:func:`measure_apart`), a typed prompt never leaves this process;
+- :func:`get_speed`: the same measurement on the reference workload (default prompt,
+  200 tokens, seed 0), once per (pair, K, T): the figure the Serving lab and the
+  comparison line use;
 - :func:`state_from_link` / :func:`link_for`: the page's shareable link.
 """
 
@@ -27,7 +30,7 @@ from specdec_core.theory import expected_tokens
 
 from .processes import run_apart
 from .share import LinkReader, share_query
-from .shared_work import TEXT_TTL_S, WaitStatus, shared_result
+from .shared_work import MISSING, TEXT_TTL_S, WaitStatus, peek, shared_result, status
 from .widgets import MAX_SEED
 
 DEFAULT_PROMPT = "Return the number of"
@@ -41,6 +44,7 @@ GREEDY_SEED_NOTE = (
     "so every seed gives the same text. Raise T to see the seed matter."
 )
 SPEED_TOKENS, SPEED_REPEATS, SPEED_SEED = 200, 5, 0  # the reference workload of the timing
+TOKEN_KINDS = ("accepted", "resampled", "bonus", "plain")  # how a generated token was made
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,7 @@ class RunCounts:
     parallel_verify: bool
     target_calls: int  # speculative: rounds (parallel verify) or lookups, rounds x (K + 1)
     in_text: tuple[tuple[str, int], ...]  # (kind, tokens of that kind in the text)
+    plain_rounds: int = 0  # rounds whose draft proposed nothing: one plain target step
 
     @property
     def rejected(self) -> int:
@@ -72,8 +77,9 @@ class RunCounts:
 
     @property
     def bonus_rounds(self) -> int:
-        """Rounds in which all K drafts were kept and the target added a bonus token."""
-        return self.rounds - self.rejected
+        """Rounds in which every draft was kept and the target added a bonus token (a round
+        whose draft proposed nothing is a plain step, not a bonus)."""
+        return self.rounds - self.rejected - self.plain_rounds
 
     @property
     def cut(self) -> int:
@@ -106,18 +112,18 @@ class RunCounts:
 
 def run_counts(spec: lm.GenerationResult, parallel_verify: bool) -> RunCounts:
     """The counts of a speculative run (see :class:`RunCounts`)."""
-    kinds = ("accepted", "resampled", "bonus")
     return RunCounts(
-        spec.k,
-        len(spec.tokens),
-        spec.n_rounds,
-        spec.drafted,
-        spec.checked,
-        spec.accepted,
-        spec.emitted,
-        bool(parallel_verify),
-        spec.target_calls,
-        tuple((kind, spec.kinds.count(kind)) for kind in kinds),
+        k=spec.k,
+        n_tokens=len(spec.tokens),
+        rounds=spec.n_rounds,
+        drafted=spec.drafted,
+        checked=spec.checked,
+        kept=spec.accepted,
+        emitted=spec.emitted,
+        parallel_verify=bool(parallel_verify),
+        target_calls=spec.target_calls,
+        in_text=tuple((kind, spec.kinds.count(kind)) for kind in TOKEN_KINDS),
+        plain_rounds=spec.empty_rounds,
     )
 
 
@@ -132,8 +138,8 @@ class LabRun:
 
 
 def compute_run(
-    pair: str, prompt: str, k: int, temperature: float, n_tokens: int, seed: int, trace: bool
-):
+    *, pair: str, prompt: str, k: int, temperature: float, n_tokens: int, seed: int, trace: bool
+) -> LabRun:
     """A speculative run (with its round-by-round trace when ``trace``: step mode) and, at
     T = 0, the check against the plain greedy run. With or without the trace, the same
     seed gives the same tokens and counts (the engine's tests check it)."""
@@ -157,7 +163,12 @@ def compute_run(
             ttl_s=TEXT_TTL_S,
         )
         identical = greedy == spec.tokens
-    return LabRun(spec, run_counts(spec, target.parallel_verify), identical, tuple(ids))
+    return LabRun(
+        spec=spec,
+        counts=run_counts(spec, target.parallel_verify),
+        identical=identical,
+        prompt_ids=tuple(ids),
+    )
 
 
 def run_key(
@@ -189,12 +200,92 @@ def get_run(
     """:func:`compute_run`, once per request (:func:`run_key`) and process, on the
     heavy-work queue."""
     key = run_key(pair, prompt, k, temperature, n_tokens, seed, trace=trace)
+    pair, prompt, k, temperature, n_tokens, seed, trace = key
     return shared_result(
         "lm.run",
         key,
-        lambda: compute_run(*key),
+        lambda: compute_run(
+            pair=pair,
+            prompt=prompt,
+            k=k,
+            temperature=temperature,
+            n_tokens=n_tokens,
+            seed=seed,
+            trace=trace,
+        ),
         ttl_s=TEXT_TTL_S,
         on_wait=on_wait,
+    )
+
+
+def measure_run(
+    *, pair: str, prompt: str, k: int, temperature: float, n_tokens: int, seed: int
+) -> SpeedMeasurement:
+    """The speedup of one run: :func:`specdec_core.lm.timing.measure_pair` on its prompt,
+    K, T, token count and seed, so the timed speculative run makes the same tokens as the
+    run on screen. A run of the default prompt goes to a helper process; a typed prompt
+    is measured on this thread (a student's text is never sent to another process)."""
+    options = {
+        "k": k,
+        "temperature": temperature,
+        "max_new_tokens": n_tokens,
+        "seed": seed,
+        "repeats": SPEED_REPEATS,
+    }
+    if prompt == DEFAULT_PROMPT:
+        return run_apart("speed", measure_pair, pair, prompt, **options)
+    return measure_pair(pair, prompt, **options)
+
+
+def _run_speed_key(pair, prompt, k, temperature, n_tokens, seed) -> tuple:
+    """The run's key without the trace: step mode replays the same tokens."""
+    return run_key(pair, prompt, k, temperature, n_tokens, seed, trace=False)[:-1]
+
+
+def run_speed_status(
+    pair: str, prompt: str, k: int, temperature: float, n_tokens: int, seed: int
+) -> WaitStatus | None:
+    """Where the measurement of a run stands in the queue (None when none runs)."""
+    key = _run_speed_key(pair, prompt, k, temperature, n_tokens, seed)
+    return status("lm.run_speed", key)
+
+
+def reference_speed(pair: str, k: int, temperature: float) -> SpeedMeasurement | None:
+    """The stored reference measurement of (pair, K, T), or None (never starts one)."""
+    value = peek("lm.speed", (pair, int(k), float(temperature)))
+    return None if value is MISSING else value
+
+
+def get_run_speed(
+    pair: str,
+    prompt: str,
+    k: int,
+    temperature: float,
+    n_tokens: int,
+    seed: int,
+    *,
+    wait: bool = False,
+):
+    """The shared measurement of the run on screen (:func:`measure_run`), or
+    ``shared_work.MISSING`` while it runs (``wait=False`` starts it in the background
+    lane and returns at once). Keyed like the run itself (:func:`run_key`, without the
+    trace: step mode replays the same tokens), so at T = 0 every seed shares one."""
+    key = _run_speed_key(pair, prompt, k, temperature, n_tokens, seed)
+    pair, prompt, k, temperature, n_tokens, seed = key
+    return shared_result(
+        "lm.run_speed",
+        key,
+        lambda: measure_run(
+            pair=pair,
+            prompt=prompt,
+            k=k,
+            temperature=temperature,
+            n_tokens=n_tokens,
+            seed=seed,
+        ),
+        lane="background",
+        wait=wait,
+        ttl_s=TEXT_TTL_S,
     )
 
 
@@ -213,7 +304,7 @@ def _speed_options(k: int, temperature: float) -> dict:
     }
 
 
-def measure_apart(pair: str, k: int, temperature: float) -> SpeedMeasurement:
+def measure_apart(*, pair: str, k: int, temperature: float) -> SpeedMeasurement:
     """:func:`compute_speed` in a helper process (:mod:`specdec_ui.processes`).
 
     Sessions are threads of one interpreter: a measurement on a thread held the
@@ -229,7 +320,13 @@ def get_speed(pair: str, k: int, temperature: float, *, wait: bool = False):
     """The shared measurement of (pair, K, T), or ``shared_work.MISSING`` while it runs
     (``wait=False`` starts it in the background lane and returns at once)."""
     key = (pair, int(k), float(temperature))
-    return shared_result("lm.speed", key, lambda: measure_apart(*key), lane="background", wait=wait)
+    return shared_result(
+        "lm.speed",
+        key,
+        lambda: measure_apart(pair=pair, k=int(k), temperature=float(temperature)),
+        lane="background",
+        wait=wait,
+    )
 
 
 @dataclass(frozen=True)
@@ -248,10 +345,10 @@ def predictions(counts: RunCounts, speed: SpeedMeasurement) -> Predictions:
     alpha = 0.0 if math.isnan(alpha) else alpha
     e = float(expected_tokens(alpha, counts.k))
     return Predictions(
-        alpha,
-        e,
-        e / (counts.k * speed.c + 1.0),
-        e / (counts.k * speed.c + speed.v),
+        alpha=alpha,
+        expected=e,
+        seeds=e / (counts.k * speed.c + 1.0),
+        corrected=e / (counts.k * speed.c + speed.v),
     )
 
 

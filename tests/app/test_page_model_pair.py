@@ -22,9 +22,12 @@ from tests.app.conftest import figures, open_page
 PAGE = "pages/scripts/model_pairs.py"
 
 
-def warm_speed(pair=lw.DEFAULT_PAIR, k=lw.DEFAULT_K, temperature=0.0):
-    """The shared speed measurement of (pair, K, T), measured now if it is not stored."""
-    return lw.get_speed(pair, k, temperature, wait=True)
+def warm_speed(prompt=lw.DEFAULT_PROMPT, k=lw.DEFAULT_K, temperature=0.0, seed=0):
+    """The shared measurement of the default pair's run of ``prompt`` (60 tokens), measured
+    now if it is not stored."""
+    return lw.get_run_speed(
+        lw.DEFAULT_PAIR, prompt, k, temperature, lw.DEFAULT_TOKENS, seed, wait=True
+    )
 
 
 def output_text(at) -> str:
@@ -42,11 +45,29 @@ def test_default_render_runs_the_default_pair_and_matches_greedy_decoding():
     text = output_text(at)
     assert text.startswith("Return the number of")
     assert len(text) > len("Return the number of") + 20
-    assert metric(at, "Speedup (measured)") == f"{speed.speedup:.2f}x"
+    assert metric(at, "Speedup of your run (measured)") == f"{speed.speedup:.2f}x"
     assert any("identical to the target's own greedy output" in m.value for m in at.markdown)
-    fig = figures(at)[0]  # the coloured text
-    names = {trace.get("name") for trace in fig["data"]}
-    assert any(n and "kept" in n for n in names)
+    marks = [m.value for m in at.markdown if ":gray-background[" in m.value]
+    assert marks and ":blue-background[" in marks[0]  # the prompt, then kept drafts
+
+
+def test_the_speedup_and_the_formulas_are_those_of_a_typed_prompts_own_run():
+    """Issue 18, item 2: a typed prompt's page shows the speed of its own run, measured
+    against plain decoding of the same prompt, and its own c and v in the formulas."""
+    prompt = "The capital of France is"
+    speed = warm_speed(prompt=prompt)
+    run = lw.get_run(lw.DEFAULT_PAIR, prompt, lw.DEFAULT_K, 0.0, lw.DEFAULT_TOKENS, 0)
+    assert (speed.rounds, speed.accepted) == (run.counts.rounds, run.counts.kept)
+    at = open_page(PAGE, {"prompt": prompt})
+    assert not at.exception
+    assert metric(at, "Speedup of your run (measured)") == f"{speed.speedup:.2f}x"
+    said = " ".join(c.value for c in at.caption)
+    assert f"made the same {run.counts.rounds} rounds" in said
+    assert f"**c = {speed.c:.3f}**" in " ".join(m.value for m in at.markdown)
+    latex = " ".join(x.value for x in at.latex)
+    assert f"{speed.v:.2f}" in latex and f"{speed.c:.3f}" in latex
+    reference = lw.reference_speed(lw.DEFAULT_PAIR, lw.DEFAULT_K, 0.0)
+    assert reference is None or "not your run" in said
 
 
 def test_the_seed_is_said_to_change_nothing_at_t_0_only():
@@ -107,18 +128,6 @@ def test_bad_prompts_show_an_error_and_no_traceback():
     assert at.error and "context" in at.error[0].value
 
 
-def test_token_text_figure_escapes_prompt_text_and_marks_each_kind():
-    fig = fl.token_text_figure(
-        [("<b>x</b>", "prompt"), (" a", "accepted"), ("\n", "bonus"), ("z", "resampled")]
-    ).to_plotly_json()
-    texts = [t for tr in fig["data"] if tr.get("mode") == "text" for t in tr["text"]]
-    assert "&lt;b&gt;x&lt;/b&gt;" in texts and "↵" in texts
-    names = " ".join(str(tr.get("name")) for tr in fig["data"])
-    assert "✓" in names and "★" in names and "↻" in names
-    rows = fl.layout_tokens([("ab", "prompt"), ("\n", "bonus"), ("cd", "accepted")], width=10)
-    assert [(r, c) for r, c, _, _ in rows] == [(0, 0), (0, 2), (1, 0)]
-
-
 def test_round_figures_from_a_real_trace():
     tok = load_tokenizer()
     draft, target = load_pair("bigram-to-5gram")
@@ -148,7 +157,7 @@ def test_counts_agree_and_a_cut_last_round_is_said():
     assert untraced.counts == c and untraced.spec.tokens == run.spec.tokens
     assert untraced.spec.rounds == [] and len(run.spec.rounds) == c.rounds
     assert c.n_tokens == 60 and c.emitted == c.n_tokens + c.cut
-    assert c.rejected + c.bonus_rounds == c.rounds == c.target_calls  # parallel verify
+    assert c.rejected + c.bonus_rounds + c.plain_rounds == c.rounds == c.target_calls
     kept_in_text = sum(r.n_accepted for r in run.spec.rounds) - (c.kept - c.text_count("accepted"))
     assert kept_in_text == c.text_count("accepted")
     at = open_page(PAGE)
@@ -208,12 +217,12 @@ def test_step_mode_jumps_to_any_round_and_shows_no_bonus_panel_after_a_resample(
 
 
 def test_a_physically_impossible_measurement_is_refused_with_the_reason():
-    key = ("gpt-1L-to-gpt-4L", 5, 0.0)
-    fake = SpeedMeasurement(5, 0.0, 200, True, (1.0,), (4.0,), (0.1,), 100, 50, 90, "fake")
-    sw.WORK.shared_result("lm.speed", key, lambda: fake, heavy=False)
+    key = ("gpt-1L-to-gpt-4L", lw.DEFAULT_PROMPT, 5, 0.0, lw.DEFAULT_TOKENS, 0)
+    fake = SpeedMeasurement(5, 0.0, 60, True, (1.0,), (4.0,), (0.1,), 30, 15, 27, "fake")
+    sw.WORK.shared_result("lm.run_speed", key, lambda: fake, heavy=False)
     at = open_page(PAGE, {"pair": "gpt-1L-to-gpt-4L", "k": "5"})
     assert not at.exception
-    assert not any(m.label == "Speedup (measured)" for m in at.metric)
+    assert not any(m.label.startswith("Speedup") for m in at.metric)
     assert any("No speedup figure" in w.value and "v(K)" in w.value for w in at.warning)
 
 

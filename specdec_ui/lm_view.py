@@ -1,0 +1,576 @@
+"""The Model pair lab's sections, top to bottom (``pages/scripts/model_pairs.py`` calls them).
+
+Each function draws one section of the page from a :class:`Choice` (the student's
+settings) and the shared :class:`~specdec_ui.lm_work.LabRun`; the numbers come from
+:mod:`specdec_ui.lm_work` and the core, the figures from :mod:`specdec_ui.figures_lm`.
+Every number on screen is about the student's own run, or says what it is about.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import streamlit as st
+
+import specdec_core.lm as lm
+from specdec_core import SpecDecError
+from specdec_core.lm.timing import SpeedMeasurement, impossible_reasons
+
+from . import figures_lm as fl
+from . import lm_work as lw
+from . import shared_work as sw
+from .page_state import PageState
+from .presenter import chart
+from .stepper import stepper
+from .text import md_escape
+from .token_text import legend_markdown, token_markdown
+from .widgets import seed_control, show_error
+
+ROUND = "lm_round"  # the round shown in step mode (a widget key; the stepper moves it)
+MODE_KEYS = {label: key for key, label in lw.MODES.items()}
+KIND_WORD = {
+    "accepted": "kept drafts",
+    "resampled": "resampled",
+    "bonus": "bonus",
+    "plain": "plain steps",
+}
+FINAL_WORD = {"resample": "resampled", "bonus": "bonus", "plain": "plain-step"}
+POLL_S = 1.5  # how often a page waiting for its measurement looks again
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The student's settings: what the run on screen depends on."""
+
+    pair: str
+    prompt: str
+    k: int
+    temperature: float
+    n_tokens: int
+    seed: int
+    mode: str  # "run" | "step"
+
+    @property
+    def stepping(self) -> bool:
+        return self.mode == "step"
+
+    def run_options(self) -> dict:
+        """Keyword arguments of :func:`lm_work.get_run` / :func:`lm_work.get_run_speed`."""
+        return {
+            "pair": self.pair,
+            "prompt": self.prompt,
+            "k": self.k,
+            "temperature": self.temperature,
+            "n_tokens": self.n_tokens,
+            "seed": self.seed,
+        }
+
+    def link_params(self, round_shown: int) -> dict[str, str]:
+        """The query parameters that reopen this page (:func:`lm_work.link_params`)."""
+        state = {
+            "pair": self.pair,
+            "prompt": self.prompt,
+            "k": self.k,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "tokens": self.n_tokens,
+            "mode": self.mode,
+            "round": round_shown,
+        }
+        return lw.link_params(state)
+
+
+def page_state(pairs: list[str]) -> PageState:
+    """The page's kept state; on a session's first visit, the settings from its link."""
+    page = PageState(
+        "lm",
+        {
+            "pair": lw.DEFAULT_PAIR if lw.DEFAULT_PAIR in pairs else pairs[0],
+            "prompt": lw.DEFAULT_PROMPT,
+            "k": lw.DEFAULT_K,
+            "temperature": 0.0,
+            "seed": 0,
+            "tokens": lw.DEFAULT_TOKENS,
+            "mode": lw.MODES["run"],
+            "round": 1,
+        },
+    )
+    if (link := page.first_visit()) is not None:
+        values, problems = lw.state_from_link(link.params, pairs)
+        values["mode"] = lw.MODES[values["mode"]]  # the radio holds the label
+        page.start(values, problems)
+    page.restore()
+    return page
+
+
+def inputs(pairs: list[str]) -> Choice:
+    """Pair, prompt, temperature, K, tokens, seed and mode; returns the choice."""
+    left, mid, right = st.columns([3, 2, 2])
+    with left:
+        pair = st.selectbox(
+            "Model pair", pairs, key="lm_pair", format_func=lambda n: lm.pair_info(n).label
+        )
+        info = lm.pair_info(pair)
+        st.caption(
+            md_escape(f"Draft: {info.draft}. Target: {info.target}. {info.description} {info.why}")
+        )
+        prompt = st.text_area(
+            "Prompt (plain ASCII text)", key="lm_prompt", max_chars=lm.MAX_PROMPT_CHARS, height=90
+        )
+    with mid:
+        temperature = st.slider(
+            "Temperature T",
+            0.0,
+            lw.T_MAX,
+            step=0.1,
+            key="lm_temperature",
+            help="0 = greedy (argmax on both sides): the output must equal "
+            "the target's own greedy output.",
+        )
+        k = st.slider("K (draft tokens per round)", 1, lw.K_MAX, key="lm_k")
+        n_tokens = st.slider(
+            "Tokens to generate", lw.TOKENS_MIN, lw.TOKENS_MAX, step=lw.TOKENS_STEP, key="lm_tokens"
+        )
+    with right:
+        seed = seed_control("lm")
+        if temperature == 0:
+            st.caption(lw.GREEDY_SEED_NOTE)
+        mode = st.radio("Show", list(lw.MODES.values()), key="lm_mode", horizontal=True)
+    return Choice(
+        pair=pair,
+        prompt=prompt,
+        k=int(k),
+        temperature=round(float(temperature), 1),
+        n_tokens=int(n_tokens),
+        seed=seed,
+        mode=MODE_KEYS[mode],
+    )
+
+
+def fetch_run(choice: Choice) -> lw.LabRun:
+    """The shared run of ``choice``, with the queue's words while it waits; a bad input or
+    a full queue is said in words and the page stops there."""
+    waiting = st.empty()
+    try:
+        run = lw.get_run(
+            **choice.run_options(),
+            trace=choice.stepping,
+            on_wait=lambda status: waiting.info(status.text, icon="⏳"),
+        )
+    except SpecDecError as err:
+        waiting.empty()
+        show_error(err)
+        st.stop()
+    except sw.QueueFullError as err:
+        waiting.empty()
+        st.warning(md_escape(err), icon="⏳")
+        st.stop()
+    waiting.empty()
+    return run
+
+
+def round_stepper(run: lw.LabRun) -> int:
+    """Step mode: First / Back / Next / Last and a jump slider; returns the round shown."""
+    n_rounds = run.counts.rounds
+    shown, rest = stepper("lm", ROUND, 1, n_rounds)
+    with rest:
+        if n_rounds > 1:
+            st.slider("Jump to round", 1, n_rounds, key=ROUND)
+        st.caption(f"Round {shown} of {n_rounds}")
+    st.caption("The run was made with your seed; stepping replays it round by round.")
+    return shown
+
+
+def _shown_tokens(run: lw.LabRun, round_shown: int | None) -> tuple[list[int], list[str]]:
+    """The tokens on screen: all of them, or those up to the end of the round shown."""
+    spec = run.spec
+    if round_shown is None:
+        return spec.tokens, spec.kinds
+    rnd = spec.rounds[round_shown - 1]
+    end = min(len(spec.tokens), rnd.start + len(rnd.emitted))
+    return spec.tokens[:end], spec.kinds[:end]
+
+
+def generated_text(choice: Choice, run: lw.LabRun, round_shown: int | None) -> None:
+    """The text with each token on the colour of how it was made, then plain."""
+    vocab = lm.load_tokenizer().vocab  # shared by every pair
+    tokens, kinds = _shown_tokens(run, round_shown)
+    st.subheader("Generated text")
+    pieces = [(vocab[t], "prompt") for t in run.prompt_ids]
+    pieces += [(vocab[t], kind) for t, kind in zip(tokens, kinds, strict=True)]
+    with st.container(key="lm_token_text", border=True):
+        st.markdown(token_markdown(pieces))
+    st.caption("Colours: " + legend_markdown(["prompt", *kinds]))
+    with st.container(key="lm_output", border=True):
+        st.caption("The same text, plain (prompt + generated):")
+        st.text(choice.prompt + lm.load_tokenizer().decode(tokens))
+    if choice.temperature == 0:
+        st.caption(
+            "Small models often repeat themselves when they always pick their top token "
+            "(T = 0). Raise the temperature for varied text; the mechanics stay the same."
+        )
+    in_text = {kind: kinds.count(kind) for kind in KIND_WORD}
+    st.caption(
+        ("Tokens in the text so far: " if round_shown else "Tokens in the text: ")
+        + " · ".join(f"{n} {KIND_WORD[kind]}" for kind, n in in_text.items() if n)
+    )
+    _cut_note(run.counts, round_shown)
+
+
+def _cut_note(counts: lw.RunCounts, round_shown: int | None) -> None:
+    """Where the last round made more tokens than asked for: say that they were cut (in
+    step mode only on that last round, where the cut happens)."""
+    if not counts.cut or (round_shown is not None and round_shown != counts.rounds):
+        return
+    s = "s" if counts.cut > 1 else ""
+    st.info(
+        f"The last round produced {counts.cut} token{s} more than the {counts.n_tokens} asked "
+        f"for; {'they were' if counts.cut > 1 else 'it was'} cut from the text. The per-round "
+        f"figures below count all {counts.emitted} tokens the {counts.rounds} rounds produced, "
+        f"so the text holds {counts.text_count('accepted')} of the {counts.kept} kept drafts.",
+        icon="✂️",
+    )
+
+
+def quiet_draft_note(choice: Choice, run: lw.LabRun) -> None:
+    """Rounds in which the draft proposed nothing, and why (the draft says)."""
+    spec = run.spec
+    if not spec.empty_rounds:
+        return
+    quiet = lm.load_pair(choice.pair)[0]
+    st.info(
+        f"In {spec.empty_rounds} of {spec.n_rounds} rounds the draft proposed nothing: "
+        f"{getattr(quiet, 'quiet_why', 'it had no guess')}. Those rounds ran one plain "
+        f"step of the target. {getattr(quiet, 'quiet_gain', '')}",
+        icon="🔎",
+    )
+
+
+def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
+    """Step mode: one round's drafts, their p and q, the coins and the round's last token."""
+    vocab = lm.load_tokenizer().vocab
+    rnd = run.spec.rounds[round_shown - 1]
+    n_drafts = len(rnd.positions) - 1  # a lookup draft may propose fewer than K
+    if n_drafts == 0:
+        quiet = lm.load_pair(choice.pair)[0]
+        short = getattr(quiet, "quiet_short", "no guess")
+        st.subheader(f"Round {round_shown}: {short}, nothing proposed")
+        st.write(
+            "A plain step, not a bonus: with no draft to check, the target made one ordinary "
+            "decoding step, and its token is the round's only token."
+        )
+        chart(fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind="plain"), key="lm_final")
+        return
+    kept = (
+        f"all {n_drafts} drafts kept"
+        if rnd.n_accepted == n_drafts > 1
+        else (f"{rnd.n_accepted} of {n_drafts} draft{'s' if n_drafts > 1 else ''} kept")
+    )
+    st.subheader(f"Round {round_shown}: {kept}, then a {FINAL_WORD[rnd.final_kind]} token")
+    chips = [(vocab[p.token], "kept" if p.status == "accepted" else p.status)
+             for p in rnd.positions[:-1]]  # fmt: skip
+    chips.append((vocab[rnd.final_token], "bonus" if rnd.final_kind == "bonus" else "resampled"))
+    st.caption("Drafted tokens (kept ✓, rejected ✗, discarded –) and the round's last token:")
+    st.markdown(token_markdown(chips))
+    st.write(
+        f"The draft proposed {n_drafts} token{'s' if n_drafts > 1 else ''}; the target scored "
+        f"the last accepted token and all {n_drafts} in one call, which gives {n_drafts + 1} "
+        "distributions p. A drafted token x is kept when the coin u is below "
+        "a = min(1, p(x)/q(x)); the first rejection ends the round (later drafts are "
+        "discarded unchecked)."
+    )
+    _round_charts(choice, rnd, vocab)
+
+
+def _round_charts(choice: Choice, rnd, vocab) -> None:
+    """The p and q bars of each position, the coins and the final distribution."""
+    bonus = rnd.final_kind == "bonus"
+    positions = rnd.positions if bonus else rnd.positions[:-1]  # p_{K+1} only for a bonus
+    chart(fl.position_bars_figure(positions, vocab), key="lm_bars")
+    st.caption(
+        "Top tokens of p (target, orange) and q (draft, blue hatched) at each position; "
+        "▶ and an outline mark the drafted token."
+        + (
+            ""
+            if bonus
+            else " No bonus position: this round ended with a rejection, so p at position "
+            "K + 1 was never used."
+        )
+    )
+    left, right = st.columns(2)
+    with left:
+        chart(fl.coin_figure(rnd.positions), key="lm_coins")
+    with right:
+        chart(
+            fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind),
+            key="lm_final",
+        )
+    if choice.temperature == 0:
+        st.info(
+            "At T = 0 p and q are one-hot (argmax): a draft is kept exactly when it is the "
+            "target's top token. Raise T to see real coins.",
+            icon="ℹ️",
+        )
+
+
+def counts(choice: Choice, run: lw.LabRun) -> None:
+    """Acceptance rate, tokens per round and target calls of this run."""
+    counts, spec = run.counts, run.spec
+    st.subheader("Counted in this run")
+    c1, c2, c3 = st.columns(3)
+    c1.metric(
+        "Acceptance rate (measured)",
+        f"{counts.acceptance_rate:.0%}" if counts.checked else "—",
+        help="Drafted tokens kept / drafted tokens checked. A draft after a rejection is "
+        "discarded without a check and does not count.",
+    )
+    c1.caption(_alpha_caption(counts, spec))
+    c2.metric(
+        "Tokens per round",
+        f"{counts.tokens_per_round:.2f}",
+        help="Tokens the rounds produced / rounds (before the cut at the token limit).",
+    )
+    endings = [f"{counts.rejected} ended with a resample", f"{counts.bonus_rounds} with a bonus"]
+    if counts.plain_rounds:
+        endings.append(f"{counts.plain_rounds} were plain steps (no draft)")
+    c2.caption(f"{counts.emitted} tokens from {counts.rounds} rounds: {', '.join(endings)}.")
+    _calls_metric(c3, counts, choice.k)
+
+
+def _alpha_caption(counts: lw.RunCounts, spec) -> str:
+    text = (
+        f"Drafts kept / drafts checked = {counts.kept} / {counts.checked} (a draft after a "
+        "rejection is never checked). "
+    )
+    expected = spec.expected_acceptance_rate
+    if math.isnan(expected):
+        return text + "Expected α: none, since no draft was checked in this run."
+    return text + (
+        f"Expected α = mean of Σ min(p, q) at the checked positions of this run = {expected:.2f}"
+    )
+
+
+def _calls_metric(column, counts: lw.RunCounts, k: int) -> None:
+    """Target calls against plain decoding (lookups for a target without parallel verify)."""
+    if counts.parallel_verify:
+        saved = counts.calls_saved
+        column.metric(
+            "Target calls",
+            f"{counts.target_calls}",
+            f"−{saved} calls ({saved / counts.plain_calls:.0%})" if saved > 0 else "no saving",
+            delta_color="inverse" if saved > 0 else "off",
+            help="One call per round (it checks all K drafts at once); plain decoding calls "
+            "the target once per token.",
+        )
+        column.caption(
+            f"{counts.target_calls} calls instead of {counts.plain_calls} (one per token)"
+        )
+        return
+    extra = counts.target_calls - counts.plain_calls
+    column.metric(
+        "Target lookups",
+        f"{counts.target_calls}",
+        help="An n-gram target has no parallel verify: each of the K + 1 positions of a "
+        "round is its own lookup.",
+    )
+    column.caption(
+        f"{counts.target_calls} lookups ({counts.rounds} rounds × {k + 1} positions) against "
+        f"{counts.plain_calls} for plain decoding: "
+        + (
+            f"{extra} more, no saving (this target checks each position on its own)."
+            if extra >= 0
+            else f"{-extra} fewer."
+        )
+    )
+
+
+def greedy_verdict(choice: Choice, run: lw.LabRun) -> None:
+    """At T = 0 the output must equal the target's greedy output; at T > 0, the same law."""
+    if choice.temperature == 0:
+        verdict = (
+            "identical to the target's own greedy output ✓"
+            if run.identical
+            else "DIFFERENT from the target's greedy output ✗ (a bug: please report it)"
+        )
+        st.write(f"At T = 0 the speculative output is **{verdict}**.")
+        return
+    st.write(
+        "At T > 0 the output is not the same as plain sampling token for token (the coins "
+        "are used differently); it follows the same distribution. The Losslessness lab "
+        "tests that statistically."
+    )
+
+
+def speed_section(choice: Choice, run: lw.LabRun) -> None:
+    """This run's measured speedup, the formulas with its own costs, the GPU-like switch;
+    while the measurement runs in the background, a notice that polls for it."""
+    st.subheader("Your run against plain decoding of the same target")
+    try:
+        speed = lw.get_run_speed(**choice.run_options())
+    except sw.QueueFullError as err:
+        st.warning(md_escape(err), icon="⏳")
+        return
+    except SpecDecError as err:
+        show_error(err)
+        return
+    if speed is sw.MISSING:
+        st.fragment(_wait_for_speed, run_every=POLL_S)(choice)
+        return
+    _speed_results(choice, run, speed)
+
+
+def _wait_for_speed(choice: Choice) -> None:
+    """(A fragment.) Say where the measurement stands; rerun the page once it is there."""
+    if lw.get_run_speed(**choice.run_options()) is not sw.MISSING:
+        st.rerun()  # draw the page once more with the figure, and stop polling
+    status = lw.run_speed_status(**choice.run_options())
+    where = status.text if status is not None else "Starting…"
+    st.info(
+        "⏱️ Measuring the speed of your run on this server: speculative and plain decoding "
+        "of the same prompt, settings and seed, taking turns (once, then shared by everyone "
+        f"who asks for the same run). {where}",
+        icon="⏳",
+    )
+
+
+def _speed_results(choice: Choice, run: lw.LabRun, speed: SpeedMeasurement) -> None:
+    reasons = impossible_reasons(speed)
+    pred = lw.predictions(run.counts, speed)
+    left, right = st.columns([3, 2])
+    with left:
+        _measured_speedup(choice, run, speed, reasons)
+        _formulas(choice, run.counts, speed, pred)
+        st.write(
+            "The seeds' formula assumes that verifying K + 1 tokens costs one target step. On "
+            "a GPU that is nearly true: a step is memory-bound (reading the weights "
+            "dominates), so scoring a few more tokens is almost free. A tiny model on a CPU "
+            "is different: its few megabytes of weights stay in the processor's cache, so a "
+            "step is bound by arithmetic, not by reading weights, and the work grows with "
+            "the number of tokens. So v(K) is above 1, and the corrected formula, which "
+            "uses the measured v(K), comes closer to the clock."
+        )
+        if not speed.parallel_verify:
+            st.warning(
+                "This target is an n-gram model: it has no parallel verify, so checking "
+                "K + 1 positions costs K + 1 lookups (v(K) ≈ K + 1). Speculative decoding "
+                "saves it nothing; the pair is here to show the mechanics.",
+                icon="🐢",
+            )
+    with right:
+        _comparison_chart(choice, speed, pred, reasons)
+
+
+def _measured_speedup(choice, run, speed: SpeedMeasurement, reasons: list[str]) -> None:
+    """The run's measured speedup with its range and method, or why it is refused."""
+    if reasons:
+        st.warning(
+            "No speedup figure: this measurement cannot be right, so it is not shown. "
+            + " ".join(f"{x}." for x in reasons)
+            + " It usually means the server was very busy; it is measured again after "
+            "a restart.",
+            icon="🚫",
+        )
+        return
+    lo, hi = speed.spread
+    st.metric(
+        "Speedup of your run (measured)",
+        f"{speed.speedup:.2f}x",
+        help="CPU time of plain decoding / CPU time of speculative decoding, same prompt, "
+        f"settings and seed, median of {len(speed.speedups)} repeats.",
+    )
+    same = speed.rounds == run.counts.rounds and speed.accepted == run.counts.kept
+    st.caption(
+        f"Range {lo:.2f}x to {hi:.2f}x over {len(speed.speedups)} repeats. Measured on this "
+        f"server for exactly the run above ({speed.n_tokens} tokens, K = {choice.k}, "
+        f"T = {choice.temperature:g}"
+        + ("" if choice.temperature == 0 else f", seed {choice.seed}")
+        + "): the CPU time of the measuring thread "
+        f"(`{speed.clock}`) for plain decoding of the same prompt over that of speculative "
+        "decoding, the two taking turns round by round so that other visitors' work does not "
+        "distort it; reading the prompt is part of both."
+        + (
+            f" The timed runs made the same {speed.rounds} rounds and kept the same "
+            f"{speed.accepted} drafts as yours."
+            if same
+            else " (The timed runs did not repeat your run's rounds exactly; treat the "
+            "figure as rough.)"
+        )
+    )
+    if (hi - lo) > 0.3 * speed.speedup:
+        st.caption("The repeats disagree by more than 30 %: treat the figure as rough.")
+    _reference_line(choice)
+
+
+def _reference_line(choice: Choice) -> None:
+    """The reference workload's figure, labelled as such, when it is already measured."""
+    reference = lw.reference_speed(choice.pair, choice.k, choice.temperature)
+    if reference is None or impossible_reasons(reference):
+        return
+    st.caption(
+        f"For comparison, not your run: the reference workload (the default prompt "
+        f"“{lw.DEFAULT_PROMPT}”, {reference.n_tokens} tokens, seed {lw.SPEED_SEED}) of this "
+        f"pair at K = {choice.k}, T = {choice.temperature:g} measured "
+        f"{reference.speedup:.2f}x on this server."
+    )
+
+
+def _formulas(choice: Choice, counts: lw.RunCounts, speed: SpeedMeasurement, pred) -> None:
+    """Unit costs, E(alpha, K) and the seeds' and corrected predictions, with numbers."""
+    k = choice.k
+    st.write(
+        f"Measured unit costs of your run: one draft step costs **c = {speed.c:.3f}** target "
+        f"steps; everything else in a round (the target call on K + 1 = {k + 1} tokens, the "
+        f"accept / reject decisions, the rollback) costs **v(K) = {speed.v:.2f}** target "
+        f"steps (a plain target step: {speed.target_step * 1e6:.0f} µs of CPU)."
+    )
+    a = pred.alpha
+    st.latex(
+        rf"E(\alpha, K) = \frac{{1 - \alpha^{{K+1}}}}{{1 - \alpha}} = "
+        rf"\frac{{1 - {a:.2f}^{{{k + 1}}}}}{{1 - {a:.2f}}} = {pred.expected:.2f}"
+        if a < 1
+        else rf"E(\alpha, K) = K + 1 = {k + 1}"
+    )
+    st.caption(
+        f"α = {a:.2f} is your run's acceptance rate (kept / checked); E is the i.i.d. "
+        f"model's expected tokens per round at that α (your run: "
+        f"{counts.tokens_per_round:.2f})."
+    )
+    st.latex(
+        rf"S_{{\text{{seeds}}}} = \frac{{E}}{{K c + 1}} = \frac{{E}}{{{k}\cdot{speed.c:.3f}"
+        rf" + 1}} = {pred.seeds:.2f}"
+    )
+    st.latex(
+        rf"S_{{\text{{corrected}}}} = \frac{{E}}{{K c + v(K)}} = \frac{{E}}{{{k}\cdot"
+        rf"{speed.c:.3f} + {speed.v:.2f}}} = {pred.corrected:.2f}"
+    )
+
+
+def _comparison_chart(choice: Choice, speed, pred, reasons: list[str]) -> None:
+    """Measured vs predicted speedups of this run, with an optional GPU-like (v = 1) row."""
+    gpu = st.toggle(
+        "GPU-like cost model (v = 1)",
+        key="lm_gpu",
+        help="What the papers' hardware gives: verifying K + 1 tokens costs one step.",
+    )
+    rows = [] if reasons else [("measured", speed.speedup)]
+    rows += [("seeds' formula", pred.seeds), ("corrected (measured v)", pred.corrected)]
+    if gpu:
+        c_gpu = st.slider("c (draft step / target step)", 0.0, 1.0, 0.05, 0.01, key="lm_gpu_c")
+        gpu_speedup = lm.gpu_like_prediction(pred.alpha, choice.k, c_gpu)
+        rows.append((f"GPU-like (v = 1, c = {c_gpu:.2f})", gpu_speedup))
+        st.latex(
+            rf"\frac{{E}}{{K c + 1}} = \frac{{E}}{{{choice.k}\cdot{c_gpu:.2f} + 1}} = "
+            rf"{gpu_speedup:.2f}"
+        )
+        st.caption(
+            "Same α, but the costs of a large model on a GPU (the papers report 2-3x "
+            "with c between 0.02 and 0.1)."
+        )
+    rounded = tuple((label, round(float(value), 2)) for label, value in rows)
+    chart(_speedup_figure(rounded), key="lm_speedup")
+
+
+def _speedup_figure(rows: tuple[tuple[str, float], ...]):
+    """Shared read-only by every session (st.plotly_chart serialises a copy)."""
+    return sw.shared_result("lm.fig.speedup", rows, lambda: fl.speedup_figure(rows), heavy=False)

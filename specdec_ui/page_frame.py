@@ -1,0 +1,58 @@
+"""The frame every page shares: set-up, the labs' drawing gate, title and intro, inputs area.
+
+A page script reads::
+
+    with page_frame(__file__, INTRO) as frame:
+        with inputs_area("⚙️ Inputs: ..."):
+            ...widgets...
+        ...sections (named functions of the page's view module)...
+
+``page_frame`` calls :func:`specdec_ui.widgets.page_setup` (title, icon, layout, presenter
+switch, helpers), holds a drawing slot for the pages the registry marks ``heavy``
+(:mod:`specdec_ui.render_gate`: the labs draw one session at a time) and writes the
+title with its intro, which folds into "What this page asks" in presenter view so the
+result comes first. ``inputs_area`` is a bordered container, folded into an expander in
+presenter view.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from .presenter import page_heading, presenting
+from .registry import PageInfo
+from .render_gate import render_slot
+from .widgets import page_setup
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What a page learns from its frame: its registry entry and the view it is drawn in."""
+
+    info: PageInfo
+    presenting: bool
+
+
+@contextlib.contextmanager
+def page_frame(page_file: str | Path, intro: str | None = None) -> Iterator[Frame]:
+    """Set up the page, take a drawing slot if it is heavy, write its title and ``intro``
+    (the page's own markdown, never user text; None: the page writes its own heading)."""
+    info = page_setup(page_file)
+    frame = Frame(info, presenting())
+    with render_slot() if info.heavy else contextlib.nullcontext():
+        if intro is not None:
+            page_heading(info, intro, presenting=frame.presenting)
+        yield frame
+
+
+def inputs_area(label: str, *, expanded_when_presenting: bool = False):
+    """The container of a page's inputs: bordered in the main column (a sidebar is hidden
+    on a phone), an expander labelled ``label`` in presenter view."""
+    if presenting():
+        return st.expander(label, expanded=expanded_when_presenting)
+    return st.container(border=True)
