@@ -37,12 +37,14 @@ from specdec_ui.shared_work import SharedWork  # noqa: E402
 def job(seed: int, tokens: int):
     return len(
         lw.compute_run(
-            pair=lw.DEFAULT_PAIR,
-            prompt=lw.DEFAULT_PROMPT,
-            k=lw.DEFAULT_K,
-            temperature=0.0,
-            n_tokens=tokens,
-            seed=seed,
+            lw.RunRequest(
+                pair=lw.DEFAULT_PAIR,
+                prompt=lw.DEFAULT_PROMPT,
+                k=lw.DEFAULT_K,
+                temperature=0.0,
+                n_tokens=tokens,
+                seed=seed,
+            ),
             trace=False,
         ).spec.tokens
     )

@@ -41,40 +41,25 @@ POLL_S = 1.5  # how often a page waiting for its measurement looks again
 
 @dataclass(frozen=True)
 class Choice:
-    """The student's settings: what the run on screen depends on."""
+    """The student's settings: the run they ask for and how to show it."""
 
-    pair: str
-    prompt: str
-    k: int
-    temperature: float
-    n_tokens: int
-    seed: int
+    request: lw.RunRequest
     mode: str  # "run" | "step"
 
     @property
     def stepping(self) -> bool:
         return self.mode == "step"
 
-    def run_options(self) -> dict:
-        """Keyword arguments of :func:`lm_work.get_run` / :func:`lm_work.get_run_speed`."""
-        return {
-            "pair": self.pair,
-            "prompt": self.prompt,
-            "k": self.k,
-            "temperature": self.temperature,
-            "n_tokens": self.n_tokens,
-            "seed": self.seed,
-        }
-
     def link_params(self, round_shown: int) -> dict[str, str]:
         """The query parameters that reopen this page (:func:`lm_work.link_params`)."""
+        r = self.request
         state = {
-            "pair": self.pair,
-            "prompt": self.prompt,
-            "k": self.k,
-            "temperature": self.temperature,
-            "seed": self.seed,
-            "tokens": self.n_tokens,
+            "pair": r.pair,
+            "prompt": r.prompt,
+            "k": r.k,
+            "temperature": r.temperature,
+            "seed": r.seed,
+            "tokens": r.n_tokens,
             "mode": self.mode,
             "round": round_shown,
         }
@@ -137,15 +122,15 @@ def inputs(pairs: list[str]) -> Choice:
         if temperature == 0:
             st.caption(lw.GREEDY_SEED_NOTE)
         mode = st.radio("Show", list(lw.MODES.values()), key="lm_mode", horizontal=True)
-    return Choice(
+    request = lw.RunRequest(
         pair=pair,
         prompt=prompt,
         k=int(k),
         temperature=round(float(temperature), 1),
         n_tokens=int(n_tokens),
         seed=seed,
-        mode=MODE_KEYS[mode],
     )
+    return Choice(request=request, mode=MODE_KEYS[mode])
 
 
 def fetch_run(choice: Choice) -> lw.LabRun:
@@ -154,7 +139,7 @@ def fetch_run(choice: Choice) -> lw.LabRun:
     waiting = st.empty()
     try:
         run = lw.get_run(
-            **choice.run_options(),
+            choice.request,
             trace=choice.stepping,
             on_wait=lambda status: waiting.info(status.text, icon="⏳"),
         )
@@ -204,8 +189,8 @@ def generated_text(choice: Choice, run: lw.LabRun, round_shown: int | None) -> N
     st.caption("Colours: " + legend_markdown(["prompt", *kinds]))
     with st.container(key="lm_output", border=True):
         st.caption("The same text, plain (prompt + generated):")
-        st.text(choice.prompt + lm.load_tokenizer().decode(tokens))
-    if choice.temperature == 0:
+        st.text(choice.request.prompt + lm.load_tokenizer().decode(tokens))
+    if choice.request.temperature == 0:
         st.caption(
             "Small models often repeat themselves when they always pick their top token "
             "(T = 0). Raise the temperature for varied text; the mechanics stay the same."
@@ -238,7 +223,7 @@ def quiet_draft_note(choice: Choice, run: lw.LabRun) -> None:
     spec = run.spec
     if not spec.empty_rounds:
         return
-    quiet = lm.load_pair(choice.pair)[0]
+    quiet = lm.load_pair(choice.request.pair)[0]
     st.info(
         f"In {spec.empty_rounds} of {spec.n_rounds} rounds the draft proposed nothing: "
         f"{getattr(quiet, 'quiet_why', 'it had no guess')}. Those rounds ran one plain "
@@ -253,7 +238,7 @@ def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
     rnd = run.spec.rounds[round_shown - 1]
     n_drafts = len(rnd.positions) - 1  # a lookup draft may propose fewer than K
     if n_drafts == 0:
-        quiet = lm.load_pair(choice.pair)[0]
+        quiet = lm.load_pair(choice.request.pair)[0]
         short = getattr(quiet, "quiet_short", "no guess")
         st.subheader(f"Round {round_shown}: {short}, nothing proposed")
         st.write(
@@ -306,7 +291,7 @@ def _round_charts(choice: Choice, rnd, vocab) -> None:
             fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind),
             key="lm_final",
         )
-    if choice.temperature == 0:
+    if choice.request.temperature == 0:
         st.info(
             "At T = 0 p and q are one-hot (argmax): a draft is kept exactly when it is the "
             "target's top token. Raise T to see real coins.",
@@ -335,7 +320,7 @@ def counts(choice: Choice, run: lw.LabRun) -> None:
     if counts.plain_rounds:
         endings.append(f"{counts.plain_rounds} were plain steps (no draft)")
     c2.caption(f"{counts.emitted} tokens from {counts.rounds} rounds: {', '.join(endings)}.")
-    _calls_metric(c3, counts, choice.k)
+    _calls_metric(c3, counts, choice.request.k)
 
 
 def _alpha_caption(counts: lw.RunCounts, spec) -> str:
@@ -387,7 +372,7 @@ def _calls_metric(column, counts: lw.RunCounts, k: int) -> None:
 
 def greedy_verdict(choice: Choice, run: lw.LabRun) -> None:
     """At T = 0 the output must equal the target's greedy output; at T > 0, the same law."""
-    if choice.temperature == 0:
+    if choice.request.temperature == 0:
         verdict = (
             "identical to the target's own greedy output ✓"
             if run.identical
@@ -407,7 +392,7 @@ def speed_section(choice: Choice, run: lw.LabRun) -> None:
     while the measurement runs in the background, a notice that polls for it."""
     st.subheader("Your run against plain decoding of the same target")
     try:
-        speed = lw.get_run_speed(**choice.run_options())
+        speed = lw.get_run_speed(choice.request)
     except sw.QueueFullError as err:
         st.warning(md_escape(err), icon="⏳")
         return
@@ -422,9 +407,9 @@ def speed_section(choice: Choice, run: lw.LabRun) -> None:
 
 def _wait_for_speed(choice: Choice) -> None:
     """(A fragment.) Say where the measurement stands; rerun the page once it is there."""
-    if lw.get_run_speed(**choice.run_options()) is not sw.MISSING:
+    if lw.get_run_speed(choice.request) is not sw.MISSING:
         st.rerun()  # draw the page once more with the figure, and stop polling
-    status = lw.run_speed_status(**choice.run_options())
+    status = lw.run_speed_status(choice.request)
     where = status.text if status is not None else "Starting…"
     st.info(
         "⏱️ Measuring the speed of your run on this server: speculative and plain decoding "
@@ -482,9 +467,9 @@ def _measured_speedup(choice, run, speed: SpeedMeasurement, reasons: list[str]) 
     same = speed.rounds == run.counts.rounds and speed.accepted == run.counts.kept
     st.caption(
         f"Range {lo:.2f}x to {hi:.2f}x over {len(speed.speedups)} repeats. Measured on this "
-        f"server for exactly the run above ({speed.n_tokens} tokens, K = {choice.k}, "
-        f"T = {choice.temperature:g}"
-        + ("" if choice.temperature == 0 else f", seed {choice.seed}")
+        f"server for exactly the run above ({speed.n_tokens} tokens, K = {choice.request.k}, "
+        f"T = {choice.request.temperature:g}"
+        + ("" if choice.request.temperature == 0 else f", seed {choice.request.seed}")
         + "): the CPU time of the measuring thread "
         f"(`{speed.clock}`) for plain decoding of the same prompt over that of speculative "
         "decoding, the two taking turns round by round so that other visitors' work does not "
@@ -504,20 +489,22 @@ def _measured_speedup(choice, run, speed: SpeedMeasurement, reasons: list[str]) 
 
 def _reference_line(choice: Choice) -> None:
     """The reference workload's figure, labelled as such, when it is already measured."""
-    reference = lw.reference_speed(choice.pair, choice.k, choice.temperature)
+    reference = lw.reference_speed(
+        choice.request.pair, choice.request.k, choice.request.temperature
+    )
     if reference is None or impossible_reasons(reference):
         return
     st.caption(
         f"For comparison, not your run: the reference workload (the default prompt "
         f"“{lw.DEFAULT_PROMPT}”, {reference.n_tokens} tokens, seed {lw.SPEED_SEED}) of this "
-        f"pair at K = {choice.k}, T = {choice.temperature:g} measured "
+        f"pair at K = {choice.request.k}, T = {choice.request.temperature:g} measured "
         f"{reference.speedup:.2f}x on this server."
     )
 
 
 def _formulas(choice: Choice, counts: lw.RunCounts, speed: SpeedMeasurement, pred) -> None:
     """Unit costs, E(alpha, K) and the seeds' and corrected predictions, with numbers."""
-    k = choice.k
+    k = choice.request.k
     st.write(
         f"Measured unit costs of your run: one draft step costs **c = {speed.c:.3f}** target "
         f"steps; everything else in a round (the target call on K + 1 = {k + 1} tokens, the "
@@ -557,10 +544,10 @@ def _comparison_chart(choice: Choice, speed, pred, reasons: list[str]) -> None:
     rows += [("seeds' formula", pred.seeds), ("corrected (measured v)", pred.corrected)]
     if gpu:
         c_gpu = st.slider("c (draft step / target step)", 0.0, 1.0, 0.05, 0.01, key="lm_gpu_c")
-        gpu_speedup = lm.gpu_like_prediction(pred.alpha, choice.k, c_gpu)
+        gpu_speedup = lm.gpu_like_prediction(pred.alpha, choice.request.k, c_gpu)
         rows.append((f"GPU-like (v = 1, c = {c_gpu:.2f})", gpu_speedup))
         st.latex(
-            rf"\frac{{E}}{{K c + 1}} = \frac{{E}}{{{choice.k}\cdot{c_gpu:.2f} + 1}} = "
+            rf"\frac{{E}}{{K c + 1}} = \frac{{E}}{{{choice.request.k}\cdot{c_gpu:.2f} + 1}} = "
             rf"{gpu_speedup:.2f}"
         )
         st.caption(

@@ -1,9 +1,9 @@
 """The Model pair lab's work, outside the page: shared runs, counts, speed, link state.
 
-- :func:`get_run`: one speculative run per request (pair, prompt, K, T, tokens, seed;
-  traced round by round only for step mode), computed once per server process on the
-  heavy-work queue and shared by every session (:mod:`specdec_ui.shared_work`); the key
-  holds the typed prompt, so it lives at most ``shared_work.TEXT_TTL_S``;
+- :func:`get_run`: one speculative run per :class:`RunRequest` (pair, prompt, K, T, tokens,
+  seed; traced round by round only for step mode), computed once per server process on
+  the heavy-work queue and shared by every session (:mod:`specdec_ui.shared_work`); the
+  key holds the typed prompt, so it lives at most ``shared_work.TEXT_TTL_S``;
 - :class:`RunCounts`: the one definition of every count the page shows;
 - :func:`get_run_speed`: the speedup of the run on screen (:mod:`specdec_core.lm.timing`:
   per-thread CPU time, speculative and plain decoding of the same prompt, settings and
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -137,23 +137,43 @@ class LabRun:
     prompt_ids: tuple[int, ...]
 
 
-def compute_run(
-    *, pair: str, prompt: str, k: int, temperature: float, n_tokens: int, seed: int, trace: bool
-) -> LabRun:
+@dataclass(frozen=True)
+class RunRequest:
+    """What a run depends on: the key under which it, its measurement and its figures are
+    shared by every session that asks for the same run."""
+
+    pair: str
+    prompt: str
+    k: int
+    temperature: float
+    n_tokens: int
+    seed: int
+
+    def shared(self, *, trace: bool) -> RunRequest:
+        """The request as it is computed and shared.
+
+        At T = 0 without the trace the run draws no random number (both sides take the
+        argmax), so every seed gives the same run: the seed becomes 0 and a class pressing
+        "New seed" shares one computation. The traced run (step mode) shows each round's
+        coins, which do depend on the seed.
+        """
+        return replace(self, seed=0) if self.temperature == 0 and not trace else self
+
+
+def compute_run(request: RunRequest, *, trace: bool) -> LabRun:
     """A speculative run (with its round-by-round trace when ``trace``: step mode) and, at
     T = 0, the check against the plain greedy run. With or without the trace, the same
     seed gives the same tokens and counts (the engine's tests check it)."""
-    draft, target = lm.load_pair(pair)
-    ids = lm.encode_prompt(target.tokenizer, prompt)
-    common = {"max_new_tokens": n_tokens, "temperature": temperature}
-    spec = lm.speculative_generate(
-        draft, target, ids, k=k, rng=np.random.default_rng(seed), trace=trace, **common
-    )
+    draft, target = lm.load_pair(request.pair)
+    ids = lm.encode_prompt(target.tokenizer, request.prompt)
+    common = {"max_new_tokens": request.n_tokens, "temperature": request.temperature}
+    rng = np.random.default_rng(request.seed)
+    spec = lm.speculative_generate(draft, target, ids, k=request.k, rng=rng, trace=trace, **common)
     identical = None
-    if temperature == 0:  # the greedy output does not depend on the seed: shared across seeds
+    if request.temperature == 0:  # the greedy output does not depend on the seed: shared
         greedy = shared_result(
             "lm.greedy",
-            (pair, prompt, n_tokens),
+            (request.pair, request.prompt, request.n_tokens),
             lambda: (
                 lm.autoregressive_generate(
                     target, ids, rng=np.random.default_rng(0), **common
@@ -171,122 +191,66 @@ def compute_run(
     )
 
 
-def run_key(
-    pair: str, prompt: str, k: int, temperature: float, n_tokens: int, seed: int, *, trace: bool
-) -> tuple:
-    """What a run depends on: the key under which it (and its figures) are shared.
-
-    At T = 0 without the trace the run draws no random number (both sides take the
-    argmax), so every seed gives the same run: the seed is left out and a class pressing
-    "New seed" shares one computation. The traced run (step mode) shows each round's
-    coins, which do depend on the seed.
-    """
-    if float(temperature) == 0.0 and not trace:
-        seed = 0
-    return (pair, prompt, int(k), float(temperature), int(n_tokens), int(seed), bool(trace))
-
-
 def get_run(
-    pair: str,
-    prompt: str,
-    k: int,
-    temperature: float,
-    n_tokens: int,
-    seed: int,
+    request: RunRequest,
     *,
     trace: bool = False,
     on_wait: Callable[[WaitStatus], None] | None = None,
 ) -> LabRun:
-    """:func:`compute_run`, once per request (:func:`run_key`) and process, on the
-    heavy-work queue."""
-    key = run_key(pair, prompt, k, temperature, n_tokens, seed, trace=trace)
-    pair, prompt, k, temperature, n_tokens, seed, trace = key
+    """:func:`compute_run`, once per request (:meth:`RunRequest.shared`) and process, on
+    the heavy-work queue."""
+    shared = request.shared(trace=trace)
     return shared_result(
         "lm.run",
-        key,
-        lambda: compute_run(
-            pair=pair,
-            prompt=prompt,
-            k=k,
-            temperature=temperature,
-            n_tokens=n_tokens,
-            seed=seed,
-            trace=trace,
-        ),
+        (shared, trace),
+        lambda: compute_run(shared, trace=trace),
         ttl_s=TEXT_TTL_S,
         on_wait=on_wait,
     )
 
 
-def measure_run(
-    *, pair: str, prompt: str, k: int, temperature: float, n_tokens: int, seed: int
-) -> SpeedMeasurement:
+def measure_run(request: RunRequest) -> SpeedMeasurement:
     """The speedup of one run: :func:`specdec_core.lm.timing.measure_pair` on its prompt,
     K, T, token count and seed, so the timed speculative run makes the same tokens as the
     run on screen. A run of the default prompt goes to a helper process; a typed prompt
     is measured on this thread (a student's text is never sent to another process)."""
     options = {
-        "k": k,
-        "temperature": temperature,
-        "max_new_tokens": n_tokens,
-        "seed": seed,
+        "k": request.k,
+        "temperature": request.temperature,
+        "max_new_tokens": request.n_tokens,
+        "seed": request.seed,
         "repeats": SPEED_REPEATS,
     }
-    if prompt == DEFAULT_PROMPT:
-        return run_apart("speed", measure_pair, pair, prompt, **options)
-    return measure_pair(pair, prompt, **options)
+    if request.prompt == DEFAULT_PROMPT:
+        return run_apart("speed", measure_pair, request.pair, request.prompt, **options)
+    return measure_pair(request.pair, request.prompt, **options)
 
 
-def _run_speed_key(pair, prompt, k, temperature, n_tokens, seed) -> tuple:
-    """The run's key without the trace: step mode replays the same tokens."""
-    return run_key(pair, prompt, k, temperature, n_tokens, seed, trace=False)[:-1]
+def get_run_speed(request: RunRequest, *, wait: bool = False):
+    """The shared measurement of the run on screen (:func:`measure_run`), or
+    ``shared_work.MISSING`` while it runs (``wait=False`` starts it in the background
+    lane and returns at once). Shared like the untraced run (step mode replays the same
+    tokens), so at T = 0 every seed shares one."""
+    shared = request.shared(trace=False)
+    return shared_result(
+        "lm.run_speed",
+        shared,
+        lambda: measure_run(shared),
+        lane="background",
+        wait=wait,
+        ttl_s=TEXT_TTL_S,
+    )
 
 
-def run_speed_status(
-    pair: str, prompt: str, k: int, temperature: float, n_tokens: int, seed: int
-) -> WaitStatus | None:
+def run_speed_status(request: RunRequest) -> WaitStatus | None:
     """Where the measurement of a run stands in the queue (None when none runs)."""
-    key = _run_speed_key(pair, prompt, k, temperature, n_tokens, seed)
-    return status("lm.run_speed", key)
+    return status("lm.run_speed", request.shared(trace=False))
 
 
 def reference_speed(pair: str, k: int, temperature: float) -> SpeedMeasurement | None:
     """The stored reference measurement of (pair, K, T), or None (never starts one)."""
     value = peek("lm.speed", (pair, int(k), float(temperature)))
     return None if value is MISSING else value
-
-
-def get_run_speed(
-    pair: str,
-    prompt: str,
-    k: int,
-    temperature: float,
-    n_tokens: int,
-    seed: int,
-    *,
-    wait: bool = False,
-):
-    """The shared measurement of the run on screen (:func:`measure_run`), or
-    ``shared_work.MISSING`` while it runs (``wait=False`` starts it in the background
-    lane and returns at once). Keyed like the run itself (:func:`run_key`, without the
-    trace: step mode replays the same tokens), so at T = 0 every seed shares one."""
-    key = _run_speed_key(pair, prompt, k, temperature, n_tokens, seed)
-    pair, prompt, k, temperature, n_tokens, seed = key
-    return shared_result(
-        "lm.run_speed",
-        key,
-        lambda: measure_run(
-            pair=pair,
-            prompt=prompt,
-            k=k,
-            temperature=temperature,
-            n_tokens=n_tokens,
-            seed=seed,
-        ),
-        lane="background",
-        wait=wait,
-        ttl_s=TEXT_TTL_S,
-    )
 
 
 def compute_speed(pair: str, k: int, temperature: float) -> SpeedMeasurement:

@@ -1,6 +1,5 @@
 """Model pair lab: real speculative decoding with small language models, in numpy."""
 
-import streamlit as st
 
 import specdec_core.lm as lm
 from specdec_ui import lm_view as view

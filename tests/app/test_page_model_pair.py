@@ -26,8 +26,21 @@ def warm_speed(prompt=lw.DEFAULT_PROMPT, k=lw.DEFAULT_K, temperature=0.0, seed=0
     """The shared measurement of the default pair's run of ``prompt`` (60 tokens), measured
     now if it is not stored."""
     return lw.get_run_speed(
-        lw.DEFAULT_PAIR, prompt, k, temperature, lw.DEFAULT_TOKENS, seed, wait=True
+        request(prompt=prompt, k=k, temperature=temperature, seed=seed), wait=True
     )
+
+
+def request(**changes) -> lw.RunRequest:
+    """The page's default run, with ``changes``."""
+    default = {
+        "pair": lw.DEFAULT_PAIR,
+        "prompt": lw.DEFAULT_PROMPT,
+        "k": lw.DEFAULT_K,
+        "temperature": 0.0,
+        "n_tokens": lw.DEFAULT_TOKENS,
+        "seed": 0,
+    }
+    return lw.RunRequest(**{**default, **changes})
 
 
 def output_text(at) -> str:
@@ -56,7 +69,7 @@ def test_the_speedup_and_the_formulas_are_those_of_a_typed_prompts_own_run():
     against plain decoding of the same prompt, and its own c and v in the formulas."""
     prompt = "The capital of France is"
     speed = warm_speed(prompt=prompt)
-    run = lw.get_run(lw.DEFAULT_PAIR, prompt, lw.DEFAULT_K, 0.0, lw.DEFAULT_TOKENS, 0)
+    run = lw.get_run(request(prompt=prompt))
     assert (speed.rounds, speed.accepted) == (run.counts.rounds, run.counts.kept)
     at = open_page(PAGE, {"prompt": prompt})
     assert not at.exception
@@ -151,9 +164,9 @@ def test_round_figures_from_a_real_trace():
 
 
 def test_counts_agree_and_a_cut_last_round_is_said():
-    run = lw.get_run(lw.DEFAULT_PAIR, lw.DEFAULT_PROMPT, 3, 0.0, 60, 0, trace=True)
+    run = lw.get_run(request(), trace=True)
     c = run.counts
-    untraced = lw.get_run(lw.DEFAULT_PAIR, lw.DEFAULT_PROMPT, 3, 0.0, 60, 0)
+    untraced = lw.get_run(request())
     assert untraced.counts == c and untraced.spec.tokens == run.spec.tokens
     assert untraced.spec.rounds == [] and len(run.spec.rounds) == c.rounds
     assert c.n_tokens == 60 and c.emitted == c.n_tokens + c.cut
@@ -199,7 +212,7 @@ def test_link_settings_are_applied_and_bad_values_warn_and_fall_back():
 
 def test_step_mode_jumps_to_any_round_and_shows_no_bonus_panel_after_a_resample():
     at = open_page(PAGE, {"mode": "step", "t": "1.0", "tokens": "60"})
-    run = lw.get_run(lw.DEFAULT_PAIR, lw.DEFAULT_PROMPT, 3, 1.0, 60, 0, trace=True)
+    run = lw.get_run(request(temperature=1.0), trace=True)
     resample = next(i for i, r in enumerate(run.spec.rounds) if r.final_kind == "resample")
     at.slider(key="lm_round").set_value(resample + 1).run()
     assert not at.exception
@@ -217,7 +230,7 @@ def test_step_mode_jumps_to_any_round_and_shows_no_bonus_panel_after_a_resample(
 
 
 def test_a_physically_impossible_measurement_is_refused_with_the_reason():
-    key = ("gpt-1L-to-gpt-4L", lw.DEFAULT_PROMPT, 5, 0.0, lw.DEFAULT_TOKENS, 0)
+    key = request(pair="gpt-1L-to-gpt-4L", k=5)
     fake = SpeedMeasurement(5, 0.0, 60, True, (1.0,), (4.0,), (0.1,), 30, 15, 27, "fake")
     sw.WORK.shared_result("lm.run_speed", key, lambda: fake, heavy=False)
     at = open_page(PAGE, {"pair": "gpt-1L-to-gpt-4L", "k": "5"})
@@ -254,7 +267,7 @@ def test_the_page_opens_through_the_router_with_its_link():
 def test_a_draft_that_stays_quiet_says_why_and_steps_through_an_empty_round(pair, why, short):
     at = open_page(PAGE, {"pair": pair, "mode": "step", "tokens": "60"})
     assert not at.exception and not at.error
-    run = lw.get_run(pair, lw.DEFAULT_PROMPT, lw.DEFAULT_K, 0.0, 60, 0, trace=True)
+    run = lw.get_run(request(pair=pair), trace=True)
     empty = [i for i, r in enumerate(run.spec.rounds) if len(r.positions) == 1]
     assert run.spec.empty_rounds == len(empty) > 0  # the default prompt has quiet rounds
     said = f"In {len(empty)} of {run.counts.rounds} rounds the draft proposed nothing: {why}"

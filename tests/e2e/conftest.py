@@ -346,6 +346,11 @@ def overlapping_text(page, chart) -> list[tuple[str, str]]:
                            return [t.textContent.trim(), r.left, r.top, r.right, r.bottom]; })
              .filter((b) => b[3] > b[1] && b[4] > b[2])"""
     )
+    return overlapping_boxes(boxes)
+
+
+def overlapping_boxes(boxes: list) -> list[tuple[str, str]]:
+    """Pairs of (text, left, top, right, bottom, ...) boxes that intersect by over 1 px."""
     out = []
     for i, a in enumerate(boxes):
         for b in boxes[i + 1 :]:

@@ -18,6 +18,7 @@ from tests.e2e.conftest import (
     artifact,
     horizontal_overflow,
     key,
+    overlapping_boxes,
     settle,
 )
 
@@ -35,15 +36,6 @@ TOKEN_BOXES_JS = """
 """
 
 
-def _overlaps(boxes: list) -> list[tuple[str, str]]:
-    out = []
-    for i, a in enumerate(boxes):
-        for b in boxes[i + 1 :]:
-            if a[1] < b[3] - 1 and b[1] < a[3] - 1 and a[2] < b[4] - 1 and b[2] < a[4] - 1:
-                out.append((a[0], b[0]))
-    return out
-
-
 @pytest.mark.parametrize("scheme", COLOR_SCHEMES)
 def test_the_coloured_text_wraps_by_token_on_a_phone(screen_context, scheme):
     page = screen_context(PHONE_VIEWPORT, scheme, is_mobile=True, has_touch=True).new_page()
@@ -57,7 +49,7 @@ def test_the_coloured_text_wraps_by_token_on_a_phone(screen_context, scheme):
     width = PHONE_VIEWPORT["width"]
     outside = [b[0] for b in boxes if b[1] < 0 or b[3] > width]
     assert not outside, f"token boxes outside the {width} px screen: {outside[:5]}"
-    assert not _overlaps(boxes), _overlaps(boxes)[:5]
+    assert not overlapping_boxes(boxes), overlapping_boxes(boxes)[:5]
     assert min(b[5] for b in boxes) >= 14
     assert len({round(b[2]) for b in boxes}) >= 4, "the text should wrap over several lines"
     assert horizontal_overflow(page)["count"] == 0
