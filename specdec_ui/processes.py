@@ -23,12 +23,13 @@ the calling thread instead, and a later call starts a new helper.
 
 Every call has its pool's time limit (:attr:`PoolSpec.timeout_s`): a helper that has not
 answered by then is killed and replaced, and :func:`run_apart` raises
-:class:`HelperTimeoutError`, whose message is written for the student (the pages show it
-like :class:`specdec_ui.work_queue.QueueFullError`). The limits are wide: measured on the
-2-core development machine (load average about 2), a fresh helper's first call (start,
-imports, model loading and the job) took at most 3.5 s for a speed measurement (K = 1-8,
-T = 0 and 2, five pairs) and 0.6 s for the largest preset Monte Carlo (500,000 rounds,
-K = 8, every lab preset and variant; 0.04-0.11 s once warm).
+:class:`HelperTimeoutError`, whose message is written for the student (a page catches it
+where it catches :class:`specdec_ui.work_queue.QueueFullError` and shows it the same way).
+The limits are wide: measured on the 2-core development machine (load average about 2), a
+fresh helper's first call (start, imports, model loading and the job) took at most 3.5 s
+for a speed measurement (K = 8 for five pairs, K = 1 for two, T = 0 and 2) and 0.6 s for
+the largest preset Monte Carlo (500,000 rounds, K = 8, every lab preset and variant;
+0.04-0.11 s once warm).
 """
 
 from __future__ import annotations

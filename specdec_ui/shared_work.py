@@ -7,9 +7,9 @@ it joins two parts that each read on their own:
 - :mod:`specdec_ui.result_store`: finished results in a bounded LRU (entries and bytes; a
   time to live for keys that hold typed text) and **single flight**: callers of a key that
   is being computed wait for that computation instead of starting their own;
-- :mod:`specdec_ui.work_queue`: **FIFO lanes** on worker threads: ``"heavy"`` (2 workers
-  by default) for work a student waits for, ``"background"`` (1 niced worker that yields
-  to the heavy lane) for the speed measurement.
+- :mod:`specdec_ui.work_queue`: **FIFO lanes** on worker threads: ``"heavy"`` for work a
+  student waits for (2 workers in the server's :data:`WORK`, ``SPECDEC_HEAVY_WORKERS``),
+  ``"background"`` (1 niced worker that yields to the heavy lane) for the speed measurement.
 
 Why not ``st.cache_data``? Streamlit 1.67's caches do hold a per-key lock
 (``streamlit/runtime/caching/cache_utils.py``, ``_handle_cache_miss``): a second caller of
