@@ -52,7 +52,7 @@ def _function(module: str, qualname: str, allowed: Iterable[str] = PRODUCTION_JO
 
 
 def serve(conn: Connection, allowed: frozenset[str] = PRODUCTION_JOBS) -> None:
-    """Answer calls until the pipe closes."""
+    """Answer calls until the pipe closes (also while an answer is being sent)."""
     while True:
         try:
             module, qualname, args, kwargs = conn.recv()
@@ -62,7 +62,10 @@ def serve(conn: Connection, allowed: frozenset[str] = PRODUCTION_JOBS) -> None:
             reply = (True, _function(module, qualname, allowed)(*args, **kwargs))
         except Exception as err:  # noqa: BLE001 - every error goes back to the caller
             reply = (False, err)
-        conn.send(reply)
+        try:
+            conn.send(reply)
+        except OSError:  # the server went away (or killed the call): nobody to answer
+            return
 
 
 def main(argv: list[str]) -> None:

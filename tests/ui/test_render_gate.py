@@ -1,4 +1,5 @@
 """Heavy pages draw one at a time; a page waiting for shared work gives its slot back.
+(Which pages draw inside the gate: tests/app/test_render_gate_pages.py.)
 
 The gate's semaphore is replaced by one that reports when a caller finds no free slot, so
 each test decides on that event, not on how long a thread took.
@@ -11,7 +12,6 @@ import threading
 import pytest
 
 from specdec_ui import render_gate
-from specdec_ui.registry import PAGES, ROOT
 from specdec_ui.render_gate import released_while_waiting, render_slot
 from specdec_ui.shared_work import SharedWork
 from tests.ui.waiting import HANG_S, wait_for
@@ -131,11 +131,3 @@ def test_a_stuck_page_only_delays_the_others(monkeypatch, slots):
     a.join(HANG_S)
     with render_slot():  # the page that drew without a slot gave none back twice
         pass
-
-
-def test_the_labs_are_the_heavy_pages_and_exactly_those_draw_inside_the_gate():
-    heavy = {page.title for page in PAGES if page.heavy}
-    assert heavy == {"Losslessness lab", "Model pair lab", "Variants lab"}
-    for page in PAGES:
-        source = (ROOT / page.path).read_text(encoding="utf-8")
-        assert ("with render_slot():" in source) == page.heavy, page.path
