@@ -66,17 +66,28 @@ def shared_simulation(
     (whose key holds them) lives at most ``TEXT_TTL_S`` seconds and the run stays in this
     process; a preset's run goes to a helper process on the other core
     (:func:`specdec_ui.processes.run_apart`). Raises
-    :class:`specdec_ui.shared_work.QueueFullError` when the queue is full, and the core's
-    ``SpecDecError`` for bad input (it reaches every caller and is not stored).
+    :class:`specdec_ui.shared_work.QueueFullError` when the queue is full,
+    :class:`specdec_ui.processes.HelperTimeoutError` when a preset's run in a helper does
+    not finish in time, and the core's ``SpecDecError`` for bad input (each reaches every
+    caller and is not stored).
     """
-    key = (p_target, q_draft, int(k), int(rounds), int(seed), str(variant), tuple(options))
-    run = (
-        simulate_and_test if typed else functools.partial(run_apart, "simulate", simulate_and_test)
-    )
+    request = {
+        "p_target": p_target,
+        "q_draft": q_draft,
+        "k": int(k),
+        "rounds": int(rounds),
+        "seed": int(seed),
+        "variant": str(variant),
+        "options": tuple(options),
+    }
+    if typed:
+        compute = functools.partial(simulate_and_test, **request)
+    else:
+        compute = functools.partial(run_apart, "simulate", simulate_and_test, **request)
     return shared_result(
         "lab.simulate",
-        key,
-        lambda: run(*key),
+        tuple(request.values()),  # the key: every input, in the order of the signature
+        compute,
         ttl_s=TEXT_TTL_S if typed else None,
         on_wait=on_wait,
     )

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from . import presenter, processes
+from . import presenter, processes, render_gate, shared_work
 from .presets import MAX_SEED
 from .registry import PageInfo, page_info
 from .text import md_escape
@@ -34,6 +34,8 @@ def page_setup(page_file: str | Path) -> PageInfo:
     presenter.presenter_toggle()
     presenter.presenter_style()
     processes.warm_up()  # the helper processes start soon after the first page (once)
+    # A page that waits for shared work gives its render slot back while it waits.
+    shared_work.set_wait_hook(render_gate.released_while_waiting)
     return info
 
 

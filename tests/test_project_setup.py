@@ -19,20 +19,54 @@ def test_readme_has_the_two_commands():
     assert "requirements-dev.txt" in run_tests and "pytest" in run_tests
 
 
+def _ci_lines() -> list[str]:
+    return (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+
 def test_ci_runs_the_readme_test_command_verbatim():
     test_command = readme_commands()[1]
-    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert (
-        test_command
-        in ci.splitlines()[
-            ci.splitlines().index(
-                "# Keep this line identical to the test command in README.md (a test checks it)."
-            )
-            + 1
-        ]
-    )
+    lines = _ci_lines()
+    marker = "# Keep this line identical to the test command in README.md (a test checks it)."
+    assert lines[lines.index(marker) + 1] == test_command
+    ci = "\n".join(lines)
     assert "apt-get install" in ci and "chromium" in ci
-    assert '"$rc" -eq 5' in ci  # pytest's "no tests collected" is a failure
+    assert "fail_on_no_tests $?" in lines[-1]  # the full run's exit code, 5 included
+    assert '"$1" -eq 5' in ci  # pytest's "no tests collected" is a failure
+
+
+def _fast_tier(lines: list[str]) -> tuple[int, list[str], str]:
+    """(line number, test paths, pytest line) of the fast tier's pytest command."""
+    (at,) = [i for i, line in enumerate(lines) if line.startswith("FAST_TESTS=(")]
+    paths = lines[at].split("(", 1)[1].split(")", 1)[0].split()
+    (run,) = [i for i, line in enumerate(lines) if '"${FAST_TESTS[@]}"' in line]
+    return run, paths, lines[run]
+
+
+def test_ci_runs_a_fast_tier_first_that_stops_ci_on_failure():
+    lines = _ci_lines()
+    run, paths, command = _fast_tier(lines)
+    first = {
+        name: min(i for i, line in enumerate(lines) if needle in line and not line.startswith("#"))
+        for name, needle in {
+            "apt-get": "apt-get install",
+            "train": "requirements-train.txt",
+            "optional": "export SPECDEC_REQUIRE_OPTIONAL=1",
+            "readme": readme_commands()[1],
+        }.items()
+    }
+    assert all(run < i for i in first.values()), first  # before any install or the full run
+    assert command.startswith("ruff check . && ruff format --check . && python3 -m pytest")
+    assert "fast tier failed" in lines[run + 1] and "exit 1" in lines[run + 1]
+    # Its selection: no browser, no nginx (by path and by marker); every other test folder.
+    assert '-m "not e2e"' in command
+    assert sorted(paths) == ["tests/app", "tests/core", "tests/test_*.py", "tests/ui"]
+    folders = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders - {"e2e", "scale"} == {p.split("/")[1] for p in paths if "*" not in p}
+    # The optional-package test may skip in the fast tier: nothing requires it there.
+    assert (
+        lines.index("unset SPECDEC_REQUIRE_E2E SPECDEC_REQUIRE_NGINX SPECDEC_REQUIRE_OPTIONAL")
+        < run
+    )
 
 
 def test_lint_includes_the_numpy_random_rule():

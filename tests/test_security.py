@@ -199,14 +199,29 @@ def streamlit_internals(path: Path) -> list[str]:
         names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [node.module]
+            if node.module == "streamlit":  # from streamlit import runtime: a module too
+                names = [f"streamlit.{a.name}" for a in node.names if _is_module(a.name)]
         found += [f"{path.name}:{node.lineno} imports {n}" for n in names if "streamlit." in n]
     return found
 
 
+def _is_module(name: str) -> bool:
+    """Whether ``streamlit.<name>`` is a module (not a function such as ``st.write``)."""
+    import importlib.util
+
+    return importlib.util.find_spec(f"streamlit.{name}") is not None
+
+
 def test_app_code_uses_only_streamlits_public_api(tmp_path):
     probe = tmp_path / "probe.py"
-    probe.write_text("import streamlit as st\nfrom streamlit.runtime import pages_manager\n")
-    assert streamlit_internals(probe) == ["probe.py:2 imports streamlit.runtime"]
+    probe.write_text(
+        "import streamlit as st\nfrom streamlit.runtime import pages_manager\n"
+        "from streamlit import runtime, write\n"
+    )
+    assert streamlit_internals(probe) == [
+        "probe.py:2 imports streamlit.runtime",
+        "probe.py:3 imports streamlit.runtime",
+    ]
     problems = [f for path in app_files() for f in streamlit_internals(path)]
     assert not problems, "\n".join(problems)
 

@@ -172,3 +172,16 @@ def test_a_core_variant_without_a_display_label_does_not_break_the_page(monkeypa
     assert not at.exception
     assert "shiny_new" in at.selectbox(key="lab_variant").options
     assert any("Shiny_new." in i.value.replace("\\", "") for i in at.info)
+
+
+def test_the_page_installs_the_render_gates_wait_hook(monkeypatch):
+    """widgets.page_setup makes every wait for shared work give the page's render slot
+    back (the runtime itself does not import the gate)."""
+    import contextlib
+
+    from specdec_ui import render_gate, shared_work
+
+    monkeypatch.setattr(shared_work.WORK, "wait_hook", contextlib.nullcontext)
+    at = open_page(PAGE)
+    assert not at.exception
+    assert shared_work.WORK.wait_hook is render_gate.released_while_waiting

@@ -113,6 +113,25 @@ def settle(page, timeout: float = 30_000) -> None:
     expect(page.locator(SETTLED)).to_have_count(1, timeout=timeout)
 
 
+# The page's layout is final: web fonts loaded, no finite CSS transition or animation
+# running (the sidebar slides in and out on a resize; a skeleton's endless shimmer does not
+# count), and every plotly chart drawn at its container's width (plotly lays out after the
+# script ends, and again after a resize: until then its SVG keeps the old width).
+LAID_OUT_JS = """() => document.fonts.status === "loaded"
+  && document.getAnimations().every((a) => a.playState !== "running"
+       || (a.effect && a.effect.getComputedTiming().iterations === Infinity))
+  && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every((chart) => {
+       const svg = chart.querySelector("svg.main-svg");
+       return svg !== null
+         && Math.abs(svg.getBoundingClientRect().width - chart.getBoundingClientRect().width) < 1;
+     })"""
+
+
+def laid_out(page, timeout: float = 30_000) -> None:
+    """Wait until the layout is final (:data:`LAID_OUT_JS`), checked on every frame."""
+    page.wait_for_function(LAID_OUT_JS, timeout=timeout)
+
+
 def open_app(page, path: str = "/") -> None:
     page.goto(path)
     settle(page)
@@ -136,8 +155,8 @@ def screenshot(page, name: str) -> Path:
     height = int(main.evaluate("e => e.scrollHeight")) + 200
     page.set_viewport_size({"width": size["width"], "height": min(max(height, 800), 6000)})
     try:
-        page.wait_for_timeout(400)  # plotly redraws on resize
         settle(page)
+        laid_out(page)  # plotly redraws on resize
         main.screenshot(path=path)
     finally:
         page.set_viewport_size(size)

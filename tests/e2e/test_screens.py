@@ -28,6 +28,7 @@ from tests.e2e.conftest import (
     decode_qr_image,
     horizontal_overflow,
     key,
+    laid_out,
     main_scroll_top,
     settle,
 )
@@ -49,6 +50,30 @@ def _open(page, path: str) -> None:
 def _charts_drawn(page, *keys: str) -> None:
     for name in keys:
         expect(page.locator(f"{key(name)} svg.main-svg").first).to_be_attached(timeout=SLOW)
+
+
+# Records, for the keys pressed from now on, whether a handler took the key
+# (defaultPrevented, seen by a listener on window, after the page's own on document) and
+# how many buttons were clicked (the presenter key script clicks *_next / *_back).
+KEY_WATCH_JS = """() => {
+  window.__specdecKeyWatch = { handled: [], buttons_clicked: 0 };
+  if (window.__specdecKeyWatchInstalled) { return; }
+  window.__specdecKeyWatchInstalled = true;
+  const watch = () => window.__specdecKeyWatch;
+  window.addEventListener("keydown", (e) => watch().handled.push(e.defaultPrevented));
+  document.addEventListener("click", (e) => {
+    if (e.target.closest && e.target.closest("button")) { watch().buttons_clicked += 1; }
+  }, true);
+}"""
+
+
+def _press_and_watch(page, key: str) -> dict:
+    """Press ``key`` and return what the page did with it (see KEY_WATCH_JS), once the
+    page has received the key (an event, not a time)."""
+    page.evaluate(KEY_WATCH_JS)
+    page.keyboard.press(key)
+    page.wait_for_function("() => window.__specdecKeyWatch.handled.length >= 1")
+    return page.evaluate("() => window.__specdecKeyWatch")
 
 
 def _check_step(page, step: int, n_steps: int) -> list[str]:
@@ -89,7 +114,8 @@ def test_presenter_view_fits_every_step_in_one_screen(screen_context, scheme, pr
             break
         if step % 2:  # odd steps: the clicker's Page Down / the arrow key; even: a click
             page.mouse.click(5, PRESENTER_VIEWPORT["height"] - 5)  # focus the page, no widget
-            page.keyboard.press("PageDown" if step % 4 == 1 else "ArrowRight")
+            pressed = _press_and_watch(page, "PageDown" if step % 4 == 1 else "ArrowRight")
+            assert pressed == {"handled": [True], "buttons_clicked": 1}  # the key script
         else:
             next_button.click()
         expect(page.get_by_text(f"Step {step + 1} of {n_steps}", exact=True)).to_be_visible(
@@ -107,8 +133,8 @@ def test_keys_do_nothing_outside_presenter_view(screen_context):
     page = screen_context(PRESENTER_VIEWPORT).new_page()
     _open(page, f"{ROUND}?mode=preset&preset=000-round&present=0")
     page.mouse.click(5, PRESENTER_VIEWPORT["height"] - 5)
-    page.keyboard.press("ArrowRight")
-    page.wait_for_timeout(1_000)
+    pressed = _press_and_watch(page, "ArrowRight")
+    assert pressed == {"handled": [False], "buttons_clicked": 0}  # no key script here
     settle(page, timeout=SLOW)
     expect(page.get_by_text("Step 1 of 9", exact=True)).to_be_visible()
 
@@ -137,7 +163,10 @@ def test_qr_code_decodes_to_the_link_and_reopens_the_same_step(screen_context, s
     image = page.locator('[data-testid="stImage"] img').first
     image.scroll_into_view_if_needed()
     expect(image).to_be_visible(timeout=SLOW)
-    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "img => img.complete && img.naturalWidth > 0", arg=image.element_handle(), timeout=SLOW
+    )
+    laid_out(page, timeout=SLOW)
     decoded = decode_qr_image(image.screenshot())
     expected = page.url.replace("&present=1", "").replace("present=1&", "")
     assert decoded == [expected], (decoded, page.url)
@@ -172,7 +201,7 @@ def test_phone_pages_do_not_overflow_sideways(screen_context, scheme):
         expect(page.locator('[data-testid="stException"]')).to_have_count(0)
         if path != "/Self_test":  # plotly and KaTeX lay out after the script ends
             expect(page.locator("svg.main-svg").first).to_be_attached(timeout=SLOW)
-        page.wait_for_timeout(1_500)
+        laid_out(page, timeout=SLOW)
         found = horizontal_overflow(page)
         if found["count"] or found["pageScroll"] > 1:
             problems[path] = found
@@ -186,7 +215,7 @@ def _open_shared(page, path: str, query: str, charts: tuple[str, ...]) -> None:
     _open(page, f"{path}?{query}&present=1")
     expect(page.locator('[data-testid="stSidebar"]')).to_have_attribute("data-collapsed", "true")
     _charts_drawn(page, *charts)
-    page.wait_for_timeout(500)  # plotly lays out after the script ends
+    laid_out(page, timeout=SLOW)  # plotly lays out after the script ends
     assert main_scroll_top(page) == 0
 
 

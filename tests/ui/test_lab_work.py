@@ -47,9 +47,14 @@ def test_the_shared_result_is_the_seeded_simulation(typed):
     )
     np.testing.assert_array_equal(result.emitted_counts, direct.emitted_counts)
     assert report.passed
+    stored = shared_work.peek("lab.simulate", (P, Q, 2, 5_000, 11 + typed, "correct", ()))
+    assert stored[0] is result  # the key: every input, in the signature's order
 
 
 def test_bad_input_reaches_the_caller_and_is_not_stored():
     with pytest.raises(sc.SpecDecError, match="K"):
         lab_work.shared_simulation(P, Q, 0, 5_000, 1, "correct", typed=True)
-    assert shared_work.peek("lab.simulate", (P, Q, 0, 5_000, 1, "correct")) is shared_work.MISSING
+    assert (
+        shared_work.peek("lab.simulate", (P, Q, 0, 5_000, 1, "correct", ())) is shared_work.MISSING
+    )
+    assert shared_work.WORK.stats()["entries"] == 0

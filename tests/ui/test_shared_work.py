@@ -1,14 +1,21 @@
-"""specdec_ui.shared_work: single flight, bounds, errors, time to live, FIFO queue."""
+"""specdec_ui.shared_work (with result_store and work_queue): single flight, bounds,
+errors, time to live, FIFO lanes, the background lane's yield, the wait hook.
+
+Every wait here is for an event or a state (tests/ui/waiting.py); times to live and the
+yield grace run on a :class:`FakeClock` the test moves by hand.
+"""
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import threading
-import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from specdec_ui import shared_work
+from specdec_ui import render_gate
 from specdec_ui.shared_work import (
     MISSING,
     QueueFullError,
@@ -16,26 +23,14 @@ from specdec_ui.shared_work import (
     WaitStatus,
     estimate_size,
 )
+from specdec_ui.work_queue import YIELD_GRACE_S, YIELD_MAX_S
+from tests.ui.waiting import HANG_S, FakeClock, run_threads, wait_for, wait_until
 
 
-def run_threads(n: int, target) -> list:
-    """Start ``n`` threads at once on ``target(i)``; their results (or exceptions)."""
-    out: list = [None] * n
-    barrier = threading.Barrier(n)
-
-    def body(i: int) -> None:
-        barrier.wait()
-        try:
-            out[i] = target(i)
-        except Exception as err:  # noqa: BLE001 - collected for the assertions
-            out[i] = err
-
-    threads = [threading.Thread(target=body, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-    return out
+def sharing(work: SharedWork, namespace: str, key) -> int:
+    """Callers waiting for the computation of (namespace, key) now (0 when none runs)."""
+    status = work.status(namespace, key)
+    return 0 if status is None else status.sharing
 
 
 @pytest.mark.parametrize("heavy", [True, False])
@@ -45,7 +40,7 @@ def test_thirty_identical_concurrent_requests_compute_once(heavy):
 
     def compute():
         calls.append(1)
-        time.sleep(0.2)  # long enough that all 30 callers arrive while it runs
+        wait_until(lambda: sharing(work, "ns", ("k", 3)) == 30, "all 30 callers to wait")
         return np.arange(5)
 
     out = run_threads(30, lambda i: work.shared_result("ns", ("k", 3), compute, heavy=heavy))
@@ -86,11 +81,13 @@ def test_store_is_bounded_in_bytes_and_never_keeps_an_oversized_result():
 
 
 def test_typed_text_keys_expire_after_their_time_to_live():
-    work = SharedWork(poll_s=0.01)
-    work.shared_result("ns", ("typed prompt",), lambda: "out", ttl_s=0.05)
+    clock = FakeClock()
+    work = SharedWork(poll_s=0.01, clock=clock)
+    work.shared_result("ns", ("typed prompt",), lambda: "out", ttl_s=600.0)
     work.shared_result("ns", "kept", lambda: "kept")
+    clock.advance(599.9)
     assert work.peek("ns", ("typed prompt",)) == "out"
-    time.sleep(0.1)
+    clock.advance(0.1)
     assert work.peek("ns", ("typed prompt",)) is MISSING
     work.shared_result("ns", "other", lambda: 1)  # a store also sweeps expired keys
     assert work.peek("ns", "kept") == "kept" and work.stats()["entries"] == 2
@@ -102,7 +99,7 @@ def test_an_error_reaches_every_waiter_and_is_not_stored():
 
     def failing():
         calls.append(1)
-        time.sleep(0.1)
+        wait_until(lambda: sharing(work, "ns", "k") == 10, "all 10 callers to wait")
         raise ValueError("bad request")
 
     out = run_threads(10, lambda i: work.shared_result("ns", "k", failing))
@@ -122,7 +119,7 @@ def test_an_interrupted_in_thread_leader_lets_a_waiter_compute():
     def interrupted():
         calls.append("leader")
         started.set()
-        time.sleep(0.05)
+        wait_until(lambda: sharing(work, "ns", "k") == 2, "the second caller to wait")
         raise Rerun
 
     def leader():
@@ -131,24 +128,24 @@ def test_an_interrupted_in_thread_leader_lets_a_waiter_compute():
 
     thread = threading.Thread(target=leader)
     thread.start()
-    started.wait(5)
+    wait_for(started, "the leader to start")
     value = work.shared_result("ns", "k", lambda: calls.append("waiter") or 7, heavy=False)
-    thread.join(5)
+    thread.join(30)
     assert value == 7 and calls == ["leader", "waiter"]
 
 
 def test_heavy_queue_runs_in_fifo_order_and_reports_positions():
     work = SharedWork(workers=1, poll_s=0.01)
-    gate, order, seen = threading.Event(), [], {}
+    gate, a_runs, order, seen = threading.Event(), threading.Event(), [], {}
 
     def first():
-        gate.wait(10)
+        a_runs.set()
+        gate.wait(HANG_S)
         order.append("A")
 
     blocker = threading.Thread(target=lambda: work.run_heavy(first))
     blocker.start()
-    while work.snapshot() != (1, 0):  # A runs
-        time.sleep(0.005)
+    wait_for(a_runs, "A to run")
     threads = []
     for name in "BCD":
 
@@ -162,13 +159,11 @@ def test_heavy_queue_runs_in_fifo_order_and_reports_positions():
             threading.Thread(target=work.run_heavy, args=(job,), kwargs={"on_wait": note})
         )
         threads[-1].start()
-        while work.snapshot()[1] < len(threads):  # queued in this order
-            time.sleep(0.005)
-    while len(seen) < 3:
-        time.sleep(0.005)
+        wait_until(lambda: work.snapshot()[1] == len(threads), f"{name} to be queued")
+    wait_until(lambda: len(seen) == 3, "B, C and D to be told their places")
     gate.set()
     for t in [blocker, *threads]:
-        t.join(10)
+        t.join(HANG_S)
     assert order == ["A", "B", "C", "D"]
     assert [seen[n].position for n in "BCD"] == [1, 2, 3]
     assert seen["D"].text.startswith("Queued: number 3 in line")
@@ -177,21 +172,20 @@ def test_heavy_queue_runs_in_fifo_order_and_reports_positions():
 
 def test_a_full_queue_refuses_new_work_with_a_clear_error():
     work = SharedWork(workers=1, max_waiting=1, poll_s=0.01)
-    gate = threading.Event()
-    running = threading.Thread(target=lambda: work.run_heavy(lambda: gate.wait(10)))
+    gate, runs = threading.Event(), threading.Event()
+    running = threading.Thread(target=lambda: work.run_heavy(lambda: runs.set() or gate.wait(30)))
     running.start()
-    while work.snapshot() != (1, 0):
-        time.sleep(0.005)
+    wait_for(runs, "the first job to run")
     waiting = threading.Thread(target=lambda: work.run_heavy(lambda: None))
     waiting.start()
-    while work.snapshot()[1] < 1:
-        time.sleep(0.005)
+    wait_until(lambda: work.snapshot() == (1, 1), "the second job to be queued")
     with pytest.raises(QueueFullError, match="busy"):
         work.shared_result("ns", "k", lambda: 1)
+    assert work.status("ns", "k") is None  # not left "in flight"
     gate.set()
-    running.join(10)
-    waiting.join(10)
-    assert work.shared_result("ns", "k", lambda: 1) == 1  # not stuck as "in flight"
+    running.join(HANG_S)
+    waiting.join(HANG_S)
+    assert work.shared_result("ns", "k", lambda: 1) == 1
 
 
 def test_estimate_size_counts_numpy_buffers_and_nested_containers_once():
@@ -202,14 +196,19 @@ def test_estimate_size_counts_numpy_buffers_and_nested_containers_once():
 
 
 def test_background_lane_does_not_hold_up_the_heavy_lane_and_wait_false_returns_at_once():
-    work = SharedWork(poll_s=0.01)
-    gate = threading.Event()
+    clock = FakeClock()
+    work = SharedWork(poll_s=0.01, clock=clock)
+    clock.advance(YIELD_GRACE_S)  # the heavy lane has been idle long enough
+    gate, measuring = threading.Event(), threading.Event()
     started = work.shared_result(
-        "speed", "k", lambda: gate.wait(10) and "measured", lane="background", wait=False
+        "speed",
+        "k",
+        lambda: measuring.set() or gate.wait(HANG_S) and "measured",
+        lane="background",
+        wait=False,
     )
     assert started is MISSING
-    while work.snapshot("background") != (1, 0):
-        time.sleep(0.005)
+    wait_for(measuring, "the measurement to start")
     status = work.status("speed", "k")
     assert status is not None and status.position == 0
     assert work.shared_result("gen", 1, lambda: "text") == "text"  # not behind the measurement
@@ -222,7 +221,9 @@ def test_background_lane_does_not_hold_up_the_heavy_lane_and_wait_false_returns_
 def test_background_work_runs_niced_and_heavy_work_does_not():
     import os
 
-    work = SharedWork(poll_s=0.01)
+    clock = FakeClock()
+    work = SharedWork(poll_s=0.01, clock=clock)
+    clock.advance(YIELD_GRACE_S)
 
     def niceness():
         return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
@@ -239,23 +240,95 @@ def test_estimate_size_does_not_walk_into_code():
     assert estimate_size({"a": np.zeros(1000)}) >= 8_000
 
 
-def test_background_work_waits_until_the_heavy_lane_has_been_idle(monkeypatch):
-    """A measurement does not start while a class waits for runs (it would take the
-    interpreter lock from them); it starts once the heavy lane has been quiet a while."""
-    monkeypatch.setattr(shared_work, "YIELD_GRACE_S", 0.3)
-    work = SharedWork(workers=1, poll_s=0.01)
-    gate, started = threading.Event(), []
-    runner = threading.Thread(target=lambda: work.shared_result("gen", 1, lambda: gate.wait(10)))
-    runner.start()
-    while work.snapshot("heavy") != (1, 0):
-        time.sleep(0.005)
-    work.shared_result(
-        "speed", "k", lambda: started.append(time.monotonic()), lane="background", wait=False
+def _busy_heavy_lane(work: SharedWork) -> tuple[threading.Thread, threading.Event]:
+    """A heavy job that runs until the returned event is set."""
+    gate, runs = threading.Event(), threading.Event()
+    runner = threading.Thread(
+        target=lambda: work.shared_result("gen", 1, lambda: runs.set() or gate.wait(HANG_S))
     )
-    time.sleep(0.5)
-    assert started == []  # the heavy lane is busy: the measurement waits
+    runner.start()
+    wait_for(runs, "the heavy job to run")
+    return runner, gate
+
+
+BACKGROUND_WORKER = "specdec-background-0"
+
+
+def test_background_work_waits_until_the_heavy_lane_has_been_idle():
+    """A measurement does not start while a class waits for runs (it would take the
+    interpreter lock from them); it starts once the heavy lane has been quiet
+    YIELD_GRACE_S."""
+    clock = FakeClock()
+    work = SharedWork(workers=1, poll_s=0.01, clock=clock)
+    runner, gate = _busy_heavy_lane(work)
+    measured = threading.Event()
+    work.shared_result("speed", "k", measured.set, lane="background", wait=False)
+    clock.wait_for_reads(BACKGROUND_WORKER, 4, unless=measured)  # looked twice
+    assert not measured.is_set()  # the heavy lane is busy: the measurement waits
     gate.set()
-    runner.join()
-    released = time.monotonic()
-    assert work.shared_result("speed", "k", lambda: None, lane="background") is None
-    assert len(started) == 1 and 0.25 <= started[0] - released < 2.0
+    runner.join(HANG_S)
+    wait_until(lambda: work.snapshot("heavy") == (0, 0), "the heavy lane to go idle")
+    clock.advance(YIELD_GRACE_S - 0.01)
+    clock.wait_for_reads(BACKGROUND_WORKER, 4, unless=measured)
+    assert not measured.is_set()  # idle, but not yet for YIELD_GRACE_S
+    clock.advance(0.01)
+    wait_for(measured, "the measurement to start after YIELD_GRACE_S of quiet")
+
+
+def test_background_work_starts_after_yield_max_even_if_the_heavy_lane_stays_busy():
+    """A class pressing buttons all the time holds a measurement up YIELD_MAX_S at most."""
+    clock = FakeClock()
+    work = SharedWork(workers=1, poll_s=0.01, clock=clock)
+    runner, gate = _busy_heavy_lane(work)
+    measured = threading.Event()
+    work.shared_result("speed", "k", measured.set, lane="background", wait=False)
+    clock.wait_for_reads(BACKGROUND_WORKER, 4, unless=measured)  # it has seen the job
+    clock.advance(YIELD_MAX_S - 0.01)
+    clock.wait_for_reads(BACKGROUND_WORKER, 4, unless=measured)
+    assert not measured.is_set()
+    clock.advance(0.01)
+    wait_for(measured, "the measurement to start after YIELD_MAX_S")
+    assert work.snapshot("heavy") == (1, 0)  # while the heavy job still runs
+    gate.set()
+    runner.join(HANG_S)
+
+
+def test_every_wait_runs_inside_the_wait_hook():
+    """The UI's hook (render_gate.released_while_waiting in the app) wraps each wait; a
+    stored result is handed out without one."""
+    events = []
+
+    @contextlib.contextmanager
+    def hook():
+        events.append("in")
+        yield
+        events.append("out")
+
+    work = SharedWork(poll_s=0.01, wait_hook=hook)
+    assert work.shared_result("ns", 1, lambda: events.append("compute") or 7) == 7
+    assert events == ["in", "compute", "out"]  # a heavy job runs while the caller waits
+    assert work.shared_result("ns", 1, lambda: 8) == 7
+    assert events == ["in", "compute", "out"]
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module (and name) a file imports."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            names |= {node.module or ""} | {alias.name for alias in node.names}
+    return names
+
+
+def test_the_runtime_does_not_import_page_drawing_code():
+    ui = Path(render_gate.__file__).parent
+    assert "render_gate" in _imports(ui / "widgets.py")  # the check sees a real import
+    for name in ("shared_work", "result_store", "work_queue", "processes", "helper"):
+        found = {n for n in _imports(ui / f"{name}.py") if n.split(".")[-1] in PAGE_CODE}
+        found |= {n for n in _imports(ui / f"{name}.py") if n.startswith("streamlit")}
+        assert not found, f"{name}.py imports {found}"
+
+
+PAGE_CODE = {"render_gate", "widgets", "presenter", "page_state", "router"}
