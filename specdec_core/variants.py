@@ -35,6 +35,7 @@ import numpy as np
 from .distributions import check_k, validate_distribution
 from .errors import InvalidDistributionError, InvalidParameterError, mismatch_message
 from .sampling import (
+    RESIDUAL_TOLERANCE,
     acceptance_probability,
     check_coins,
     residual_distribution,
@@ -327,7 +328,8 @@ def onehot_match_rule(p, x: int) -> OneHotRule:
     mismatch = p_target.copy()
     mismatch[x] = 0.0  # the event y != x
     total = mismatch.sum()
-    replacement = mismatch / total if total > 0 else p_target.copy()
+    # A mismatch this unlikely is no event at all: the same cut as the residual's.
+    replacement = mismatch / total if total > RESIDUAL_TOLERANCE else p_target.copy()
     return OneHotRule(x, float(p_target[x]), replacement)
 
 

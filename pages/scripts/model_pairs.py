@@ -1,6 +1,5 @@
 """Model pair lab: real speculative decoding with small language models, in numpy."""
 
-
 import specdec_core.lm as lm
 from specdec_ui import lm_view as view
 from specdec_ui.page_frame import inputs_area, page_frame
