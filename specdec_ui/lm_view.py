@@ -402,6 +402,9 @@ def speed_section(choice: Choice, run: lw.LabRun) -> None:
     if speed is sw.MISSING:
         st.fragment(_wait_for_speed, run_every=POLL_S)(choice)
         return
+    if isinstance(speed, lw.Unmeasured):
+        st.warning(speed.reason, icon="⏳")
+        return
     _speed_results(choice, run, speed)
 
 

@@ -28,7 +28,7 @@ import specdec_core.lm as lm
 from specdec_core.lm.timing import SpeedMeasurement, measure_pair
 from specdec_core.theory import expected_tokens
 
-from .processes import run_apart
+from .processes import HelperTimeoutError, run_apart
 from .share import LinkReader, share_query
 from .shared_work import MISSING, TEXT_TTL_S, WaitStatus, peek, shared_result, status
 from .widgets import MAX_SEED
@@ -226,16 +226,36 @@ def measure_run(request: RunRequest) -> SpeedMeasurement:
     return measure_pair(request.pair, request.prompt, **options)
 
 
+@dataclass(frozen=True)
+class Unmeasured:
+    """A measurement that did not finish (its helper timed out), stored like a result so
+    that a page polling for it can say why instead of waiting for ever."""
+
+    reason: str
+
+
+def _measured_or_why(request: RunRequest) -> SpeedMeasurement | Unmeasured:
+    try:
+        return measure_run(request)
+    except HelperTimeoutError as err:
+        minutes = TEXT_TTL_S / 60
+        return Unmeasured(
+            f"The speed measurement of this run did not finish in {err.timeout_s:g} s: the "
+            f"server is very busy. It is tried again after {minutes:g} minutes; other "
+            "settings are measured at once."
+        )
+
+
 def get_run_speed(request: RunRequest, *, wait: bool = False):
-    """The shared measurement of the run on screen (:func:`measure_run`), or
-    ``shared_work.MISSING`` while it runs (``wait=False`` starts it in the background
-    lane and returns at once). Shared like the untraced run (step mode replays the same
-    tokens), so at T = 0 every seed shares one."""
+    """The shared measurement of the run on screen (:func:`measure_run`), an
+    :class:`Unmeasured` when it could not finish, or ``shared_work.MISSING`` while it runs
+    (``wait=False`` starts it in the background lane and returns at once). Shared like the
+    untraced run (step mode replays the same tokens), so at T = 0 every seed shares one."""
     shared = request.shared(trace=False)
     return shared_result(
         "lm.run_speed",
         shared,
-        lambda: measure_run(shared),
+        lambda: _measured_or_why(shared),
         lane="background",
         wait=wait,
         ttl_s=TEXT_TTL_S,

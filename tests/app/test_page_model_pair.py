@@ -277,3 +277,14 @@ def test_a_draft_that_stays_quiet_says_why_and_steps_through_an_empty_round(pair
     assert any(f"{short}, nothing proposed" in h.value for h in at.subheader)
     assert not any("drafts kept" in h.value for h in at.subheader)
     assert any(pair_info(pair).why[:40] in c.value for c in at.caption)
+
+
+def test_a_measurement_that_timed_out_is_said_instead_of_waited_for():
+    """A helper that did not answer in time: the page says so, it does not poll for ever."""
+    slow = request(pair="gpt-1L-to-gpt-4L", k=7)
+    reason = lw.Unmeasured("The speed measurement of this run did not finish in 120 s")
+    sw.WORK.shared_result("lm.run_speed", slow, lambda: reason, heavy=False)
+    at = open_page(PAGE, {"pair": "gpt-1L-to-gpt-4L", "k": "7"})
+    assert not at.exception
+    assert any(reason.reason in w.value for w in at.warning)
+    assert not any("Measuring the speed" in i.value for i in at.info)
