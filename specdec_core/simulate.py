@@ -169,6 +169,13 @@ class SimulationResult:
         return np.repeat(lengths, self.tokens_per_round_counts)
 
     @property
+    def mean_tokens_per_round(self) -> float:
+        """Tokens emitted per round (per target pass), averaged over the run: the mean
+        acceptance length AL of the engines, bonus included."""
+        lengths = np.arange(self.k_drafts + 2)  # (K+2,) 0..K+1 tokens
+        return float((lengths * self.tokens_per_round_counts).sum() / self.n_rounds)
+
+    @property
     def emitted_counts(self) -> np.ndarray:
         """(V,) how often each token was emitted, over all rounds and positions."""
         return self.position_counts.sum(axis=0)
