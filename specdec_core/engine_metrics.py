@@ -36,9 +36,10 @@ and it has no reading a student can check by hand. Engines that print only AL (n
 do not give the likelihood; use :func:`draft_acceptance_rate` there.
 
 Sources: vLLM's spec-decode metrics (``SpecDecodingStats``: num_drafts,
-num_draft_tokens, num_accepted_tokens, num_accepted_tokens_per_pos); SGLang's accept
-length; the project's serving notes (llama.cpp log 0.805, 0.632, 0.483 -> AL 2.92;
-vLLM log K = 7, AL 2.91 -> draft acceptance rate 0.273).
+num_draft_tokens, num_accepted_tokens, num_accepted_tokens_per_pos); the project's
+serving notes (llama.cpp log 0.805, 0.632, 0.483 -> AL 2.92; vLLM log K = 7, AL 2.91
+-> draft acceptance rate 0.273). SGLang logs an accept length too; engines differ on
+whether the bonus is counted and whether rates are conditional, so check before comparing.
 """
 
 from __future__ import annotations
