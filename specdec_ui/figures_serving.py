@@ -45,8 +45,10 @@ def _vertical(x: float, y0: float, y1: float, text: str, color: str, name: str) 
         "y": [y0, y1],
         "mode": "lines+text",
         "name": name,
+        "showlegend": False,  # labelled in the plot
+        "cliponaxis": False,
         "text": ["", text],
-        "textposition": "top right",
+        "textposition": "top left",
         "line": {"color": color, "dash": "dash", "width": 2},
         "hoverinfo": "skip",
     }
@@ -64,18 +66,77 @@ def _current_marker(x: float, y: float, name: str = "your batch") -> dict:
     }
 
 
-def _server_marker(x: float, y: float, text: str, name: str = SERVER_NAME) -> dict:
+def _server_marker(
+    x: float, y: float, text: str, name: str = SERVER_NAME, position: str = "bottom right"
+) -> dict:
+    """The measured point of this server, labelled in the plot (not in the legend)."""
     return {
         "type": "scatter",
         "x": [x],
         "y": [y],
         "mode": "markers+text",
         "name": name,
+        "showlegend": False,
         "text": [text],
-        "textposition": "bottom right",
+        "textposition": position,
         "marker": dict(SERVER_STYLE),
         "hovertemplate": "%{text}<extra>" + name + "</extra>",
     }
+
+
+def _speedup_curves(sweep: BatchSweep) -> list[dict]:
+    """The speedup at the chosen K and at the best K of each batch (K in the hover)."""
+    return [
+        {
+            "type": "scatter",
+            "x": sweep.batch,
+            "y": sweep.speedup,
+            "mode": "lines",
+            "name": f"speedup, K = {sweep.k}",
+            "line": {"color": COLORS["q"], "width": 3},
+            "hovertemplate": "b = %{x:,}<br>speedup %{y:.2f}x<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": sweep.batch,
+            "y": sweep.best_speedup,
+            "mode": "lines",
+            "name": "best K",
+            "customdata": sweep.best_k,
+            "line": {"color": COLORS["residual"], "dash": "dash", "width": 2},
+            "hovertemplate": "b = %{x:,}: best K = %{customdata}<br>%{y:.2f}x<extra></extra>",
+        },
+    ]
+
+
+def _v_curves(batch: np.ndarray, v_by_k: Mapping[int, np.ndarray], k_current: int) -> list[dict]:
+    """v(K, b) for each K (the current K thicker) and the current K's ceiling K + 1."""
+    colors = k_colors(v_by_k)
+    traces = [
+        {
+            "type": "scatter",
+            "x": batch,
+            "y": v,
+            "mode": "lines",
+            "name": f"K = {k}",
+            "line": {"color": colors[k], "width": 4 if k == k_current else 2},
+            "hovertemplate": f"K = {k}, " + "b = %{x:,}<br>v = %{y:.2f}<extra></extra>",
+        }
+        for k, v in sorted(v_by_k.items())
+    ]
+    ceiling = {
+        "type": "scatter",
+        "x": [batch[0], batch[-1]],
+        "y": [k_current + 1, k_current + 1],
+        "mode": "lines+text",
+        "name": "K + 1 (no parallelism left)",
+        "showlegend": False,
+        "text": [f"K + 1 = {k_current + 1}", ""],
+        "textposition": "bottom right",
+        "line": {"color": colors[k_current], "dash": "dot", "width": 1.5},
+        "hoverinfo": "skip",
+    }
+    return [*traces, ceiling]
 
 
 def speedup_vs_batch_figure(
@@ -93,35 +154,14 @@ def speedup_vs_batch_figure(
     within the batches that fit), "your batch" and the measured "this server" point at
     b = 1 (when given). ``current`` is (batch, speedup at that batch).
     """
-    b, s = sweep.batch, sweep.speedup
     top = max(float(sweep.best_speedup.max()), 1.0, server.speedup(sweep.alpha) if server else 0)
-    traces = [
-        {
-            "type": "scatter",
-            "x": b,
-            "y": s,
-            "mode": "lines",
-            "name": f"speedup, K = {sweep.k}",
-            "line": {"color": COLORS["q"], "width": 3},
-            "hovertemplate": "b = %{x:,}<br>speedup %{y:.2f}x<extra></extra>",
-        },
-        {
-            "type": "scatter",
-            "x": b,
-            "y": sweep.best_speedup,
-            "mode": "lines",
-            "name": "best K at each batch",
-            "customdata": sweep.best_k,
-            "line": {"color": COLORS["residual"], "dash": "dash", "width": 2},
-            "hovertemplate": "b = %{x:,}: best K = %{customdata}<br>%{y:.2f}x<extra></extra>",
-        },
-    ]
+    traces = _speedup_curves(sweep)
     if break_even is not None:
         traces.append(
             _vertical(
                 break_even,
                 0,
-                top * 1.1,
+                top * 1.02,
                 f"break-even b = {break_even:,}",
                 COLORS["rejected"],
                 "break-even batch",
@@ -132,14 +172,14 @@ def speedup_vs_batch_figure(
     if server is not None:
         value = server.speedup(sweep.alpha)
         traces.append(_server_marker(1, value, f"this server: {value:.2f}x"))
-    shape, label = hline(1.0, "no gain (1x)", color=COLORS["discarded"])
+    shape, label = hline(1.0, "no gain (1x)", color=COLORS["discarded"], position="left")
     return make_figure(
         traces,
-        title=title or f"Speedup against batch size (alpha = {sweep.alpha:.2f}, K = {sweep.k})",
+        title=title or f"Speedup vs batch size (alpha {sweep.alpha:.2f}, K {sweep.k})",
         shapes=[shape],
         annotations=[label],
-        xaxis=_batch_axis(int(b[-1])),
-        yaxis={"title": {"text": "speedup (x)"}, "range": [0, top * 1.2]},
+        xaxis=_batch_axis(int(sweep.batch[-1])),
+        yaxis={"title": {"text": "speedup (x)"}, "range": [0, top * 1.25]},
     )
 
 
@@ -157,53 +197,30 @@ def verify_cost_figure(
     current K (dotted), "compute-bound from here" (vertical, where the current K's verify
     reaches the compute roof) and "this server" (its measured v at b = 1, its own K).
     """
-    colors = k_colors(v_by_k)
-    traces = []
-    for k, v in sorted(v_by_k.items()):
-        traces.append(
-            {
-                "type": "scatter",
-                "x": batch,
-                "y": v,
-                "mode": "lines",
-                "name": f"K = {k}",
-                "line": {"color": colors[k], "width": 4 if k == k_current else 2},
-                "hovertemplate": f"K = {k}, " + "b = %{x:,}<br>v = %{y:.2f}<extra></extra>",
-            }
-        )
+    traces = _v_curves(batch, v_by_k, k_current)
     top = max(float(k_current + 1), server.v if server else 0.0)
-    traces.append(
-        {
-            "type": "scatter",
-            "x": [batch[0], batch[-1]],
-            "y": [k_current + 1, k_current + 1],
-            "mode": "lines",
-            "name": f"K + 1 = {k_current + 1} steps (no parallelism left)",
-            "line": {"color": colors[k_current], "dash": "dot", "width": 1.5},
-            "hoverinfo": "skip",
-        }
-    )
     if compute_bound is not None:
         traces.append(
             _vertical(
                 compute_bound,
                 0.9,
-                top * 1.05,
+                top * 1.02,
                 f"compute-bound from b = {compute_bound:,}",
                 COLORS["discarded"],
                 "compute-bound from here",
             )
         )
     if server is not None:
-        traces.append(_server_marker(1, server.v, f"this server: v({server.k}) = {server.v:.2f}"))
+        label = f"this server: v({server.k}) = {server.v:.2f}"
+        traces.append(_server_marker(1, server.v, label, position="top right"))
     shape, label = hline(1.0, "free verify (v = 1)", color=COLORS["discarded"], position="left")
     return make_figure(
         traces,
-        title="Cost of verifying K + 1 tokens, in plain steps: v(K, b)",
+        title="Verify cost v(K, b), in plain steps",
         shapes=[shape],
         annotations=[label],
         xaxis=_batch_axis(int(batch[-1])),
-        yaxis={"title": {"text": "v(K, b) (plain target steps)"}, "range": [0.8, top * 1.12]},
+        yaxis={"title": {"text": "v(K, b) (plain target steps)"}, "range": [0.8, top * 1.2]},
     )
 
 
@@ -226,7 +243,26 @@ def _curve(x, y, batch, name: str, color: str, dash: str = "solid") -> dict:
     }
 
 
-def _labels(x, y, batch, idx: np.ndarray, color: str, name: str) -> dict:
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """1-2-5 tick values from below ``lo`` to above ``hi`` (a log axis without minor digits)."""
+    decades = range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1)
+    ticks = [m * 10.0**d for d in decades for m in (1, 2, 5)]
+    inside = [t for t in ticks if lo / 2.5 <= t <= hi * 2.5]
+    return inside or [lo, hi]
+
+
+def _log_axis(title: str, values: Sequence[float]) -> dict:
+    lo, hi = float(min(values)), float(max(values))
+    return {
+        "title": {"text": title},
+        "type": "log",
+        "tickvals": log_ticks(lo, hi),
+        "tickformat": "~g",
+    }
+
+
+def _labels(x, y, batch, idx: np.ndarray, color: str, name: str, positions: tuple) -> dict:
+    """Labelled points "b=..." at ``idx``: ``positions`` = (the others', the last one's)."""
     return {
         "type": "scatter",
         "x": x[idx],
@@ -235,7 +271,7 @@ def _labels(x, y, batch, idx: np.ndarray, color: str, name: str) -> dict:
         "name": name,
         "showlegend": False,
         "text": [f"b={int(b):,}" for b in batch[idx]],
-        "textposition": "top left",
+        "textposition": [positions[0]] * (len(idx) - 1) + [positions[1]],
         "marker": {"color": color, "size": 9},
         "hoverinfo": "skip",
     }
@@ -257,27 +293,44 @@ def throughput_latency_figure(
     idx = _marked(b, MARKED_BATCHES)
     traces = [
         _curve(plain_x, plain_y, b, "no speculation", COLORS["p"]),
-        _labels(plain_x, plain_y, b, idx, COLORS["p"], "no speculation, batches"),
+        _labels(
+            plain_x,
+            plain_y,
+            b,
+            idx,
+            COLORS["p"],
+            "no speculation, batches",
+            ("middle right", "top center"),
+        ),
         _curve(spec_x, spec_y, b, f"with speculation (K = {sweep.k})", COLORS["q"]),
-        _labels(spec_x, spec_y, b, idx, COLORS["q"], "with speculation, batches"),
+        _labels(
+            spec_x,
+            spec_y,
+            b,
+            idx,
+            COLORS["q"],
+            "with speculation, batches",
+            ("middle left", "bottom center"),
+        ),
     ]
+    xs, ys = [*plain_x, *spec_x], [*plain_y, *spec_y]
     if server is not None:
         ms = 1e3 * server.step_s
         spec_ms = ms / server.speedup(sweep.alpha)
-        traces.append(_server_marker(ms, 1e3 / ms, "this server, plain", "this server, plain"))
-        traces.append(
-            _server_marker(
-                spec_ms, 1e3 / spec_ms, "this server, speculative", "this server, speculative"
-            )
+        plain = _server_marker(ms, 1e3 / ms, "this server", "this server, plain", "bottom center")
+        spec = _server_marker(
+            spec_ms, 1e3 / spec_ms, "speculative", "this server, speculative", "top center"
         )
-        traces[-1]["marker"] = {**SERVER_STYLE, "symbol": "diamond-open"}
-    where = f" on {plotly_escape(hardware_label)}" if hardware_label else ""
+        spec["marker"] = {**SERVER_STYLE, "symbol": "diamond-open"}
+        traces += [plain, spec]
+        xs, ys = [*xs, ms, spec_ms], [*ys, 1e3 / ms, 1e3 / spec_ms]
+    where = f", {plotly_escape(hardware_label)}" if hardware_label else ""
     return make_figure(
         traces,
-        title=f"Throughput per chip against latency{where}",
+        title=f"Tokens/s per chip vs latency{where}",
         height=420,
-        xaxis={"title": {"text": "ms per token, per sequence (log scale)"}, "type": "log"},
-        yaxis={"title": {"text": "tokens/s per chip (log scale)"}, "type": "log"},
+        xaxis=_log_axis("ms per token, per sequence (log scale)", xs),
+        yaxis=_log_axis("tokens/s per chip (log scale)", ys),
     )
 
 

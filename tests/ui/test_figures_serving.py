@@ -30,7 +30,7 @@ def test_speedup_vs_batch_draws_the_core_curve_best_k_and_break_even():
     curve = _trace(fig, "speedup, K = 4")
     np.testing.assert_array_equal(curve.x, sweep.batch)
     np.testing.assert_allclose(curve.y, sv.serving_speedup(SETUP, 0.75, 4, sweep.batch))
-    best = _trace(fig, "best K at each batch")
+    best = _trace(fig, "best K")
     np.testing.assert_array_equal(best.customdata, sv.best_k(SETUP, 0.75, sweep.batch))
     assert np.all(np.asarray(best.y) >= np.asarray(curve.y) - 1e-12)
     line = _trace(fig, "break-even batch")
@@ -57,7 +57,8 @@ def test_verify_cost_figure_has_one_curve_per_k_and_the_ceiling():
     for k in (1, 2, 4, 8):
         np.testing.assert_allclose(_trace(fig, f"K = {k}").y, v_by_k[k])
     assert _trace(fig, "K = 4").line.width == 4 and _trace(fig, "K = 1").line.width == 2
-    assert list(_trace(fig, "K + 1 = 5 steps (no parallelism left)").y) == [5, 5]
+    ceiling = _trace(fig, "K + 1 (no parallelism left)")
+    assert list(ceiling.y) == [5, 5] and ceiling.text[0] == "K + 1 = 5"
     assert list(_trace(fig, "compute-bound from here").x) == [cb, cb] == [68, 68]
     assert _trace(fig, fsv.SERVER_NAME).y[0] == 1.6
 
@@ -77,6 +78,13 @@ def test_throughput_latency_curves_are_b_over_latency_per_chip():
     fast = _trace(fig, "this server, speculative")
     assert fast.x[0] == pytest.approx(ms / SERVER.speedup(0.75))
     assert "&lt;b&gt;" in fig.layout.title.text and "<b>" not in fig.layout.title.text
+    ticks = list(fig.layout.xaxis.tickvals)
+    assert ticks == sorted(ticks) and {1.0, 10.0} <= set(ticks)  # 1-2-5 on the log axis
+
+
+def test_log_ticks_are_1_2_5_around_the_range():
+    assert fsv.log_ticks(0.7, 30.0) == [0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
+    assert fsv.log_ticks(100.0, 100.0) == [100.0, 200.0]
 
 
 def test_published_table_has_the_error_of_each_row():
