@@ -7,6 +7,7 @@ import functools
 import streamlit as st
 
 import specdec_core as sc
+from specdec_core import variants as vr
 from specdec_core.errors import mismatch_message
 from specdec_ui import figures_lab as fl
 from specdec_ui import lab_work, presets
@@ -240,6 +241,11 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
 
     tok, lengths = report.tokens, report.tokens_per_round
     level = report.significance
+    spec = sc.SIMULATED_VARIANTS.get(applied["variant"])
+    LOSSLESS = spec is not None and spec.lossless
+    STRICT = spec is not None and spec.keep_rule == "strict"  # keeps x iff x == y ~ p
+    alpha = sc.acceptance_rate(p_target, q_draft)
+    beta = vr.strict_acceptance(p_target, q_draft) if STRICT else None
 
     def _p_value(p: float) -> str:
         """chi2.sf underflows to 0 below about 1e-300: say so instead of printing 0."""
@@ -298,11 +304,21 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
             "This bug is unbiased in tokens: the token test passes, only the tokens-per-round "
             "law catches it (rounds that kept every draft are one token short)."
         )
-    elif applied["variant"] != "correct" and report.passed:
+    elif not LOSSLESS and report.passed:
         st.caption(
             "This bug did not show with these settings (e.g. p = q never rejects, so the "
             "rejection path never runs): try another pair of distributions or more rounds."
         )
+    if STRICT:
+        with st.container(key="lab_strict"):
+            st.caption(
+                "Strict verification keeps a draft only when the target's own sample is the "
+                f"same token: beta = sum p(x) q(x) = {beta:.3f} here, against alpha = "
+                f"sum min(p, q) = {alpha:.3f} for the probabilistic rule. This run emitted "
+                f"{result.mean_tokens_per_round:.2f} tokens per round (theory "
+                f"E(beta, K) = {sc.expected_tokens(beta, applied['k']):.2f}), where the "
+                f"probabilistic rule expects {sc.expected_tokens(alpha, applied['k']):.2f}."
+            )
     if PRESENTING:  # the verdict and the chart that shows the bias in the first screen
         _diff_chart()
         _variant_note()
@@ -315,7 +331,6 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
             key="lab_fig_overlap",
         )
     with right:
-        alpha = sc.acceptance_rate(p_target, q_draft)
         st.subheader("alpha: how much p and q overlap")
         st.latex(rf"\alpha = \sum_x \min(p(x), q(x)) = 1 - \mathrm{{TV}}(p, q) = {alpha:.3f}")
         st.write(
@@ -326,9 +341,16 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
             f"rest, 1 - alpha = {1 - alpha:.3f}, is exactly the mass of the leftover max(0, p - q) "
             "that a rejected token is resampled from, which is why the output still follows p."
         )
-        a, b = st.columns(2)
-        a.metric("alpha (expected)", f"{alpha:.3f}", help="sum over x of min(p(x), q(x))")
-        b.metric(
+        metrics = st.columns(3 if STRICT else 2)
+        metrics[0].metric("alpha (expected)", f"{alpha:.3f}", help="sum over x of min(p(x), q(x))")
+        if STRICT:
+            metrics[1].metric(
+                "beta (expected, strict)",
+                f"{beta:.3f}",
+                help="sum over x of p(x) q(x): the chance that the draft equals the target's "
+                "own sample",
+            )
+        metrics[-1].metric(
             "kept / checked (simulated)",
             f"{result.drafted_accepted_fraction:.3f}",
             help="Positions after the first rejection of a round are never "
@@ -337,7 +359,11 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
         st.caption(
             "Two definitions: alpha is the expected chance that one drafted token is kept; "
             "the simulated fraction counts kept drafts over checked drafts in the simulation. "
-            "With the correct algorithm they agree up to noise."
+            + (
+                "With strict verification the simulated fraction follows beta instead."
+                if STRICT
+                else "With the correct algorithm they agree up to noise."
+            )
         )
 
     left, right = st.columns(2)
@@ -352,7 +378,8 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
         )
     with right:
         chart(rounds_fig, key="lab_fig_rounds")
-        st.latex(r"P(n+1\ \text{tokens}) = \alpha^n (1-\alpha),\quad P(K+1) = \alpha^K")
+        rate = r"\beta" if STRICT else r"\alpha"
+        st.latex(rf"P(n+1\ \text{{tokens}}) = {rate}^n (1-{rate}),\quad P(K+1) = {rate}^K")
         st.latex(
             rf"X^2 = {lengths.statistic:.1f},\quad \text{{dof}} = {lengths.dof},\quad "
             rf"p\text{{-value}} {_p_latex(lengths.p_value)}"

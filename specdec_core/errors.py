@@ -17,6 +17,7 @@ MAX_LABEL_LENGTH = 24  # characters of one vocabulary label
 MAX_VOCAB = 65_536  # entries of a distribution passed as an array
 MAX_K = 16  # draft tokens in one round (the pages offer 1..8)
 MAX_K_THEORY = 256  # largest K for the closed-form speedup functions
+MAX_METRIC_POSITIONS = 32  # draft positions in one engine log of acceptance rates or counts
 MAX_ROUNDS = 2_000_000  # Monte Carlo rounds in one simulate_rounds call
 MAX_SIM_CELLS = 64_000_000  # n_rounds * V in one simulation (memory guard)
 SUM_TOLERANCE = 1e-6  # |sum - 1| allowed for a distribution

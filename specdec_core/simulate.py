@@ -28,7 +28,13 @@ from .errors import (
 )
 from .montecarlo import ChunkOutcome, RoundTables, correct_tables, count_step, rounds_chunk
 from .theory import tokens_per_round_distribution
-from .variants_sim import candidates_chunk, multidraft_tables, typical_tables
+from .variants_sim import (
+    candidates_chunk,
+    multidraft_tables,
+    strict_chunk,
+    strict_tables,
+    typical_tables,
+)
 
 
 @dataclass(frozen=True)
@@ -40,7 +46,11 @@ class SimulatedVariant:
     ``chunk`` reads); it checks its option values and raises a ``SpecDecError``.
     ``chunk(tables, n, rng)`` simulates n rounds, vectorised, and returns a
     :class:`ChunkOutcome`; counting is shared. ``options`` names the keyword
-    options ``simulate_rounds`` may pass on to ``tables``.
+    options ``simulate_rounds`` may pass on to ``tables``. ``lossless``: the rule's
+    tokens follow p, so the chi-square must pass (a "Bug: ..." is not lossless).
+    ``keep_rule``: which keep chance the round-length theory uses, "probabilistic"
+    (alpha = sum min(p, q), or the variant's own keep probabilities) or "strict"
+    (beta = sum p q, an exact match of the target's own sample).
     """
 
     label: str  # display name for menus ("Bug: ..." for a broken rule)
@@ -48,6 +58,8 @@ class SimulatedVariant:
     tables: Callable[..., Any]  # (p_rows (K+1, V), q_rows (K, V), **options), once per run
     chunk: Callable[[Any, int, np.random.Generator], ChunkOutcome]  # n rounds at a time
     options: tuple[str, ...] = ()  # keyword options simulate_rounds passes on to ``tables``
+    lossless: bool = False  # the emitted tokens follow p (True for the correct rules)
+    keep_rule: str = "probabilistic"  # "probabilistic" (min(1, p/q)) or "strict" (x == y ~ p)
 
 
 def _tables_accept_if_p_ge_q(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTables:
@@ -72,6 +84,19 @@ SIMULATED_VARIANTS: dict[str, SimulatedVariant] = {
         "all K are kept.",
         tables=correct_tables,
         chunk=rounds_chunk,
+        lossless=True,
+    ),
+    "strict": SimulatedVariant(
+        label="Strict verification (exact match)",
+        description="As vLLM's rejection_sample_method = strict and mlx-lm do it: the target "
+        "samples its own token y from p at each position and keeps the draft only if it is "
+        "the same token; at the first mismatch it emits y (a bonus from p when all K match). "
+        "Lossless too, but a draft is kept with beta = sum p q instead of alpha = sum min(p, q), "
+        "so rounds are shorter.",
+        tables=strict_tables,
+        chunk=strict_chunk,
+        lossless=True,
+        keep_rule="strict",
     ),
     "resample_from_p": SimulatedVariant(
         label="Bug: resample from p",
@@ -101,6 +126,15 @@ SIMULATED_VARIANTS: dict[str, SimulatedVariant] = {
         tables=correct_tables,
         chunk=partial(rounds_chunk, bonus=False),
     ),
+    "strict_fresh_sample": SimulatedVariant(
+        label="Bug: strict, a fresh sample after a mismatch",
+        description="Bug: strict verification that, at a mismatch, throws away the target's "
+        "sample y and emits a new sample of p. That new sample can be the draft's token again, "
+        "so tokens the draft proposes often come out too often.",
+        tables=strict_tables,
+        chunk=partial(strict_chunk, fresh_after_mismatch=True),
+        keep_rule="strict",
+    ),
 }
 VARIANTS: dict[str, str] = {name: v.description for name, v in SIMULATED_VARIANTS.items()}
 VARIANT_LABELS: dict[str, str] = {name: v.label for name, v in SIMULATED_VARIANTS.items()}
@@ -114,6 +148,7 @@ ALGORITHM_VARIANTS: dict[str, SimulatedVariant] = {
         tables=multidraft_tables,
         chunk=candidates_chunk,
         options=("n_candidates",),
+        lossless=True,
     ),
     "multi_draft_no_residual": SimulatedVariant(
         label="Bug: multi-draft without the residual update",
@@ -169,6 +204,13 @@ class SimulationResult:
         return np.repeat(lengths, self.tokens_per_round_counts)
 
     @property
+    def mean_tokens_per_round(self) -> float:
+        """Tokens emitted per round (per target pass), averaged over the run: the mean
+        acceptance length AL of the engines, bonus included."""
+        lengths = np.arange(self.k_drafts + 2)  # (K+2,) 0..K+1 tokens
+        return float((lengths * self.tokens_per_round_counts).sum() / self.n_rounds)
+
+    @property
     def emitted_counts(self) -> np.ndarray:
         """(V,) how often each token was emitted, over all rounds and positions."""
         return self.position_counts.sum(axis=0)
@@ -181,7 +223,8 @@ class SimulationResult:
     @property
     def alphas(self) -> np.ndarray:
         """(K,) alpha_i = sum_x min(p_i, q_i) of the correct algorithm at each position,
-        or the variant's own keep probabilities (beta_m for multi-draft) when it has them."""
+        or the variant's own keep probabilities (beta_m for multi-draft, sum_x p_i q_i for
+        strict verification) when it has them."""
         if self.keep_probabilities is not None:
             return self.keep_probabilities
         return np.clip(np.minimum(self.p_rows[:-1], self.q_rows).sum(axis=1), 0.0, 1.0)

@@ -18,6 +18,10 @@ drafted token, alpha = sum_x min(p(x), q(x)).
 - Typical acceptance (Medusa, Cai et al., ICML 2024, arXiv 2401.10774; code
   FasterDecoding/Medusa ``medusa/model/utils.py`` ``evaluate_posterior``):
   keep x iff p(x) > min(epsilon, delta * exp(-H(p))). Not lossless.
+- Strict verification (vLLM ``rejection_sample_method = "strict"``, mlx-lm's
+  exact match): the target samples y ~ p itself and keeps the draft x ~ q iff
+  x = y; at the first mismatch it emits y. Lossless, but a draft is kept with
+  beta = sum_x p(x) q(x) <= alpha.
 - Greedy verification (T = 0): keep x iff x = argmax p.
 
 Everything is numpy; randomness comes from an explicit ``np.random.Generator``
@@ -41,6 +45,7 @@ from .sampling import (
     sample_index,
     take_coin,
 )
+from .theory import expected_tokens
 
 MAX_CANDIDATES = 16  # candidates at one position (the page offers 1..8)
 MAX_CANDIDATES_THEORY = 64  # largest m for multidraft_acceptance
@@ -333,7 +338,11 @@ def onehot_match_rule(p, x: int) -> OneHotRule:
 
 @dataclass(frozen=True)
 class MatchStep:
-    """One deterministic draft verified by sampling: y ~ p from uniform u, keep iff y == x."""
+    """One draft checked against the target's own sample: y ~ p from uniform u, keep iff y == x.
+
+    A deterministic draft (:func:`onehot_match_step`) or a sampled one under strict
+    verification (:func:`strict_step`).
+    """
 
     token: int  # the drafted x
     sampled: int  # y = inverse-CDF sample of p at u
@@ -362,6 +371,76 @@ def greedy_rule(p, x: int) -> OneHotRule:
     x = _token(x, p_target.size, "draft token")
     best = int(np.argmax(p_target))
     return OneHotRule(x, float(x == best), one_hot(p_target.size, best))
+
+
+# ---------------------------------------------------------------------------
+# Strict verification (exact match): vLLM's rejection_sample_method = "strict", mlx-lm
+# ---------------------------------------------------------------------------
+
+
+def strict_acceptance(p, q) -> float:
+    """beta = sum_x p(x) q(x): the chance that a draft x ~ q equals the target's own y ~ p.
+
+    Strict verification keeps x iff x = y with x, y independent, so P(keep) =
+    sum_x q(x) p(x) <= sum_x min(p(x), q(x)) = alpha (each term p q <= min(p, q), as
+    max(p, q) <= 1). For p = q it is sum p^2 < 1 unless p is one-hot, where the
+    probabilistic rule keeps everything. Seed 000: 0.245 against alpha = 0.85.
+    (vLLM ``rejection_sample_method = "strict"``; mlx-lm's exact-match check.)
+    """
+    p_target = validate_distribution(p, "p")
+    q_draft = validate_distribution(q, "q")
+    _same_size(p_target, q_draft)
+    return float(np.clip(np.dot(p_target, q_draft), 0.0, 1.0))
+
+
+def strict_emitted(p, q, *, fresh_after_mismatch: bool = False) -> np.ndarray:
+    """(V,) law of the token strict verification emits at a drafted position, from the rule.
+
+    Two disjoint events emit y: the draft is y and the target sampled y (kept),
+    probability q(y) p(y); or the draft is some x != y and the target sampled y
+    (mismatch, y emitted), probability sum_{x != y} q(x) p(y) = p(y) (1 - q(y)). So
+    e(y) = p(y) q(y) + p(y) (1 - q(y)) = p(y): lossless (computed, not assumed).
+    With ``fresh_after_mismatch`` (a BUG: the mismatch emits a new sample of p instead
+    of y) e(y) = p(y) q(y) + (1 - beta) p(y), which is p only when q is flat on p's
+    support; tokens with q(y) > beta come out too often.
+    """
+    p_target = validate_distribution(p, "p")
+    q_draft = validate_distribution(q, "q")
+    _same_size(p_target, q_draft)
+    kept = p_target * q_draft  # (V,) x = y = token
+    if fresh_after_mismatch:
+        return kept + (1.0 - kept.sum()) * p_target
+    return kept + p_target * (1.0 - q_draft)  # (V,) x != y = token
+
+
+def strict_step(p, q, x: int, *, uniform: float | None = None, rng=None) -> MatchStep:
+    """Strict verification of a draft x ~ q: the target samples y = F_p^{-1}(u), keeps x iff
+    y == x, and emits y otherwise (which ends the round).
+
+    The same check as :func:`onehot_match_step`, here for a draft sampled from q
+    (so x must have q(x) > 0): P(keep | x) = p(x), P(keep) = :func:`strict_acceptance`.
+    ``uniform`` replays a given target sample; otherwise it is drawn from ``rng``.
+    """
+    q_draft = validate_distribution(q, "q")
+    p_target = validate_distribution(p, "p")
+    _same_size(p_target, q_draft)
+    x = _token(x, q_draft.size, "draft token")
+    if q_draft[x] <= 0:
+        raise InvalidParameterError(
+            f"draft token {x} has q = 0: the draft cannot have sampled it. Pick a token with q > 0."
+        )
+    return onehot_match_step(p_target, x, uniform=uniform, rng=rng)
+
+
+def strict_expected_tokens(p, q, k: int) -> float:
+    """E[tokens per round] of strict verification: E(beta, K) = sum_{i=0..K} beta^i.
+
+    Positions are i.i.d. with keep chance beta = :func:`strict_acceptance`, so the
+    round length is the truncated geometric law of Leviathan et al. 2023, Eq. 1,
+    with alpha replaced by beta (the bonus included: all K matched emits y_{K+1} ~ p).
+    """
+    k = check_k(k)
+    return float(expected_tokens(strict_acceptance(p, q), k))
 
 
 # ---------------------------------------------------------------------------
@@ -512,6 +591,10 @@ EMITTED_VARIANTS: dict[str, str] = {
     "greedy": "Greedy check (T = 0): emits argmax p, the target's greedy token.",
     "typical_acceptance": "Medusa's typical acceptance: faster, NOT lossless.",
     "accept_if_p_ge_q": "Lenient rule: keep x iff p(x) >= q(x), no coin: NOT lossless.",
+    "strict": "Strict verification (exact match): keep x iff the target's own y ~ p equals it, "
+    "else emit y: lossless.",
+    "strict_fresh_sample": "Bug: strict verification that emits a fresh sample of p after a "
+    "mismatch instead of y: NOT lossless.",
 }
 
 
@@ -595,6 +678,10 @@ def emitted_distribution(variant: str, p, q, **options) -> np.ndarray:
         return onehot_general_rule(p_target, _deterministic_token(q_draft)).emitted()
     if variant == "greedy":
         return one_hot(p_target.size, int(np.argmax(p_target)))
+    if variant.startswith("strict"):
+        return strict_emitted(
+            p_target, q_draft, fresh_after_mismatch=variant == "strict_fresh_sample"
+        )
     return typical_emitted(p_target, q_draft, **options)
 
 

@@ -12,7 +12,9 @@ Multi-draft (SpecInfer, Miao et al. 2024): accept[j, i] = min(1, p_{j,i} / q_j)
 along the residual chain p_{j,1} = p_j, p_{j,i+1} = norm(max(0, p_{j,i} - q_j)),
 final_rows[j] = p_{j,m+1}, final_rows[K] = p_{K+1}. Typical acceptance
 (Medusa, Cai et al. 2024): accept[j, 0] = [p_j > tau_j], final_rows[j] = the
-correction (argmax p_j by default). A multi-draft chain with m candidates per
+correction (argmax p_j by default). Strict verification (exact match) does not
+fit these tables (what a mismatch emits depends on the draft), so it has its own
+:class:`StrictTables` and :func:`strict_chunk`. A multi-draft chain with m candidates per
 position is a full m-ary tree of depth K when p, q depend only on the depth
 (the kept child's subtree is fresh), so it also simulates trees of constant width.
 
@@ -30,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InvalidParameterError
-from .montecarlo import ChunkOutcome, DraftRowsShape, positions_chunk
+from .montecarlo import ChunkOutcome, DraftRowsShape, positions_chunk, token_dtype
 from .sampling import acceptance_probability, residual_distribution
 from .variants import (
     MEDUSA_DELTA,
@@ -141,9 +143,72 @@ def candidates_chunk(tables: VariantTables, n: int, rng: np.random.Generator) ->
     return positions_chunk(tables, tables.accept, n, rng)
 
 
+@dataclass(frozen=True)
+class StrictTables(DraftRowsShape):
+    """What every round of strict verification reuses (built once per run); K, V from q_rows.
+
+    ``final_rows`` are the target rows themselves: the target samples its own
+    token y_j ~ p_j at every position j = 1..K+1 (its final sampler draws them).
+    """
+
+    p_rows: np.ndarray  # (K+1, V)
+    q_rows: np.ndarray  # (K, V) drafts x_j ~ q_j
+    final_rows: np.ndarray  # (K+1, V) = p_rows: the target's own samples y_j
+    keep_probabilities: np.ndarray  # (K,) beta_j = sum_x p_j(x) q_j(x)
+
+
+def strict_tables(p_rows: np.ndarray, q_rows: np.ndarray) -> StrictTables:
+    """Tables of strict verification: keep (K,) = beta_j = sum_x p_j(x) q_j(x), final = p rows.
+
+    x_j ~ q_j and y_j ~ p_j are independent, so P(x_j = y_j) = sum_x q_j(x) p_j(x)
+    (vLLM ``rejection_sample_method = "strict"``; mlx-lm's exact match).
+    """
+    k = q_rows.shape[0]
+    keep = np.clip((p_rows[:k] * q_rows).sum(axis=1), 0.0, 1.0)  # (K,)
+    return StrictTables(p_rows, q_rows, p_rows, keep)
+
+
+def strict_chunk(
+    tables: StrictTables,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    fresh_after_mismatch: bool = False,
+) -> ChunkOutcome:
+    """n rounds of strict verification: keep x_j while x_j == y_j, then emit y at the stop.
+
+    Random draws, in order: drafts x_j ~ q_j (n, K uniforms), the target's samples
+    y_j ~ p_j (n, K+1 uniforms; y_{K+1} is the bonus), and with the BUG
+    ``fresh_after_mismatch`` one more uniform per round (n), whose sample of
+    p_{n+1} replaces y at a mismatch. Every emitted token is some y_j, and whether
+    position j is reached depends only on earlier positions: lossless.
+    """
+    k, v = tables.k_drafts, tables.vocab
+    u_drafts = tables.scratch.draw(rng, n, k, "drafts", by_position=True)  # (K, n)
+    u_target = tables.scratch.draw(rng, n, k + 1, "target", by_position=True)  # (K+1, n)
+    drafts = np.empty((k, n), dtype=token_dtype(v))  # (K, n)
+    sampled = np.empty((k + 1, n), dtype=np.intp)  # (K+1, n) the target's y_j
+    alive = np.ones(n, dtype=bool)  # every draft so far matched
+    n_accepted = np.zeros(n, dtype=np.intp)
+    for j in range(k):
+        drafts[j] = tables.draft_sampler.column(j, u_drafts[j])
+        sampled[j] = tables.final_sampler.column(j, u_target[j])
+        alive &= drafts[j] == sampled[j]
+        n_accepted += alive
+    sampled[k] = tables.final_sampler.column(k, u_target[k])
+    last = np.take_along_axis(sampled, n_accepted[None, :], axis=0)[0]  # (n,) y at the stop
+    if fresh_after_mismatch:
+        fresh = tables.final_sampler.by_row(n_accepted, rng.random(n))  # (n,)
+        last = np.where(n_accepted < k, fresh, last)
+    return ChunkOutcome(n_accepted, drafts, last, v)
+
+
 __all__ = [
+    "StrictTables",
     "VariantTables",
     "candidates_chunk",
     "multidraft_tables",
+    "strict_chunk",
+    "strict_tables",
     "typical_tables",
 ]

@@ -1,5 +1,8 @@
 """Losslessness lab: the correct sampler passes, every broken variant fails (seeded)."""
 
+import re
+
+import numpy as np
 import pytest
 
 import specdec_core as sc
@@ -8,7 +11,7 @@ from specdec_ui.text import md_escape
 from tests.app.conftest import figures, open_page
 
 PAGE = "pages/3_Losslessness_lab.py"
-BROKEN = [v for v in sc.VARIANTS if v != "correct"]
+BROKEN = [name for name, v in sc.SIMULATED_VARIANTS.items() if not v.lossless]
 
 
 def _verdict(at) -> str:
@@ -63,6 +66,47 @@ def test_every_preset_renders_and_passes(preset):
     assert not at.exception and not at.error
     assert at.text_input(key="lab_p_text").value == presets.LAB_PRESETS[preset].p_text
     assert _verdict(at).startswith("PASS")
+
+
+def _strict_words(at) -> str:
+    return at.get_by_key("lab_strict").children[0].value
+
+
+def test_strict_verification_passes_with_shorter_rounds():
+    """Seed 000's p, q, K = 4: strict keeps a draft with beta = sum p q = 0.245, not 0.85,
+    so a round emits E(0.245, 4) = 1.32 tokens instead of E(0.85, 4) = 3.71; still lossless."""
+    at = open_page(PAGE)
+    at.selectbox(key="lab_variant").set_value("strict").run()
+    assert not at.exception and not at.error
+    assert _verdict(at).startswith("PASS: ")
+    assert md_escape(sc.VARIANTS["strict"]) in " ".join(i.value for i in at.info)
+    assert not any("did not show" in c.value for c in at.caption)  # not a bug that hid
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["alpha (expected)"] == "0.850"
+    assert shown["beta (expected, strict)"] == "0.245"
+    assert abs(float(shown["kept / checked (simulated)"]) - 0.245) < 0.005
+    words = _strict_words(at)
+    assert "beta = sum p(x) q(x) = 0.245" in words and "alpha = sum min(p, q) = 0.850" in words
+    assert "E(beta, K) = 1.32" in words and "the probabilistic rule expects 3.71" in words
+    emitted = float(re.search(r"This run emitted ([0-9.]+) tokens per round", words).group(1))
+    assert abs(emitted - 1.3233) < 0.005 + 0.01  # shown to 2 decimals; 5 sd of a 100,000-round mean
+    assert any(r"\beta^n (1-\beta)" in formula.value for formula in at.latex)
+    rounds = at.dataframe[1].value  # the counts behind the tokens-per-round chart
+    np.testing.assert_allclose(rounds["theory"], sc.tokens_per_round_distribution([0.245] * 4))
+
+
+def test_strict_opens_from_a_link_and_switching_back_hides_its_numbers():
+    at = open_page(PAGE, {"variant": "strict", "preset": "equal", "k": "2"})
+    assert not at.exception and not at.warning
+    assert _verdict(at).startswith("PASS")
+    # p = q: the probabilistic rule keeps everything, strict only sum p^2 = 0.30.
+    assert {m.label: m.value for m in at.metric}["beta (expected, strict)"] == "0.300"
+    assert "against alpha = sum min(p, q) = 1.000" in _strict_words(at)
+    at.selectbox(key="lab_variant").set_value("correct").run()
+    assert _verdict(at).startswith("PASS")
+    assert [m.label for m in at.metric] == ["alpha (expected)", "kept / checked (simulated)"]
+    with pytest.raises(KeyError):
+        at.get_by_key("lab_strict")
 
 
 def test_perfect_draft_hides_the_rejection_bug():
