@@ -40,7 +40,14 @@ if result is not None:
     view.server_note(result.sweep.k, reading, result.sweep.alpha)
 
 view.why_slower(state, result)
+view.engine_log_decoder(state, chosen)
 view.published_section()
 view.leaves_out()
 view.share(state, chosen)
-show_source(sv.step_time, sv.verify_cost, sv.serving_speedup, sv.break_even_batch)
+show_source(
+    sv.step_time,
+    sv.verify_cost,
+    sv.serving_speedup,
+    sv.break_even_batch,
+    sc.metrics_from_rates,
+)

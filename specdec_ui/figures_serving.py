@@ -370,3 +370,52 @@ def published_table(rows: Sequence[PublishedCheck]) -> pd.DataFrame:
         for r in rows
     ]
     return pd.DataFrame(records, columns=list(PUBLISHED_COLUMNS)).rename(columns=PUBLISHED_COLUMNS)
+
+
+def acceptance_figure(
+    rates: Sequence[float], conditional: Sequence[float | None], fitted_alpha: float
+) -> go.Figure:
+    """An engine log position by position: unconditional rates r_i (bars), conditional rates
+    r_i / r_{i-1} (markers) and the fitted i.i.d. model alpha^i (line).
+
+    Traces: "r_i: share of rounds that kept draft i", "r_i / r_(i-1): kept, given the one
+    before was", "i.i.d. model: alpha^i". Conditional rates that are undefined (no round got
+    there) are left out.
+    """
+    positions = np.arange(1, len(rates) + 1)  # (K,)
+    shown = [(i, c) for i, c in zip(positions, conditional, strict=True) if c is not None]
+    traces = [
+        {
+            "type": "bar",
+            "x": positions,
+            "y": list(rates),
+            "name": "r_i: share of rounds that kept draft i",
+            "marker": {"color": COLORS["accepted"]},
+            "hovertemplate": "position %{x}: r = %{y:.3f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": [i for i, _ in shown],
+            "y": [c for _, c in shown],
+            "mode": "markers",
+            "name": "r_i / r_(i-1): kept, given the one before was",
+            "marker": {"symbol": "diamond", "size": 12, "color": COLORS["p"]},
+            "hovertemplate": "position %{x}: %{y:.3f}<extra>conditional</extra>",
+        },
+        {
+            "type": "scatter",
+            "x": positions,
+            "y": fitted_alpha**positions,
+            "mode": "lines+markers",
+            "name": f"i.i.d. model: alpha^i, alpha = {fitted_alpha:.3f}",
+            "line": {"color": COLORS["q"], "dash": "dot", "width": 2},
+            "hovertemplate": "position %{x}: alpha^i = %{y:.3f}<extra></extra>",
+        },
+    ]
+    return make_figure(
+        traces,
+        title="The log, position by position",
+        height=340,
+        xaxis={"title": {"text": "draft position i"}, "dtick": 1},
+        yaxis={"title": {"text": "rate"}, "range": [0, 1.05]},
+    )

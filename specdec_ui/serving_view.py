@@ -13,11 +13,13 @@ No math here: every number comes from :mod:`specdec_core.serving`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
+import specdec_core as sc
 import specdec_core.lm as lm
 from specdec_core import SpecDecError
 from specdec_core import serving as sv
@@ -30,7 +32,7 @@ from .page_state import PageState
 from .presenter import chart
 from .share import LinkReader
 from .text import md_escape
-from .widgets import download_csv
+from .widgets import download_csv, show_error
 
 PREFIX = "serve"
 CUSTOM = "custom"
@@ -87,7 +89,58 @@ def target_values(key: str) -> dict[str, object] | None:
     return {"t_params": round(model.params / 1e9, 6), **ints}
 
 
+@dataclass(frozen=True)
+class LogPreset:
+    """A published engine log: what it gives (``mode``) and its numbers."""
+
+    label: str
+    values: dict[str, object]  # the decoder fields it sets (log_mode and that mode's inputs)
+    source: str
+
+
+LOG_MODES = {
+    "rates": "per-position rates (vLLM, llama.cpp)",
+    "counts": "counts per position",
+    "al": "mean acceptance length only",
+}
+LOG_K_MAX = sc.MAX_METRIC_POSITIONS
+LOG_DRAFTS_MAX = 10**12
+LOG_PRESETS: dict[str, LogPreset] = {
+    "llama-cpp": LogPreset(
+        "llama.cpp log: rates 0.805, 0.632, 0.483 (AL 2.92)",
+        {"log_mode": "rates", "log_rates": "0.805, 0.632, 0.483"},
+        "a published llama.cpp log, per the project's serving notes",
+    ),
+    "vllm-k7": LogPreset(
+        "vLLM log, K = 7: mean acceptance length 2.91",
+        {"log_mode": "al", "log_al": 2.91, "log_k": 7},
+        "a published vLLM log (K = 7), per the project's serving notes",
+    ),
+    "vllm-counts": LogPreset(
+        "vLLM counters: 1,000 drafts; 805, 632, 483 kept at positions 1-3",
+        {"log_mode": "counts", "log_counts": "805, 632, 483", "log_drafts": 1_000},
+        "the llama.cpp rates above as vLLM's counters would print them",
+    ),
+}
+
+
+def log_values(key: str) -> dict[str, object] | None:
+    """The decoder fields a log preset sets."""
+    preset = LOG_PRESETS.get(key)
+    return None if preset is None else dict(preset.values)
+
+
+LOG_DEFAULTS: dict[str, object] = {
+    "log_preset": "llama-cpp",
+    "log_mode": "rates",
+    "log_rates": "0.805, 0.632, 0.483",
+    "log_counts": "805, 632, 483",
+    "log_drafts": 1_000,
+    "log_al": 2.91,
+    "log_k": 7,
+}
 DEFAULTS: dict[str, object] = {
+    **LOG_DEFAULTS,
     "hw": "4x-h100",
     **hw_values("4x-h100"),
     "target": "llama-3.1-70b",
@@ -98,7 +151,7 @@ DEFAULTS: dict[str, object] = {
     "context": 1_024,
     "alpha": 0.75,
     "k": 4,
-    "overhead": sv.DEFAULT_OVERHEAD_S * 1e3,
+    "overhead": round(sv.DEFAULT_OVERHEAD_S * 1e3, 6),
 }
 
 
@@ -139,23 +192,50 @@ def _typed_from_link(link: LinkReader) -> dict[str, object]:
     return values
 
 
+def _checked(parse):
+    """A link parser that keeps the typed text when ``parse`` accepts it."""
+
+    def check(raw: str) -> str:
+        parse(raw)
+        return raw
+
+    return check
+
+
+def _log_from_link(link: LinkReader) -> dict[str, object]:
+    """The engine-log decoder's fields of the link."""
+    d = LOG_DEFAULTS
+    return {
+        "log_mode": link.choice("log_mode", list(LOG_MODES), d["log_mode"]),
+        "log_rates": link.get("log_rates", _checked(sc.parse_rates), d["log_rates"]),
+        "log_counts": link.get("log_counts", _checked(parse_counts), d["log_counts"]),
+        "log_drafts": link.int_in("log_drafts", 1, LOG_DRAFTS_MAX, d["log_drafts"]),
+        "log_al": link.get("log_al", _number(1.0, LOG_K_MAX + 1.0), d["log_al"]),
+        "log_k": link.int_in("log_k", 1, LOG_K_MAX, d["log_k"]),
+    }
+
+
+PICKERS = (
+    ("hw", [*sv.GPUS, CUSTOM], hw_values),
+    ("target", [*sv.TARGETS, CUSTOM], target_values),
+    ("log_preset", [*LOG_PRESETS, CUSTOM], log_values),
+)
+
+
 def values_from_link(link: LinkReader) -> dict[str, object]:
-    """The link's settings; typed numbers that differ from the chosen preset make it custom."""
-    values = _typed_from_link(link)
-    hw = link.choice("hw", [*sv.GPUS, CUSTOM], DEFAULTS["hw"])
-    target = link.choice("target", [*sv.TARGETS, CUSTOM], DEFAULTS["target"])
-    draft = link.choice("draft", [*sv.DRAFTS, CUSTOM], DEFAULTS["draft"])
-    for name, key, values_of in (("hw", hw, hw_values), ("target", target, target_values)):
-        preset = values_of(key)
-        if preset is None:
-            continue
+    """The link's settings; typed values that differ from the chosen preset make it custom."""
+    values = {**_typed_from_link(link), **_log_from_link(link)}
+    for name, options, values_of in PICKERS:
+        key = link.choice(name, options, DEFAULTS[name])
+        preset = values_of(key) or {}
         typed = {field: values[field] for field in preset}
         if any(field in link.params for field in preset) and typed != preset:
             key = CUSTOM
         else:
             values.update(preset)
         values[name] = key
-    return {**values, "draft": draft}
+    values["draft"] = link.choice("draft", [*sv.DRAFTS, CUSTOM], DEFAULTS["draft"])
+    return values
 
 
 def start(state: PageState) -> None:
@@ -664,3 +744,175 @@ def leaves_out() -> None:
 - **Acceptance that varies**: alpha is the same at every position (the i.i.d. model).
 """
         )
+
+
+# ----------------------------------------------------------------------------- engine logs
+def parse_counts(text: str) -> np.ndarray:
+    """Typed counts, one per draft position ("805, 632, 483") -> (K,) floats.
+
+    Only reads the numbers (entries named in errors); whether they are whole, at most the
+    number of drafts and never increasing is checked by
+    ``specdec_core.metrics_from_position_counts``.
+    """
+    name = "accepted per position"
+    if not isinstance(text, str) or len(text) > sc.MAX_TEXT_LENGTH:
+        raise sc.InvalidParameterError(f"{name}: at most {sc.MAX_TEXT_LENGTH:,} characters.")
+    tokens = [t for t in re.split(r"[,;\s]+", text.strip()) if t]
+    if not 1 <= len(tokens) <= LOG_K_MAX:
+        raise sc.InvalidParameterError(
+            f"{name}: type 1 to {LOG_K_MAX} counts, one per draft position (got {len(tokens)})."
+        )
+    return np.array([sc.parse_number(t, entry=i + 1, name=name) for i, t in enumerate(tokens)])
+
+
+@dataclass(frozen=True)
+class DecodedLog:
+    """An engine log decoded: the core's metrics (None when the log gives only AL)."""
+
+    k: int
+    mean_acceptance_length: float
+    draft_acceptance_rate: float
+    metrics: sc.AcceptanceMetrics | None
+
+
+def decode_log(values: dict[str, object]) -> DecodedLog:
+    """The decoder's fields -> the numbers (specdec_core.engine_metrics); SpecDecError if bad."""
+    mode = str(values["log_mode"])
+    if mode == "al":
+        k, al = int(values["log_k"]), float(values["log_al"])
+        return DecodedLog(k, al, sc.draft_acceptance_rate(al, k), None)
+    if mode == "counts":
+        counts = parse_counts(str(values["log_counts"]))
+        m = sc.metrics_from_position_counts(counts, int(values["log_drafts"]))
+    else:
+        m = sc.metrics_from_rates(sc.parse_rates(str(values["log_rates"]), name="rates"))
+    return DecodedLog(m.k, m.mean_acceptance_length, m.draft_acceptance_rate, m)
+
+
+def _log_inputs(state: PageState) -> None:
+    to_custom = state.to_custom(CUSTOM, "log_preset")
+    state.preset_select(
+        "Published log",
+        [*LOG_PRESETS, CUSTOM],
+        LOG_PRESETS,
+        log_values,
+        custom=CUSTOM,
+        name="log_preset",
+        custom_label="Your own log (type it below)",
+    )
+    st.radio(
+        "What your engine prints",
+        list(LOG_MODES),
+        format_func=LOG_MODES.get,
+        horizontal=True,
+        key=state.key("log_mode"),
+        on_change=to_custom,
+    )
+    mode = st.session_state[state.key("log_mode")]
+    if mode == "rates":
+        st.text_input(
+            "Per-position acceptance rates r_1, r_2, ... (unconditional: share of all rounds)",
+            key=state.key("log_rates"),
+            on_change=to_custom,
+            max_chars=sc.MAX_TEXT_LENGTH,
+        )
+    elif mode == "counts":
+        left, right = st.columns([3, 2])
+        left.text_input(
+            "Drafts accepted at each position (vLLM: num_accepted_tokens_per_pos)",
+            key=state.key("log_counts"),
+            on_change=to_custom,
+            max_chars=sc.MAX_TEXT_LENGTH,
+        )
+        right.number_input(
+            "Rounds (vLLM: num_drafts)",
+            1,
+            LOG_DRAFTS_MAX,
+            key=state.key("log_drafts"),
+            on_change=to_custom,
+        )
+    else:
+        left, right = st.columns(2)
+        left.number_input(
+            "Mean acceptance length (AL)",
+            1.0,
+            LOG_K_MAX + 1.0,
+            step=0.01,
+            format="%.2f",
+            key=state.key("log_al"),
+            on_change=to_custom,
+        )
+        right.number_input(
+            "K (draft tokens per round)", 1, LOG_K_MAX, key=state.key("log_k"), on_change=to_custom
+        )
+
+
+def _use_alpha(state: PageState, alpha: float, k: int) -> None:
+    """on_click: put the log's fitted alpha (and its K, if the page offers it) above."""
+    state.set_values({"alpha": round(alpha, 2), "k": min(k, K_MAX)})
+
+
+def _log_results(state: PageState, log: DecodedLog) -> None:
+    cols = st.columns(3)
+    cols[0].metric("mean acceptance length AL", f"{log.mean_acceptance_length:.2f}")
+    cols[1].metric(f"draft acceptance rate (K = {log.k})", f"{log.draft_acceptance_rate:.3f}")
+    m = log.metrics
+    if m is None:
+        cols[2].metric("fitted alpha", "n/a")
+        st.caption(
+            "AL alone does not say how the rounds ended, so no alpha is fitted: the draft "
+            "acceptance rate is the one number it gives. Type the per-position rates to get more."
+        )
+        return
+    cols[2].metric("fitted alpha (i.i.d. model)", f"{m.fitted_alpha:.3f}")
+    left, right = st.columns([2, 3])
+    left.dataframe(
+        {
+            "position i": list(range(1, m.k + 1)),
+            "r_i": list(m.rates),
+            "r_i / r_(i-1)": [None if c is None else round(c, 3) for c in m.conditional_rates],
+            "alpha^i": [round(m.fitted_alpha**i, 3) for i in range(1, m.k + 1)],
+        },
+        hide_index=True,
+        key="serve_log_table",
+    )
+    with right:
+        chart(
+            fsv.acceptance_figure(m.rates, m.conditional_rates, m.fitted_alpha),
+            key="serve_fig_log",
+        )
+    st.button(
+        f"Use alpha = {m.fitted_alpha:.2f} and K = {min(m.k, K_MAX)} in the charts above",
+        key="serve_log_use",
+        on_click=_use_alpha,
+        args=(state, m.fitted_alpha, m.k),
+    )
+
+
+LOG_DEFINITIONS = """
+- **r_i**, per-position acceptance rate (what vLLM prints): the share of *all* rounds in
+  which draft i was kept. Draft i is kept only if draft i - 1 was, so r_1 >= r_2 >= ...;
+  a list that increases is probably conditional rates, and is refused.
+- **Mean acceptance length AL** = tokens per target pass, bonus included = 1 + (r_1 + ... + r_K).
+  vLLM's "Mean acceptance length" counts the bonus token; some engines leave it out.
+- **Draft acceptance rate** = drafts kept / drafts proposed = (AL - 1) / K. It falls as K
+  grows even when nothing else changes: the drafts after a rejection are proposed, never kept.
+- **Conditional rate** r_i / r_(i-1): the chance draft i is kept when draft i - 1 was. In
+  the i.i.d. model every conditional rate is alpha, and r_i = alpha^i.
+- **Fitted alpha** = sum r_i / (sum r_i + 1 - r_K): the i.i.d. model's most likely alpha,
+  the same as drafts kept / drafts checked.
+"""
+
+
+def engine_log_decoder(state: PageState, values: dict[str, object]) -> None:
+    """Type what an engine prints; get AL, the draft acceptance rate, conditional rates, alpha."""
+    st.subheader("What do the numbers in my engine's log mean?")
+    with st.container(key="serve_log", border=True):
+        _log_inputs(state)
+        try:
+            log = decode_log(values)
+        except SpecDecError as err:
+            show_error(err)
+        else:
+            _log_results(state, log)
+        st.markdown(LOG_DEFINITIONS)
