@@ -77,6 +77,7 @@ def _server_marker(
         "mode": "markers+text",
         "name": name,
         "showlegend": False,
+        "cliponaxis": False,
         "text": [text],
         "textposition": position,
         "marker": dict(SERVER_STYLE),
@@ -270,6 +271,7 @@ def _labels(x, y, batch, idx: np.ndarray, color: str, name: str, positions: tupl
         "mode": "markers+text",
         "name": name,
         "showlegend": False,
+        "cliponaxis": False,
         "text": [f"b={int(b):,}" for b in batch[idx]],
         "textposition": [positions[0]] * (len(idx) - 1) + [positions[1]],
         "marker": {"color": color, "size": 9},
@@ -317,9 +319,9 @@ def throughput_latency_figure(
     if server is not None:
         ms = 1e3 * server.step_s
         spec_ms = ms / server.speedup(sweep.alpha)
-        plain = _server_marker(ms, 1e3 / ms, "this server", "this server, plain", "bottom center")
+        plain = _server_marker(ms, 1e3 / ms, "this server", "this server, plain", "bottom right")
         spec = _server_marker(
-            spec_ms, 1e3 / spec_ms, "speculative", "this server, speculative", "top center"
+            spec_ms, 1e3 / spec_ms, "speculative", "this server, speculative", "top right"
         )
         spec["marker"] = {**SERVER_STYLE, "symbol": "diamond-open"}
         traces += [plain, spec]
@@ -378,9 +380,9 @@ def acceptance_figure(
     """An engine log position by position: unconditional rates r_i (bars), conditional rates
     r_i / r_{i-1} (markers) and the fitted i.i.d. model alpha^i (line).
 
-    Traces: "r_i: share of rounds that kept draft i", "r_i / r_(i-1): kept, given the one
-    before was", "i.i.d. model: alpha^i". Conditional rates that are undefined (no round got
-    there) are left out.
+    Traces: "r_i" (share of rounds that kept draft i), "r_i / r_(i-1)" (kept, given the
+    one before was) and "alpha^i (alpha = ...)" (the i.i.d. model). Conditional rates that
+    are undefined (no round got there) are left out.
     """
     positions = np.arange(1, len(rates) + 1)  # (K,)
     shown = [(i, c) for i, c in zip(positions, conditional, strict=True) if c is not None]
@@ -389,7 +391,7 @@ def acceptance_figure(
             "type": "bar",
             "x": positions,
             "y": list(rates),
-            "name": "r_i: share of rounds that kept draft i",
+            "name": "r_i",
             "marker": {"color": COLORS["accepted"]},
             "hovertemplate": "position %{x}: r = %{y:.3f}<extra></extra>",
         },
@@ -398,7 +400,7 @@ def acceptance_figure(
             "x": [i for i, _ in shown],
             "y": [c for _, c in shown],
             "mode": "markers",
-            "name": "r_i / r_(i-1): kept, given the one before was",
+            "name": "r_i / r_(i-1)",
             "marker": {"symbol": "diamond", "size": 12, "color": COLORS["p"]},
             "hovertemplate": "position %{x}: %{y:.3f}<extra>conditional</extra>",
         },
@@ -407,7 +409,7 @@ def acceptance_figure(
             "x": positions,
             "y": fitted_alpha**positions,
             "mode": "lines+markers",
-            "name": f"i.i.d. model: alpha^i, alpha = {fitted_alpha:.3f}",
+            "name": f"alpha^i (alpha = {fitted_alpha:.3f})",
             "line": {"color": COLORS["q"], "dash": "dot", "width": 2},
             "hovertemplate": "position %{x}: alpha^i = %{y:.3f}<extra></extra>",
         },

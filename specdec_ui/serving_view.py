@@ -604,7 +604,7 @@ WHY: dict[str, WhyItem] = {
         "of 9 tokens per sequence is no longer free: compare K = 8 with the best K, dashed.",
     ),
     "alpha_low": WhyItem(
-        "Low alpha: a draft trained on other data, or with another tokenizer",
+        "Low alpha: other training data or tokenizer",
         scenario(*BIG, "llama-68m", alpha=0.3),
         "llama-68m was trained on other text, with the Llama 2 tokenizer: its tokens must be "
         "translated for a Llama 3 target, and alpha is low (0.3 assumed here). A round emits "
@@ -648,15 +648,17 @@ def why_slower(state: PageState, result: Result | None) -> None:
         "Each button sets this page to a case where speculation disappoints; the answer and "
         "the charts above change with it."
     )
-    cols = st.columns(2)
-    for i, (key, item) in enumerate(WHY.items()):
-        cols[i % 2].button(
-            item.label,
-            key=f"{PREFIX}_why_{key}",
-            on_click=_apply_why,
-            args=(state, key),
-            width="stretch",
-        )
+    items = list(WHY.items())
+    for row in range(0, len(items), 2):  # rows of two: a phone stacks them in this order
+        cols = st.columns(2)
+        for col, (key, item) in zip(cols, items[row : row + 2], strict=False):
+            col.button(
+                item.label,
+                key=f"{PREFIX}_why_{key}",
+                on_click=_apply_why,
+                args=(state, key),
+                width="stretch",
+            )
     active = st.session_state.get(WHY_KEY)
     if active in WHY:
         with st.container(key="serve_why_now", border=True):

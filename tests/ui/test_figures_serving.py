@@ -102,10 +102,10 @@ def test_acceptance_figure_draws_rates_conditionals_and_alpha_powers():
 
     m = sc.metrics_from_rates([0.8, 0.5, 0.0, 0.0])
     fig = fsv.acceptance_figure(m.rates, m.conditional_rates, m.fitted_alpha)
-    bars = _trace(fig, "r_i: share of rounds that kept draft i")
+    bars = _trace(fig, "r_i")
     assert list(bars.x) == [1, 2, 3, 4] and list(bars.y) == [0.8, 0.5, 0.0, 0.0]
-    cond = _trace(fig, "r_i / r_(i-1): kept, given the one before was")
+    cond = _trace(fig, "r_i / r_(i-1)")
     assert list(cond.x) == [1, 2, 3]  # position 4: no round kept draft 3, undefined
     np.testing.assert_allclose(cond.y, [0.8, 0.625, 0.0])
-    model = _trace(fig, f"i.i.d. model: alpha^i, alpha = {m.fitted_alpha:.3f}")
+    model = _trace(fig, f"alpha^i (alpha = {m.fitted_alpha:.3f})")
     np.testing.assert_allclose(model.y, m.fitted_alpha ** np.arange(1, 5))
