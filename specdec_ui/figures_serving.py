@@ -410,7 +410,8 @@ def acceptance_figure(
             "y": fitted_alpha**positions,
             "mode": "lines+markers",
             "name": f"alpha^i (alpha = {fitted_alpha:.3f})",
-            "line": {"color": COLORS["q"], "dash": "dot", "width": 2},
+            "line": {"color": COLORS["residual"], "dash": "dot", "width": 3},
+            "marker": {"color": COLORS["residual"]},
             "hovertemplate": "position %{x}: alpha^i = %{y:.3f}<extra></extra>",
         },
     ]

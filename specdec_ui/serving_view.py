@@ -23,7 +23,7 @@ import specdec_core as sc
 import specdec_core.lm as lm
 from specdec_core import SpecDecError
 from specdec_core import serving as sv
-from specdec_core.lm.timing import impossible_reasons
+from specdec_core.lm.timing import SpeedMeasurement, impossible_reasons
 
 from . import figures_serving as fsv
 from . import lm_work as lw
@@ -140,7 +140,6 @@ LOG_DEFAULTS: dict[str, object] = {
     "log_k": 7,
 }
 DEFAULTS: dict[str, object] = {
-    **LOG_DEFAULTS,
     "hw": "4x-h100",
     **hw_values("4x-h100"),
     "target": "llama-3.1-70b",
@@ -152,6 +151,7 @@ DEFAULTS: dict[str, object] = {
     "alpha": 0.75,
     "k": 4,
     "overhead": round(sv.DEFAULT_OVERHEAD_S * 1e3, 6),
+    **LOG_DEFAULTS,
 }
 
 
@@ -439,12 +439,14 @@ def this_server_costs(k: int) -> ServerReading:
     k = min(int(k), lw.K_MAX)
     try:
         speed = lw.get_speed(SERVER_PAIR, k, SERVER_T, wait=False)
-    except sw.QueueFullError as err:
-        return ServerReading(None, problem=str(err))
     except SpecDecError as err:
         return ServerReading(None, problem=f"this server's models are not available: {err}")
+    except RuntimeError as err:  # a full queue, a helper that did not answer in time
+        return ServerReading(None, problem=str(err))
     if speed is sw.MISSING:
         return ServerReading(None, measuring=True)
+    if not isinstance(speed, SpeedMeasurement):  # a stored "not measured, and why"
+        return ServerReading(None, problem=str(getattr(speed, "reason", "it was not measured")))
     if reasons := impossible_reasons(speed):
         return ServerReading(None, problem="this server's measurement was refused: " + reasons[0])
     label = f"this server ({lm.PAIRS[SERVER_PAIR].label})"
@@ -710,6 +712,7 @@ def published_section() -> None:
     rows = sv.published_checks()
     table = fsv.published_table(rows)
     config = {name: st.column_config.NumberColumn(format=f) for name, f in NUMBER_FORMATS.items()}
+    config["source"] = st.column_config.TextColumn(width="medium")
     config["setting"] = st.column_config.TextColumn(width="large")
     st.dataframe(table[SHOWN_COLUMNS], hide_index=True, column_config=config, key="serve_published")
     st.caption(
@@ -731,7 +734,8 @@ def published_section() -> None:
 
 def leaves_out() -> None:
     """What the roofline model does not contain."""
-    with st.expander("What the model leaves out", expanded=False):
+    st.subheader("What the model leaves out")
+    with st.container(key="serve_leaves_out"):
         st.markdown(
             """
 - **Kernel launch overhead and the engine's bookkeeping**: one fixed time per forward pass

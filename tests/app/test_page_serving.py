@@ -232,3 +232,21 @@ def test_presenter_view_folds_the_inputs_and_keeps_the_link():
     inputs = next(e for e in at.expander if "Inputs" in e.label)
     assert not inputs.proto.expanded
     assert at.query_params.get("present") in ("1", ["1"])
+
+
+def test_a_measurement_the_lab_refuses_or_that_failed_gives_no_point_and_says_why(monkeypatch):
+    impossible = SpeedMeasurement(4, 0.0, 200, True, (1.0,), (4.0,), (0.1,), 100, 50, 90, "fake")
+    monkeypatch.setattr(view.lw, "get_speed", lambda *args, **kwargs: impossible)
+    at = open_page(PAGE)
+    assert not at.exception
+    assert any("refused" in c.value and "v\\(K\\)" in c.value for c in at.caption)
+    names = {t.get("name") for f in figures(at) for t in f["data"]}
+    assert fsv.SERVER_NAME not in names
+
+    def busy(*args, **kwargs):
+        raise RuntimeError("The speed measurement did not finish in 120 s")
+
+    monkeypatch.setattr(view.lw, "get_speed", busy)
+    at = open_page(PAGE)
+    assert not at.exception
+    assert any("did not finish in 120 s" in c.value for c in at.caption)
