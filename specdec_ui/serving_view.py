@@ -490,8 +490,8 @@ def _break_even_words(result: Result) -> str:
     if result.break_even is None:
         return (
             f"Speculation still pays at the largest batch that fits in memory "
-            f"(b = {result.b_fit:,}): the KV cache fills the memory before the step is bound "
-            "by arithmetic."
+            f"(b = {result.b_fit:,}): the KV cache fills the memory before the verify of "
+            "K + 1 tokens gets expensive enough to lose."
         )
     if result.break_even == 1:
         return "Speculation is slower at every batch size here: don't speculate."
@@ -512,15 +512,17 @@ def headline(result: Result) -> None:
 def metrics(result: Result) -> None:
     """Step time, c, v, E and where the step stands on the roofline."""
     s, i = result.sweep, result.at
-    bound = sv.is_compute_bound(
-        result.setup.target, result.setup.hardware, result.batch, 1, result.setup.context
-    )
-    cols = st.columns(5)
+    setup, b = result.setup, result.batch
+    words = {True: "arithmetic", False: "memory"}
+    plain = bool(sv.is_compute_bound(setup.target, setup.hardware, b, 1, setup.context))
+    verify = bool(sv.is_compute_bound(setup.target, setup.hardware, b, s.k + 1, setup.context))
+    cols = st.columns(6)
     cols[0].metric("target step", f"{1e3 * s.plain_s[i]:.2f} ms")
     cols[1].metric("c = draft / target step", f"{s.c[i]:.3f}")
     cols[2].metric(f"v({s.k}) = verify / step", f"{s.v[i]:.2f}")
     cols[3].metric("E[tokens per round]", f"{s.expected:.2f}")
-    cols[4].metric("the step is bound by", "arithmetic" if bound else "memory")
+    cols[4].metric("plain step bound by", words[plain])
+    cols[5].metric(f"verify of {s.k + 1} bound by", words[verify])
 
 
 def charts(result: Result, reading: ServerReading) -> None:
@@ -593,10 +595,11 @@ WHY: dict[str, WhyItem] = {
     "compute": WhyItem(
         "Verifying is not free: a busy server (or a CPU)",
         scenario("h100-sxm", "llama-3.1-8b", "llama-3.2-1b", batch=512, context=512),
-        "512 sequences x 5 tokens = 2,560 tokens per verify: the step is bound by arithmetic, "
-        "v(4) is far above 1 and a round costs more than the tokens it saves. The best K at "
-        "this batch is 1. On a CPU (◆, this server) a small model is bound by arithmetic "
-        "already at batch 1.",
+        "512 sequences x 5 tokens = 2,560 tokens per verify: the verify is bound by "
+        "arithmetic (the plain step, one token per sequence, still by memory), v(4) is far "
+        "above 1 and a round costs more than the tokens it saves. The best K at this batch "
+        "is 1. On a CPU (◆, this server) a small model is bound by arithmetic already at "
+        "batch 1.",
     ),
     "k_large": WhyItem(
         "K too large",

@@ -54,7 +54,8 @@ def test_default_is_llama_70b_on_4_h100_with_its_break_even_batch():
     )
     assert _metric(at, "target step") == "10.85 ms"
     assert _metric(at, "v(4) = verify / step") == "1.00"
-    assert _metric(at, "the step is bound by") == "memory"
+    assert _metric(at, "plain step bound by") == "memory"
+    assert _metric(at, "verify of 5 bound by") == "memory"
     speed = _figure(at, "Speedup vs batch size")
     assert _trace(speed, "break-even batch")["x"] == [272, 272]
     assert _trace(speed, "your batch")["x"] == [1]
@@ -176,8 +177,9 @@ def test_verifying_is_not_free_turns_the_gain_into_a_slowdown():
     at = open_page(PAGE)
     at.button(key="serve_why_compute").click().run()
     assert _answer(at).startswith("**At batch 512: 0.83x**")
-    assert _metric(at, "the step is bound by") == "memory"  # one token per sequence: not yet
-    assert float(_metric(at, "v(4) = verify / step")) > 2.5  # the verify of 5 tokens is
+    assert _metric(at, "plain step bound by") == "memory"  # one token per sequence: not yet
+    assert _metric(at, "verify of 5 bound by") == "arithmetic"
+    assert float(_metric(at, "v(4) = verify / step")) > 2.5
     at.button(key="serve_why_slow_draft").click().run()
     assert at.number_input(key="serve_draft_c").value == 0.9
     assert _answer(at).startswith("**At batch 1: 0.66x**")
