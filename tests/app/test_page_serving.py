@@ -7,7 +7,6 @@ from specdec_core import serving as sv
 from specdec_core.lm.timing import SpeedMeasurement
 from specdec_ui import figures_serving as fsv
 from specdec_ui import serving_view as view
-from specdec_ui import shared_work as sw
 from specdec_ui.text import md_escape
 from tests.app.conftest import figures, open_page
 
@@ -21,12 +20,20 @@ def fake_speed(k: int) -> SpeedMeasurement:
     )
 
 
+CALLS: list[tuple] = []
+
+
 @pytest.fixture(autouse=True)
-def _measured_server():
-    """Store this server's measurement for every K, so no page starts a real one."""
-    for k in range(1, view.K_MAX + 1):
-        key = (view.SERVER_PAIR, k, view.SERVER_T)
-        sw.WORK.shared_result("lm.speed", key, lambda k=k: fake_speed(k), heavy=False)
+def _measured_server(monkeypatch):
+    """This server's measurement, for every K, without starting a real one (and without
+    leaving anything in the shared store for other tests)."""
+    CALLS.clear()
+
+    def get_speed(pair, k, temperature, *, wait=False):
+        CALLS.append((pair, k, temperature, wait))
+        return fake_speed(k)
+
+    monkeypatch.setattr(view.lw, "get_speed", get_speed)
 
 
 def _answer(at) -> str:
@@ -73,6 +80,7 @@ def test_this_server_is_a_point_on_the_charts_from_the_model_pair_lab_measuremen
     plain = _trace(_figure(at, "Tokens/s per chip"), "this server, plain")
     assert plain["x"][0] == pytest.approx(1e3 * m.target_step)
     assert any(f"v(4) = {m.v:.2f}" in c.value for c in at.caption)
+    assert CALLS[-1] == (view.SERVER_PAIR, 4, 0.0, False)  # never waits for the measurement
 
 
 def test_while_this_server_is_measured_the_page_says_so_and_draws_no_point(monkeypatch):
