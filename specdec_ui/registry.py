@@ -101,6 +101,15 @@ PAGES: tuple[PageInfo, ...] = (
         "output exactly p, and how many tokens per round does each buy?",
         heavy=True,
     ),
+    PageInfo(
+        "pages/7_Serving_lab.py",
+        "Serving lab",
+        "🚦",
+        "Serving_lab",
+        "When is it fast? From this CPU to a GPU cluster: batch size, hardware and the draft's "
+        "cost decide, and under load the gain turns into a slowdown. Why yours may be slower, "
+        "and what an engine's acceptance numbers mean.",
+    ),
 )
 
 

@@ -1,0 +1,424 @@
+"""Figures and tables of the Serving lab (pure builders of core results, no widgets).
+
+Each builder takes numbers from :mod:`specdec_core.serving` (a ``BatchSweep``, measured
+``ServerCosts``, the published checks) and draws them; none reads a widget or holds a
+preset. Labels of hardware and models go through ``plotly_escape`` like any other text.
+Batch sizes run over orders of magnitude, so the batch axes are logarithmic; vertical
+markers are scatter traces (a shape's x on a log axis is easy to get wrong).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from specdec_core.serving import BatchSweep, PublishedCheck, ServerCosts
+
+from .figures_speedup import hline, k_colors
+from .text import plotly_escape
+from .theme import COLORS, make_figure
+
+SERVER_STYLE = {"symbol": "diamond", "size": 16, "color": COLORS["resampled"]}
+SERVER_NAME = "this server (CPU, batch 1)"
+MARKED_BATCHES = (1, 8, 64, 512)  # labelled points on the throughput-latency curves
+
+
+def _batch_axis(b_max: int) -> dict:
+    """A log axis over 1..b_max, with whole-number ticks."""
+    top = max(float(b_max), 2.0)
+    return {
+        "title": {"text": "batch size b (sequences per step, log scale)"},
+        "type": "log",
+        "range": [-0.05, np.log10(top) + 0.05],
+        "tickformat": ",d",
+    }
+
+
+def _vertical(x: float, y0: float, y1: float, text: str, color: str, name: str) -> dict:
+    """A dashed vertical line from y0 to y1 at x with its label at the top."""
+    return {
+        "type": "scatter",
+        "x": [x, x],
+        "y": [y0, y1],
+        "mode": "lines+text",
+        "name": name,
+        "showlegend": False,  # labelled in the plot
+        "cliponaxis": False,
+        "text": ["", text],
+        "textposition": "top left",
+        "line": {"color": color, "dash": "dash", "width": 2},
+        "hoverinfo": "skip",
+    }
+
+
+def _current_marker(x: float, y: float, name: str = "your batch") -> dict:
+    return {
+        "type": "scatter",
+        "x": [x],
+        "y": [y],
+        "mode": "markers",
+        "name": name,
+        "marker": {"symbol": "circle-open", "size": 18, "color": COLORS["p"], "line": {"width": 3}},
+        "hovertemplate": "b = %{x:,}<br>%{y:.2f}<extra>" + name + "</extra>",
+    }
+
+
+def _server_marker(
+    x: float, y: float, text: str, name: str = SERVER_NAME, position: str = "bottom right"
+) -> dict:
+    """The measured point of this server, labelled in the plot (not in the legend)."""
+    return {
+        "type": "scatter",
+        "x": [x],
+        "y": [y],
+        "mode": "markers+text",
+        "name": name,
+        "showlegend": False,
+        "cliponaxis": False,
+        "text": [text],
+        "textposition": position,
+        "marker": dict(SERVER_STYLE),
+        "hovertemplate": "%{text}<extra>" + name + "</extra>",
+    }
+
+
+def _speedup_curves(sweep: BatchSweep) -> list[dict]:
+    """The speedup at the chosen K and at the best K of each batch (K in the hover)."""
+    return [
+        {
+            "type": "scatter",
+            "x": sweep.batch,
+            "y": sweep.speedup,
+            "mode": "lines",
+            "name": f"speedup, K = {sweep.k}",
+            "line": {"color": COLORS["q"], "width": 3},
+            "hovertemplate": "b = %{x:,}<br>speedup %{y:.2f}x<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": sweep.batch,
+            "y": sweep.best_speedup,
+            "mode": "lines",
+            "name": "best K",
+            "customdata": sweep.best_k,
+            "line": {"color": COLORS["residual"], "dash": "dash", "width": 2},
+            "hovertemplate": "b = %{x:,}: best K = %{customdata}<br>%{y:.2f}x<extra></extra>",
+        },
+    ]
+
+
+def _v_curves(batch: np.ndarray, v_by_k: Mapping[int, np.ndarray], k_current: int) -> list[dict]:
+    """v(K, b) for each K (the current K thicker) and the current K's ceiling K + 1."""
+    colors = k_colors(v_by_k)
+    traces = [
+        {
+            "type": "scatter",
+            "x": batch,
+            "y": v,
+            "mode": "lines",
+            "name": f"K = {k}",
+            "line": {"color": colors[k], "width": 4 if k == k_current else 2},
+            "hovertemplate": f"K = {k}, " + "b = %{x:,}<br>v = %{y:.2f}<extra></extra>",
+        }
+        for k, v in sorted(v_by_k.items())
+    ]
+    ceiling = {
+        "type": "scatter",
+        "x": [batch[0], batch[-1]],
+        "y": [k_current + 1, k_current + 1],
+        "mode": "lines+text",
+        "name": "K + 1 (no parallelism left)",
+        "showlegend": False,
+        "text": [f"K + 1 = {k_current + 1}", ""],
+        "textposition": "bottom right",
+        "line": {"color": colors[k_current], "dash": "dot", "width": 1.5},
+        "hoverinfo": "skip",
+    }
+    return [*traces, ceiling]
+
+
+def speedup_vs_batch_figure(
+    sweep: BatchSweep,
+    *,
+    break_even: int | None,
+    current: tuple[int, float] | None = None,
+    server: ServerCosts | None = None,
+    title: str = "",
+) -> go.Figure:
+    """Speedup E / (K c + v) against the batch size, and with the best K at each batch.
+
+    Traces: "speedup, K = k", "best K at each batch" (dashed, its K in the hover), a
+    dotted line at 1 (no gain), "break-even batch" (vertical, when speculation loses
+    within the batches that fit), "your batch" and the measured "this server" point at
+    b = 1 (when given). ``current`` is (batch, speedup at that batch).
+    """
+    top = max(float(sweep.best_speedup.max()), 1.0, server.speedup(sweep.alpha) if server else 0)
+    traces = _speedup_curves(sweep)
+    if break_even is not None:
+        traces.append(
+            _vertical(
+                break_even,
+                0,
+                top * 1.02,
+                f"break-even b = {break_even:,}",
+                COLORS["rejected"],
+                "break-even batch",
+            )
+        )
+    if current is not None:
+        traces.append(_current_marker(*current))
+    if server is not None:
+        value = server.speedup(sweep.alpha)
+        traces.append(_server_marker(1, value, f"this server: {value:.2f}x"))
+    shape, label = hline(1.0, "no gain (1x)", color=COLORS["discarded"], position="left")
+    return make_figure(
+        traces,
+        title=title or f"Speedup vs batch size (alpha {sweep.alpha:.2f}, K {sweep.k})",
+        shapes=[shape],
+        annotations=[label],
+        xaxis=_batch_axis(int(sweep.batch[-1])),
+        yaxis={"title": {"text": "speedup (x)"}, "range": [0, top * 1.25]},
+    )
+
+
+def verify_cost_figure(
+    batch: np.ndarray,
+    v_by_k: Mapping[int, np.ndarray],
+    *,
+    k_current: int,
+    compute_bound: int | None = None,
+    server: ServerCosts | None = None,
+) -> go.Figure:
+    """v(K, b) = time(b, K + 1) / time(b, 1) against the batch size, one curve per K.
+
+    Traces: "K = k" curves (the current K thicker), "K + 1 = .." the ceiling of the
+    current K (dotted), "compute-bound from here" (vertical, where the current K's verify
+    reaches the compute roof) and "this server" (its measured v at b = 1, its own K).
+    """
+    traces = _v_curves(batch, v_by_k, k_current)
+    top = max(float(k_current + 1), server.v if server else 0.0)
+    if compute_bound is not None:
+        traces.append(
+            _vertical(
+                compute_bound,
+                0.9,
+                top * 1.02,
+                f"compute-bound from b = {compute_bound:,}",
+                COLORS["discarded"],
+                "compute-bound from here",
+            )
+        )
+    if server is not None:
+        label = f"this server: v({server.k}) = {server.v:.2f}"
+        traces.append(_server_marker(1, server.v, label, position="top right"))
+    shape, label = hline(1.0, "free verify (v = 1)", color=COLORS["discarded"], position="left")
+    return make_figure(
+        traces,
+        title="Verify cost v(K, b), in plain steps",
+        shapes=[shape],
+        annotations=[label],
+        xaxis=_batch_axis(int(batch[-1])),
+        yaxis={"title": {"text": "v(K, b) (plain target steps)"}, "range": [0.8, top * 1.2]},
+    )
+
+
+def _marked(batch: np.ndarray, marks: Sequence[int]) -> np.ndarray:
+    """Indices of the batches in ``batch`` that are marks, and of the largest batch."""
+    return np.flatnonzero(np.isin(batch, marks) | (batch == batch[-1]))
+
+
+def _curve(x, y, batch, name: str, color: str, dash: str = "solid") -> dict:
+    return {
+        "type": "scatter",
+        "x": x,
+        "y": y,
+        "customdata": batch,
+        "mode": "lines",
+        "name": name,
+        "line": {"color": color, "width": 3, "dash": dash},
+        "hovertemplate": "b = %{customdata:,}<br>%{x:.1f} ms per token, "
+        "%{y:,.0f} tokens/s per chip<extra>" + name + "</extra>",
+    }
+
+
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """1-2-5 tick values from below ``lo`` to above ``hi`` (a log axis without minor digits)."""
+    decades = range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1)
+    ticks = [m * 10.0**d for d in decades for m in (1, 2, 5)]
+    inside = [t for t in ticks if lo / 2.5 <= t <= hi * 2.5]
+    return inside or [lo, hi]
+
+
+def _log_axis(title: str, values: Sequence[float]) -> dict:
+    lo, hi = float(min(values)), float(max(values))
+    return {
+        "title": {"text": title},
+        "type": "log",
+        "tickvals": log_ticks(lo, hi),
+        "tickformat": "~g",
+    }
+
+
+def _labels(x, y, batch, idx: np.ndarray, color: str, name: str, positions: tuple) -> dict:
+    """Labelled points "b=..." at ``idx``: ``positions`` = (the others', the last one's)."""
+    return {
+        "type": "scatter",
+        "x": x[idx],
+        "y": y[idx],
+        "mode": "markers+text",
+        "name": name,
+        "showlegend": False,
+        "cliponaxis": False,
+        "text": [f"b={int(b):,}" for b in batch[idx]],
+        "textposition": [positions[0]] * (len(idx) - 1) + [positions[1]],
+        "marker": {"color": color, "size": 9},
+        "hoverinfo": "skip",
+    }
+
+
+def throughput_latency_figure(
+    sweep: BatchSweep, *, server: ServerCosts | None = None, hardware_label: str = ""
+) -> go.Figure:
+    """Tokens per second per chip against per-sequence ms per token, batch by batch.
+
+    Without speculation a sequence waits one step per token and the chips emit b tokens
+    per step; with it a token costs (K draft steps + verify) / E. Traces: "no
+    speculation", "with speculation (K = k)", their batch labels, and "this server" plain
+    and speculative points (one CPU process at batch 1).
+    """
+    b = sweep.batch
+    plain_x, spec_x = 1e3 * sweep.plain_latency_s, 1e3 * sweep.spec_latency_s
+    plain_y, spec_y = sweep.plain_tokens_per_chip, sweep.spec_tokens_per_chip
+    idx = _marked(b, MARKED_BATCHES)
+    traces = [
+        _curve(plain_x, plain_y, b, "no speculation", COLORS["p"]),
+        _labels(
+            plain_x,
+            plain_y,
+            b,
+            idx,
+            COLORS["p"],
+            "no speculation, batches",
+            ("middle right", "top center"),
+        ),
+        _curve(spec_x, spec_y, b, f"with speculation (K = {sweep.k})", COLORS["q"]),
+        _labels(
+            spec_x,
+            spec_y,
+            b,
+            idx,
+            COLORS["q"],
+            "with speculation, batches",
+            ("middle left", "bottom center"),
+        ),
+    ]
+    xs, ys = [*plain_x, *spec_x], [*plain_y, *spec_y]
+    if server is not None:
+        ms = 1e3 * server.step_s
+        spec_ms = ms / server.speedup(sweep.alpha)
+        plain = _server_marker(ms, 1e3 / ms, "this server", "this server, plain", "bottom right")
+        spec = _server_marker(
+            spec_ms, 1e3 / spec_ms, "speculative", "this server, speculative", "top right"
+        )
+        spec["marker"] = {**SERVER_STYLE, "symbol": "diamond-open"}
+        traces += [plain, spec]
+        xs, ys = [*xs, ms, spec_ms], [*ys, 1e3 / ms, 1e3 / spec_ms]
+    where = f", {plotly_escape(hardware_label)}" if hardware_label else ""
+    return make_figure(
+        traces,
+        title=f"Tokens/s per chip vs latency{where}",
+        height=420,
+        xaxis=_log_axis("ms per token, per sequence (log scale)", xs),
+        yaxis=_log_axis("tokens/s per chip (log scale)", ys),
+    )
+
+
+PUBLISHED_COLUMNS = {
+    "source": "source",
+    "setting": "setting",
+    "quantity": "quantity",
+    "published": "published",
+    "predicted": "model",
+    "error": "model − published",
+    "relative": "error (%)",
+    "c_published": "c (paper)",
+    "c_predicted": "c (model)",
+    "v_predicted": "v (model)",
+    "assumed": "assumed",
+    "note": "where the model misses, and why",
+}
+
+
+def published_table(rows: Sequence[PublishedCheck]) -> pd.DataFrame:
+    """The published checks as a table: figure, prediction, error, c, v, assumptions."""
+    records = [
+        {
+            "source": r.source,
+            "setting": r.setting,
+            "quantity": r.quantity,
+            "published": r.published,
+            "predicted": r.predicted,
+            "error": r.error,
+            "relative": 100.0 * r.relative_error,
+            "c_published": r.c_published,
+            "c_predicted": r.c_predicted,
+            "v_predicted": r.v_predicted,
+            "assumed": r.assumed,
+            "note": r.note,
+        }
+        for r in rows
+    ]
+    return pd.DataFrame(records, columns=list(PUBLISHED_COLUMNS)).rename(columns=PUBLISHED_COLUMNS)
+
+
+def acceptance_figure(
+    rates: Sequence[float], conditional: Sequence[float | None], fitted_alpha: float
+) -> go.Figure:
+    """An engine log position by position: unconditional rates r_i (bars), conditional rates
+    r_i / r_{i-1} (markers) and the fitted i.i.d. model alpha^i (line).
+
+    Traces: "r_i" (share of rounds that kept draft i), "r_i / r_(i-1)" (kept, given the
+    one before was) and "alpha^i (alpha = ...)" (the i.i.d. model). Conditional rates that
+    are undefined (no round got there) are left out.
+    """
+    positions = np.arange(1, len(rates) + 1)  # (K,)
+    shown = [(i, c) for i, c in zip(positions, conditional, strict=True) if c is not None]
+    traces = [
+        {
+            "type": "bar",
+            "x": positions,
+            "y": list(rates),
+            "name": "r_i",
+            "marker": {"color": COLORS["accepted"]},
+            "hovertemplate": "position %{x}: r = %{y:.3f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": [i for i, _ in shown],
+            "y": [c for _, c in shown],
+            "mode": "markers",
+            "name": "r_i / r_(i-1)",
+            "marker": {"symbol": "diamond", "size": 12, "color": COLORS["p"]},
+            "hovertemplate": "position %{x}: %{y:.3f}<extra>conditional</extra>",
+        },
+        {
+            "type": "scatter",
+            "x": positions,
+            "y": fitted_alpha**positions,
+            "mode": "lines+markers",
+            "name": f"alpha^i (alpha = {fitted_alpha:.3f})",
+            "line": {"color": COLORS["residual"], "dash": "dot", "width": 3},
+            "marker": {"color": COLORS["residual"]},
+            "hovertemplate": "position %{x}: alpha^i = %{y:.3f}<extra></extra>",
+        },
+    ]
+    return make_figure(
+        traces,
+        title="The log, position by position",
+        height=340,
+        xaxis={"title": {"text": "draft position i"}, "dtick": 1},
+        yaxis={"title": {"text": "rate"}, "range": [0, 1.05]},
+    )
