@@ -102,7 +102,7 @@ PAGES: tuple[PageInfo, ...] = (
         heavy=True,
     ),
     PageInfo(
-        "pages/7_Serving_lab.py",
+        "pages/scripts/serving.py",
         "Serving lab",
         "🚦",
         "Serving_lab",

@@ -10,7 +10,7 @@ from specdec_ui import serving_view as view
 from specdec_ui.text import md_escape
 from tests.app.conftest import figures, open_page
 
-PAGE = "pages/7_Serving_lab.py"
+PAGE = "pages/scripts/serving.py"
 
 
 def fake_speed(k: int) -> SpeedMeasurement:

@@ -1,0 +1,5 @@
+"""/Serving_lab in Streamlit's folder mode: runs the router (pages/README.md)."""
+
+from specdec_ui.router import run_app
+
+run_app()
