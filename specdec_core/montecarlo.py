@@ -24,7 +24,6 @@ counting is shared.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, partial
 
@@ -108,9 +107,6 @@ class ChunkOutcome:
         emitted[:, :k] = np.where(kept, self.drafts.T, self.vocab)
         emitted[np.arange(n), self.n_accepted] = self.last
         return emitted
-
-
-ChunkSimulator = Callable[[RoundTables, int, np.random.Generator], ChunkOutcome]
 
 
 def correct_tables(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTables:
@@ -281,17 +277,6 @@ def row_sampler(dist_rows: np.ndarray) -> RowSampler:
     return inverse_cdf_table(dist_rows)
 
 
-def sample_columns(dist_rows: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Inverse-CDF samples, column j of ``u`` (n, J) from row j of ``dist_rows`` (J, V)."""
-    sampler = row_sampler(dist_rows)
-    return np.stack([sampler.column(j, np.ascontiguousarray(col)) for j, col in enumerate(u.T)], 1)
-
-
-def sample_by_row(dist_rows: np.ndarray, row_of: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Inverse-CDF samples, entry r from row ``row_of[r]`` of ``dist_rows`` (R, V), u (n,)."""
-    return row_sampler(dist_rows).by_row(np.asarray(row_of, dtype=np.intp), u)
-
-
 class UniformScratch:
     """Per-run buffers for a chunk's uniforms, reused from chunk to chunk.
 
@@ -322,25 +307,6 @@ class UniformScratch:
         columns = self._buffer(name, n * width).reshape(width, n)
         np.copyto(columns, rows.T)
         return columns
-
-
-def verify_step(tables: RoundTables, drafts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Verify: n_accepted = how many leading drafts pass u_i < A_i(x_i) -> (n,).
-
-    Draws one coin per draft position (n x K uniforms), also for positions after
-    the first rejection, which are never looked at (seed 003, Ex 2). The
-    round-by-round form of what :func:`positions_chunk` does position by position.
-    """
-    coins = rng.random(drafts.shape)  # (n, K)
-    kept = coins < tables.accept[np.arange(tables.k_drafts), drafts]  # (n, K)
-    return np.logical_and.accumulate(kept, axis=1).sum(axis=1)
-
-
-def emit_step(
-    drafts: np.ndarray, n_accepted: np.ndarray, last: np.ndarray, vocab: int
-) -> ChunkOutcome:
-    """The outcome of rounds given as drafts (n, K), drafts kept (n,) and last tokens (n,)."""
-    return ChunkOutcome(n_accepted, np.ascontiguousarray(drafts.T), last, vocab)
 
 
 def token_dtype(vocab: int) -> type[np.signedinteger]:

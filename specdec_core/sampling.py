@@ -181,11 +181,6 @@ class RoundResult:
         return FINAL_STATUS[self.final_kind]
 
     @property
-    def emitted_statuses(self) -> tuple[TokenStatus, ...]:
-        """One status per emitted token: the kept drafts, then the final token."""
-        return ("accepted",) * self.n_accepted + (self.final_status,)
-
-    @property
     def n_emitted(self) -> int:
         """Tokens this round adds: n_accepted + 1 (the resample or the bonus)."""
         return len(self.emitted_tokens)

@@ -54,11 +54,6 @@ class VariantTables(DraftRowsShape):
     final_rows: np.ndarray  # (K+1, V) no candidate kept at j (j < K), or the bonus (j = K)
     keep_probabilities: np.ndarray  # (K,) P(position j keeps a candidate | reached)
 
-    @property
-    def n_candidates(self) -> int:
-        """m, candidates drafted at each position."""
-        return self.accept.shape[1]
-
 
 def _widths(n_candidates, k: int) -> tuple[int, ...]:
     """m for every position: one whole number, or one per position (a tree's widths)."""
@@ -134,9 +129,9 @@ def candidates_chunk(tables: VariantTables, n: int, rng: np.random.Generator) ->
 
     Random draws, in order: candidates x ~ q_j (n, K*m uniforms), coins (n, K, m),
     final tokens (n). Position j keeps its FIRST candidate i with
-    u < accept[j, i, x] (later coins are drawn but never looked at, like
-    the coins after a rejection in :func:`specdec_core.montecarlo.verify_step`);
-    a round keeps its leading kept positions and emits final_rows[n_accepted].
+    u < accept[j, i, x] (later coins are drawn but never looked at, like the
+    coins after a rejection in a round); a round keeps its leading kept
+    positions and emits final_rows[n_accepted].
     Candidates are drawn by the run's inverse-CDF sampler of q (the same token as
     a CDF search): :func:`specdec_core.montecarlo.positions_chunk`.
     """

@@ -17,7 +17,6 @@ from p_rows[d]. Limits: depth 1..4, at most 4 children per node.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,16 +25,13 @@ import numpy as np
 from .distributions import validate_rows
 from .errors import InvalidParameterError
 from .sampling import (
-    acceptance_probability,
     acceptance_rate,
-    residual_distribution,
     sample_index,
 )
 from .variants import MultiDraftResult, multidraft_acceptance, multidraft_step
 
 MAX_TREE_DEPTH = 4
 MAX_BRANCHING = 4
-MAX_ENUMERATION = 200_000  # drafted trees enumerated by expected_tokens_enumerated
 
 
 @dataclass(frozen=True)
@@ -233,36 +229,6 @@ class _UniformSource:
 # ---------------------------------------------------------------------------
 
 
-def _node_expected(p_arr, q_arr, tree: DraftTree, node: int, d: int) -> float:
-    """E[tokens emitted from here on | the walk is at ``node``], over coins and samples.
-
-    Children c_1..c_m (tokens x_i) met with the residual chain p_1 = p_rows[d]:
-    a_i = min(1, p_i(x_i)/q(x_i)), P(keep c_i) = prod_{j<i}(1 - a_j) a_i;
-    E = sum_i P(keep c_i) (1 + E(c_i)) + P(none) * 1; a leaf gives 1 (bonus).
-    """
-    children = tree.children(node)
-    if not children:
-        return 1.0
-    p_i, reach, total = p_arr[d], 1.0, 0.0
-    for c in children:
-        x = tree.tokens[c]
-        a = float(acceptance_probability(p_i[x], q_arr[d, x]))
-        total += reach * a * (1.0 + _node_expected(p_arr, q_arr, tree, c, d + 1))
-        reach *= 1.0 - a
-        p_i = residual_distribution(p_i, q_arr[d])
-    return total + reach
-
-
-def expected_tokens_given_tree(p_rows, q_rows, tree: DraftTree) -> float:
-    """Exact E[tokens this round emits] for one DRAFTED tree, averaged over coins and samples.
-
-    Recursion of :func:`_node_expected` from the root (SpecInfer's rule).
-    """
-    p_arr, q_arr = _tree_rows(p_rows, q_rows, max(tree.max_depth, 1))
-    _check_tokens(tree, q_arr.shape[1])
-    return _node_expected(p_arr, q_arr, tree, -1, 0)
-
-
 def tree_expected_tokens(p_rows, q_rows, branching: Sequence[int]) -> float:
     """E[tokens per round] of a full tree with widths b_1..b_D, children i.i.d. from q_d.
 
@@ -275,32 +241,6 @@ def tree_expected_tokens(p_rows, q_rows, branching: Sequence[int]) -> float:
     p_arr, q_arr = _tree_rows(p_rows, q_rows, len(widths))
     betas = [multidraft_acceptance(p_arr[d], q_arr[d], b) for d, b in enumerate(widths)]
     return float(1.0 + np.cumprod(betas).sum())
-
-
-def expected_tokens_enumerated(p_rows, q_rows, branching: Sequence[int]) -> float:
-    """The same expectation by brute force: every drafted tree, weighted by its probability.
-
-    sum over all token assignments t of prod_nodes q_d(t_node) *
-    :func:`expected_tokens_given_tree`; V^N terms (N nodes), refused above
-    200,000. An independent check of :func:`tree_expected_tokens`.
-    """
-    widths = check_branching(branching)
-    p_arr, q_arr = _tree_rows(p_rows, q_rows, len(widths))
-    shape = draft_tree(q_arr, widths, np.random.default_rng(0))
-    depths = [shape.depth(i) - 1 for i in range(shape.n_nodes)]
-    v = q_arr.shape[1]
-    if v**shape.n_nodes > MAX_ENUMERATION:
-        raise InvalidParameterError(
-            f"enumeration: {v}^{shape.n_nodes} drafted trees is too many; at most "
-            f"{MAX_ENUMERATION:,}. Use a smaller vocabulary or tree."
-        )
-    total = 0.0
-    for tokens in itertools.product(range(v), repeat=shape.n_nodes):
-        weight = float(np.prod([q_arr[d, t] for d, t in zip(depths, tokens, strict=True)]))
-        if weight > 0:
-            tree = DraftTree(shape.parents, tokens)
-            total += weight * _node_expected(p_arr, q_arr, tree, -1, 0)
-    return total
 
 
 def chain_expected_tokens(p, q, n_drafted: int) -> float:

@@ -52,7 +52,7 @@ def test_a_rejected_round_names_each_position_and_token():
     r = sc.verify_round(p_rows, q_rows, [0, 1, 1, 2], uniforms=[0.5, 0.9], final_token=0)
     assert r.draft_statuses == ("accepted", "rejected", "discarded", "discarded")
     assert r.final_status == "resampled"
-    assert r.emitted_statuses == ("accepted", "resampled")
+    assert r.emitted_tokens == (0, r.final_token)
     assert [sc.STATUS_LABELS[s] for s in r.draft_statuses[:2]] == ["kept", "rejected"]
 
 
@@ -60,5 +60,5 @@ def test_an_all_kept_round_ends_with_the_bonus():
     p_rows, q_rows = sc.broadcast_rows([0.5, 0.5], [0.5, 0.5], 2)
     r = sc.verify_round(p_rows, q_rows, [0, 1], uniforms=[0.9, 0.9], final_token=1)
     assert r.draft_statuses == ("accepted", "accepted")
-    assert r.emitted_statuses == ("accepted", "accepted", "bonus")
-    assert len(r.emitted_statuses) == r.n_emitted
+    assert r.final_status == "bonus"
+    assert r.n_emitted == 3

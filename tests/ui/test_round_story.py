@@ -289,7 +289,8 @@ def test_step_kinds_and_statuses_are_one_vocabulary():
         assert kinds[0] == "draft" and kinds[-1] == "result" and set(kinds) <= set(STEP_KINDS)
         res = story.result
         last = story.steps[-1]
-        assert tuple(status for _, _, status in last.emitted) == res.emitted_statuses
+        kept_then_final = ("accepted",) * res.n_accepted + (res.final_status,)
+        assert tuple(status for _, _, status in last.emitted) == kept_then_final
         assert last.draft_status == res.draft_statuses
         assert kinds[-2] == res.final_kind  # the step that draws the final token
         assert set(story.trace_frame()["decision"]) <= set(sc.STATUS_LABELS.values())
