@@ -51,17 +51,17 @@ from .variants import (
 )
 from .variants_tree import tree_expected_tokens
 
-QUESTION_KINDS: dict[str, str] = {
-    "acceptance": "Acceptance probability of one drafted token",
-    "alpha": "Acceptance rate alpha of a draft/target pair",
-    "residual": "Residual (resample) probability of one token",
-    "tokens_out": "Tokens out of one round",
-    "expected_tokens": "Expected tokens per round",
-    "multi_draft": "Multi-draft: the second candidate after a rejection",
-    "tree": "Token tree: expected tokens per round",
-    "deterministic": "Deterministic draft (prompt lookup): the replacement token",
-    "typical_acceptance": "Typical acceptance (Medusa): how often a draft is kept",
-}
+QUESTION_KINDS: tuple[str, ...] = (  # the kinds of generated question, in menu order
+    "acceptance",
+    "alpha",
+    "residual",
+    "tokens_out",
+    "expected_tokens",
+    "multi_draft",
+    "tree",
+    "deterministic",
+    "typical_acceptance",
+)
 # Multiple-choice options for seed 003's "Quick self-test" (SELF_TEST, same order):
 # (options, index of the correct one). The seed's own answer is the worked answer.
 SEED_CHOICES: tuple[tuple[tuple[str, ...], int], ...] = (

@@ -31,15 +31,8 @@ ROUNDING_ULPS = 4  # p(x) - q(x) within 4 units in the last place of p(x) is rou
 FinalKind = Literal["bonus", "resample"]  # how a round's last token was drawn
 DraftStatus = Literal["accepted", "rejected", "discarded"]  # verdict at one draft position
 TokenStatus = Literal["accepted", "resampled", "bonus"]  # how an emitted token came about
+# The status of the token a final kind emits: the one mapping (pages and figures read it).
 FINAL_STATUS: dict[FinalKind, TokenStatus] = {"resample": "resampled", "bonus": "bonus"}
-# Display words of every DraftStatus and TokenStatus, one vocabulary for pages and figures.
-STATUS_LABELS: dict[str, str] = {
-    "accepted": "kept",
-    "rejected": "rejected",
-    "discarded": "discarded",
-    "resampled": "resampled",
-    "bonus": "bonus",
-}
 
 
 def acceptance_probability(p_x, q_x):

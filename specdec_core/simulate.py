@@ -6,7 +6,8 @@ does one at a time, but for a whole chunk of rounds per numpy call (the steps
 live in :mod:`specdec_core.montecarlo`). Besides the correct algorithm it runs
 deliberately broken VARIANTS, so that a student can watch the chi-square test
 catch each bug. ``SIMULATED_VARIANTS`` is the one registry of rules: name ->
-display label, description, per-run tables and per-chunk simulator.
+flags, per-run tables and per-chunk simulator (the pages' words for each name
+live in ``specdec_ui/words.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -36,10 +37,12 @@ from .variants_sim import (
     typical_tables,
 )
 
+KeepRule = Literal["probabilistic", "strict"]  # which keep chance the round-length law uses
+
 
 @dataclass(frozen=True)
 class SimulatedVariant:
-    """One rule the Monte Carlo can run: its names, its tables and its chunk of rounds.
+    """One rule the Monte Carlo can run: its flags, its tables and its chunk of rounds.
 
     ``tables(p_rows, q_rows, **options)`` runs once per run and returns what the
     chunks reuse (a :class:`RoundTables`, or any object the variant's own
@@ -47,19 +50,17 @@ class SimulatedVariant:
     ``chunk(tables, n, rng)`` simulates n rounds, vectorised, and returns a
     :class:`ChunkOutcome`; counting is shared. ``options`` names the keyword
     options ``simulate_rounds`` may pass on to ``tables``. ``lossless``: the rule's
-    tokens follow p, so the chi-square must pass (a "Bug: ..." is not lossless).
+    tokens follow p, so the chi-square must pass (a deliberately broken rule is not).
     ``keep_rule``: which keep chance the round-length theory uses, "probabilistic"
     (alpha = sum min(p, q), or the variant's own keep probabilities) or "strict"
     (beta = sum p q, an exact match of the target's own sample).
     """
 
-    label: str  # display name for menus ("Bug: ..." for a broken rule)
-    description: str  # what it does, and what is wrong with it
     tables: Callable[..., Any]  # (p_rows (K+1, V), q_rows (K, V), **options), once per run
     chunk: Callable[[Any, int, np.random.Generator], ChunkOutcome]  # n rounds at a time
     options: tuple[str, ...] = ()  # keyword options simulate_rounds passes on to ``tables``
     lossless: bool = False  # the emitted tokens follow p (True for the correct rules)
-    keep_rule: str = "probabilistic"  # "probabilistic" (min(1, p/q)) or "strict" (x == y ~ p)
+    keep_rule: KeepRule = "probabilistic"  # min(1, p/q), or "strict": x == y ~ p
 
 
 def _tables_accept_if_p_ge_q(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTables:
@@ -74,100 +75,74 @@ def _tables_resample_from_p(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTabl
     return replace(correct_tables(p_rows, q_rows), final_rows=p_rows.copy())
 
 
-# The variant vocabulary, defined once: name -> labels, tables and chunk simulator.
-# To add a rule, add one entry here (its chunk function may live in another module).
+# The variant vocabulary, defined once: name -> flags, tables and chunk simulator. To add
+# a rule, add one entry here (its chunk function may live in another module) and its words
+# to specdec_ui/words.py (a test checks that every name has them).
 SIMULATED_VARIANTS: dict[str, SimulatedVariant] = {
+    # As published (Leviathan et al. 2023, Algorithm 1).
     "correct": SimulatedVariant(
-        label="Correct algorithm",
-        description="As published: keep x with probability min(1, p/q), replace the first "
-        "rejected token by a sample of norm(max(0, p - q)), and draw a bonus token from p when "
-        "all K are kept.",
         tables=correct_tables,
         chunk=rounds_chunk,
         lossless=True,
     ),
+    # vLLM's rejection_sample_method = "strict", mlx-lm: keep x iff x == y ~ p, else emit y.
     "strict": SimulatedVariant(
-        label="Strict verification (exact match)",
-        description="As vLLM's rejection_sample_method = strict and mlx-lm do it: the target "
-        "samples its own token y from p at each position and keeps the draft only if it is "
-        "the same token; at the first mismatch it emits y (a bonus from p when all K match). "
-        "Lossless too, but a draft is kept with beta = sum p q instead of alpha = sum min(p, q), "
-        "so rounds are shorter.",
         tables=strict_tables,
         chunk=strict_chunk,
         lossless=True,
         keep_rule="strict",
     ),
+    # Bug: after a rejection the token comes from p, not the residual.
     "resample_from_p": SimulatedVariant(
-        label="Bug: resample from p",
-        description="Bug: a rejected token is replaced by a sample of p instead of the residual "
-        "max(0, p - q). Tokens the draft already over-proposes come out too often.",
         tables=_tables_resample_from_p,
         chunk=rounds_chunk,
     ),
+    # Bug: keep x iff p(x) >= q(x), no coin.
     "accept_if_p_ge_q": SimulatedVariant(
-        label="Bug: accept when p >= q",
-        description="Bug: keep x if and only if p(x) >= q(x), a rule some tutorials state, "
-        "instead of keeping it with probability min(1, p/q).",
         tables=_tables_accept_if_p_ge_q,
         chunk=rounds_chunk,
     ),
+    # Bug: the draft proposes argmax q, the ratio still divides by the softmax q.
     "ratio_with_wrong_q": SimulatedVariant(
-        label="Bug: greedy draft, softmax q in the ratio",
-        description="Bug: the draft proposes its top token greedily, but the ratio still uses "
-        "its softmax q. The q in p/q must be the distribution the draft really sampled from.",
         tables=correct_tables,
         chunk=partial(rounds_chunk, greedy_draft=True),
     ),
+    # Bug: no bonus token after K kept drafts (tokens follow p, round lengths do not).
     "no_bonus": SimulatedVariant(
-        label="Bug: no bonus token",
-        description="Bug: when all K drafts are kept, no bonus token is drawn. The tokens still "
-        "follow p, but rounds are shorter: only the tokens-per-round law catches this one.",
         tables=correct_tables,
         chunk=partial(rounds_chunk, bonus=False),
     ),
+    # Bug: strict verification that emits a fresh sample of p at a mismatch instead of y.
     "strict_fresh_sample": SimulatedVariant(
-        label="Bug: strict, a fresh sample after a mismatch",
-        description="Bug: strict verification that, at a mismatch, throws away the target's "
-        "sample y and emits a new sample of p. That new sample can be the draft's token again, "
-        "so tokens the draft proposes often come out too often.",
         tables=strict_tables,
         chunk=partial(strict_chunk, fresh_after_mismatch=True),
         keep_rule="strict",
     ),
 }
-VARIANTS: dict[str, str] = {name: v.description for name, v in SIMULATED_VARIANTS.items()}
-VARIANT_LABELS: dict[str, str] = {name: v.label for name, v in SIMULATED_VARIANTS.items()}
+VARIANTS: tuple[str, ...] = tuple(SIMULATED_VARIANTS)  # the Losslessness lab's menu, in order
 # Variants of the algorithm itself (issue 11; tables and chunk in specdec_core/variants_sim.py),
 # run by the Variants lab. Kept apart from VARIANTS, the Losslessness lab's correct-or-bug menu.
 ALGORITHM_VARIANTS: dict[str, SimulatedVariant] = {
+    # SpecInfer: m candidates per position, the residual update after each rejection.
     "multi_draft": SimulatedVariant(
-        label="Multi-draft (SpecInfer)",
-        description="m candidates per position, tried in order with min(1, p_i/q); after each "
-        "rejection the target shrinks to its residual norm(max(0, p_i - q)). Lossless.",
         tables=multidraft_tables,
         chunk=candidates_chunk,
         options=("n_candidates",),
         lossless=True,
     ),
+    # Bug: every candidate meets the original p, never its residual.
     "multi_draft_no_residual": SimulatedVariant(
-        label="Bug: multi-draft without the residual update",
-        description="Bug: every candidate is tried against the original p, never its residual. "
-        "Later candidates are kept too often.",
         tables=partial(multidraft_tables, update_residual=False),
         chunk=candidates_chunk,
         options=("n_candidates",),
     ),
+    # Medusa: keep x iff p(x) > min(epsilon, delta exp(-H(p))), no coin; NOT lossless.
     "typical_acceptance": SimulatedVariant(
-        label="Typical acceptance (Medusa)",
-        description="Keep x iff p(x) > min(epsilon, delta exp(-H(p))), no coin, q never looked "
-        "at; after the kept prefix, argmax p. Faster, NOT lossless.",
         tables=typical_tables,
         chunk=candidates_chunk,
         options=("epsilon", "delta", "after_rejection"),
     ),
 }
-ALGORITHM_VARIANT_LABELS: dict[str, str] = {n: v.label for n, v in ALGORITHM_VARIANTS.items()}
 _ALL_RULES: dict[str, SimulatedVariant] = SIMULATED_VARIANTS | ALGORITHM_VARIANTS
 CHUNK_ROUNDS = 1 << 16  # rounds per numpy block: bounds a run's memory; part of the seed's stream
 

@@ -25,6 +25,7 @@ import numpy as np
 from .distributions import validate_rows
 from .errors import InvalidParameterError
 from .sampling import (
+    FinalKind,
     acceptance_rate,
     sample_index,
 )
@@ -155,7 +156,7 @@ class TreeResult:
     tree: DraftTree
     node_steps: tuple[MultiDraftResult, ...]  # one multi-draft step per node visited
     path: tuple[int, ...]  # kept nodes, root to deepest
-    final_kind: str  # "bonus" (a kept leaf) or "resample" (all children rejected)
+    final_kind: FinalKind  # "bonus" (a kept leaf) or "resample" (all children rejected)
     final_token: int
     emitted_tokens: tuple[int, ...]  # tokens of the path + the final token
 
