@@ -262,11 +262,22 @@ def validate_rows(rows: object, name: str, n_rows: int, v: int | None = None) ->
     )
 
 
-def broadcast_rows(p: Sequence[float], q: Sequence[float], k: int) -> tuple[np.ndarray, np.ndarray]:
-    """One shared p and q (the seeds' simplification) -> rows (K+1, V) and (K, V)."""
-    k = check_k(k)
+def validate_pair(p: object, q: object) -> tuple[np.ndarray, np.ndarray]:
+    """Check a target p and a draft q over one vocabulary -> (p_target (V,), q_draft (V,)).
+
+    Each passes :func:`validate_distribution` (p first); sizes that differ raise
+    the one size-mismatch message (p and q are distributions over the same
+    vocabulary, seed 000).
+    """
     p_target = validate_distribution(p, "p")
     q_draft = validate_distribution(q, "q")
     if p_target.size != q_draft.size:
         raise InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
+    return p_target, q_draft
+
+
+def broadcast_rows(p: Sequence[float], q: Sequence[float], k: int) -> tuple[np.ndarray, np.ndarray]:
+    """One shared p and q (the seeds' simplification) -> rows (K+1, V) and (K, V)."""
+    k = check_k(k)
+    p_target, q_draft = validate_pair(p, q)
     return np.tile(p_target, (k + 1, 1)), np.tile(q_draft, (k, 1))

@@ -23,8 +23,8 @@ from typing import Literal
 
 import numpy as np
 
-from .distributions import as_float_array, check_k, validate_distribution, validate_rows
-from .errors import InvalidDistributionError, InvalidParameterError, mismatch_message
+from .distributions import as_float_array, check_k, validate_pair, validate_rows
+from .errors import InvalidDistributionError, InvalidParameterError
 
 RESIDUAL_TOLERANCE = 1e-12  # residual mass at or below this counts as zero
 ROUNDING_ULPS = 4  # p(x) - q(x) within 4 units in the last place of p(x) is rounding
@@ -57,15 +57,6 @@ def acceptance_probability(p_x, q_x):
     return float(a) if a.ndim == 0 else a
 
 
-def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
-    """Checked p (V,) and q (V,) over the same vocabulary."""
-    p_target = validate_distribution(p, "p")
-    q_draft = validate_distribution(q, "q")
-    if p_target.shape != q_draft.shape:
-        raise InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
-    return p_target, q_draft
-
-
 def acceptance_rate(p, q) -> float:
     """alpha = sum_x min(p(x), q(x)) = 1 - TV(p, q).
 
@@ -74,13 +65,13 @@ def acceptance_rate(p, q) -> float:
     overlap area of the two bar charts; 1 when p = q, 0 for disjoint supports.
     The sum is clipped to [0, 1] against floating-point rounding (1 + 2e-16).
     """
-    p_target, q_draft = _pair(p, q)
+    p_target, q_draft = validate_pair(p, q)
     return float(np.clip(np.minimum(p_target, q_draft).sum(), 0.0, 1.0))
 
 
 def residual_mass(p, q) -> float:
     """Z = sum_x max(0, p(x) - q(x)) = 1 - alpha: the chance a draft token is rejected."""
-    p_target, q_draft = _pair(p, q)
+    p_target, q_draft = validate_pair(p, q)
     return float(_residual(p_target, q_draft)[0].sum())
 
 
@@ -107,7 +98,7 @@ def residual_distribution(p, q) -> np.ndarray:
     the documented fallback is p itself, the distribution the output must
     follow. Returns a new float64 vector (V,).
     """
-    p_target, q_draft = _pair(p, q)
+    p_target, q_draft = validate_pair(p, q)
     return _residual(p_target, q_draft)[1]
 
 

@@ -33,14 +33,17 @@ import numpy as np
 
 from .errors import InvalidParameterError
 from .montecarlo import ChunkOutcome, DraftRowsShape, positions_chunk, token_dtype
-from .sampling import acceptance_probability, residual_distribution
+from .sampling import _residual, acceptance_probability
 from .variants import (
     MEDUSA_DELTA,
     MEDUSA_EPSILON,
+    _alphas,
+    _chain,
     _check_typical,
+    _correction,
+    _entropy,
+    _threshold,
     check_candidates,
-    typical_correction,
-    typical_threshold,
 )
 
 
@@ -89,16 +92,18 @@ def multidraft_tables(
     final = np.empty((k + 1, v))  # (K+1, V)
     keep = np.empty(k)  # (K,)
     for j, m in enumerate(widths):
-        p_i, reject = p_rows[j], 1.0
-        for i in range(m):
-            accept[j, i] = acceptance_probability(p_i, q_rows[j])
-            reject *= 1.0 - float(np.clip(np.minimum(p_i, q_rows[j]).sum(), 0.0, 1.0))
-            if update_residual:
-                p_i = residual_distribution(p_i, q_rows[j])
-        final[j] = p_i if update_residual else residual_distribution(p_rows[j], q_rows[j])
-        keep[j] = 1.0 - reject
+        if update_residual:
+            chain = _chain(p_rows[j], q_rows[j], m)  # (m+1, V): p_{j,1..m+1}
+            met, final[j] = chain[:-1], chain[-1]
+        else:
+            met = np.tile(p_rows[j], (m, 1))  # (m, V): the original p_j, every time
+            final[j] = _residual(p_rows[j], q_rows[j])[1]
+        accept[j, :m] = acceptance_probability(met, q_rows[j])
+        keep[j] = 1.0 - np.cumprod(1.0 - _alphas(met, q_rows[j]))[-1]
     final[k] = p_rows[k]
-    return VariantTables(p_rows, q_rows, accept, final, keep)
+    return VariantTables(
+        p_rows=p_rows, q_rows=q_rows, accept=accept, final_rows=final, keep_probabilities=keep
+    )
 
 
 def typical_tables(
@@ -116,12 +121,15 @@ def typical_tables(
     """
     _check_typical(epsilon, delta, after_rejection)
     k = q_rows.shape[0]
-    accept = np.stack(
-        [(p > typical_threshold(p, epsilon, delta)).astype(float) for p in p_rows[:k]]
-    )[:, None, :]  # (K, 1, V)
-    final = np.stack([typical_correction(p, epsilon, delta, after_rejection) for p in p_rows])
+    taus = [_threshold(_entropy(p), epsilon, delta) for p in p_rows]  # (K+1,)
+    accept = (p_rows[:k] > np.array(taus[:k])[:, None]).astype(float)[:, None, :]  # (K, 1, V)
+    final = np.stack(
+        [_correction(p, tau, after_rejection) for p, tau in zip(p_rows, taus, strict=True)]
+    )
     keep = (accept[:, 0, :] * q_rows).sum(axis=1)  # (K,)
-    return VariantTables(p_rows, q_rows, accept, final, keep)
+    return VariantTables(
+        p_rows=p_rows, q_rows=q_rows, accept=accept, final_rows=final, keep_probabilities=keep
+    )
 
 
 def candidates_chunk(tables: VariantTables, n: int, rng: np.random.Generator) -> ChunkOutcome:
@@ -160,7 +168,7 @@ def strict_tables(p_rows: np.ndarray, q_rows: np.ndarray) -> StrictTables:
     """
     k = q_rows.shape[0]
     keep = np.clip((p_rows[:k] * q_rows).sum(axis=1), 0.0, 1.0)  # (K,)
-    return StrictTables(p_rows, q_rows, p_rows, keep)
+    return StrictTables(p_rows=p_rows, q_rows=q_rows, final_rows=p_rows, keep_probabilities=keep)
 
 
 def strict_chunk(
@@ -195,7 +203,7 @@ def strict_chunk(
     if fresh_after_mismatch:
         fresh = tables.final_sampler.by_row(n_accepted, rng.random(n))  # (n,)
         last = np.where(n_accepted < k, fresh, last)
-    return ChunkOutcome(n_accepted, drafts, last, v)
+    return ChunkOutcome(n_accepted=n_accepted, drafts=drafts, last=last, vocab=v)
 
 
 __all__ = [

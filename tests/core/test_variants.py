@@ -288,6 +288,16 @@ def test_typical_threshold_worked_examples():
     step = vr.typical_step(peaked, B)  # p(B) = 0.05 <= 0.09: rejected, argmax A emitted
     assert (step.accepted, step.emitted_token) == (False, A)
     assert vr.typical_step([0.2] * 5, E).accepted  # 0.2 > 0.06
+    assert (step.entropy, step.threshold) == (vr.entropy(peaked), vr.typical_threshold(peaked))
+
+
+def test_typical_step_checks_every_option_also_when_the_draft_is_kept():
+    """The options are checked once, at the boundary, whichever way the step goes."""
+    assert vr.typical_step([0.2] * 5, E).accepted
+    with pytest.raises(sc.InvalidParameterError, match="after_rejection 'x' is unknown"):
+        vr.typical_step([0.2] * 5, E, after_rejection="x")
+    with pytest.raises(sc.InvalidParameterError, match="coin 1 is 1.5"):
+        vr.typical_step([0.2] * 5, E, uniform=1.5)
 
 
 def test_typical_emitted_worked_example_and_tv():
