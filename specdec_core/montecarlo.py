@@ -198,12 +198,12 @@ def sample_rows(table: InverseCdfTable, row_of, u: np.ndarray) -> np.ndarray:
     tokens = table.start.take(flat)
     odd = np.flatnonzero(table.spread.take(flat))  # uniforms in a bucket with a CDF step
     if odd.size:
-        row, s_odd = flat.ravel()[odd] // n_buckets, scaled.ravel()[odd]
+        odd_rows, s_odd = flat.ravel()[odd] // n_buckets, scaled.ravel()[odd]
         found = np.empty(odd.size, dtype=np.intp)
-        for r in np.unique(row):  # a binary search of the row's CDF, for these few only
-            at = row == r
-            found[at] = np.searchsorted(table.cdf[r], s_odd[at], side="right")
-        tokens.ravel()[odd] = np.minimum(found, table.last[row])
+        for row in np.unique(odd_rows):  # a binary search of the row's CDF, for these few only
+            at = odd_rows == row
+            found[at] = np.searchsorted(table.cdf[row], s_odd[at], side="right")
+        tokens.ravel()[odd] = np.minimum(found, table.last[odd_rows])
     return tokens
 
 
@@ -260,11 +260,11 @@ def small_vocab_sampler(dist_rows: np.ndarray) -> SmallVocabSampler:
     """Build the thresholds of :class:`SmallVocabSampler` for the rows (R, V)."""
     cdf = np.cumsum(dist_rows, axis=1)  # (R, V), summed as in inverse_cdf_table
     thresholds = np.ones((dist_rows.shape[1] - 1, dist_rows.shape[0]))  # (V-1, R)
-    for r, last in enumerate(_last_positive(dist_rows)):
-        total = float(cdf[r, -1])
-        for t in range(last):
-            thresholds[t, r] = smallest_coin(total, float(cdf[r, t]))
-    return SmallVocabSampler(thresholds)
+    for row, last in enumerate(_last_positive(dist_rows)):
+        total = float(cdf[row, -1])
+        for step in range(last):
+            thresholds[step, row] = smallest_coin(total, float(cdf[row, step]))
+    return SmallVocabSampler(thresholds=thresholds)
 
 
 RowSampler = SmallVocabSampler | InverseCdfTable  # .column(row, u), .by_row(row_of, u)
@@ -398,7 +398,7 @@ def positions_chunk(
     last = tables.final_sampler.by_row(n_accepted, rng.random(n))  # (n,)
     if not bonus:
         last[n_accepted == k] = tables.vocab
-    return ChunkOutcome(n_accepted, chosen, last, tables.vocab)
+    return ChunkOutcome(n_accepted=n_accepted, drafts=chosen, last=last, vocab=tables.vocab)
 
 
 def rounds_chunk(
@@ -460,4 +460,8 @@ def count_step(outcome: ChunkOutcome, vocab: int) -> RoundCounts:
     tokens_per_round = np.zeros(k + 2, dtype=np.intp)  # (K+2,)
     tokens_per_round[1:] += finals[:, :vocab].sum(axis=1)
     tokens_per_round[:-1] += finals[:, vocab]
-    return RoundCounts(position_counts, finals.sum(axis=1), tokens_per_round)
+    return RoundCounts(
+        position_counts=position_counts,
+        n_accepted_counts=finals.sum(axis=1),
+        tokens_per_round_counts=tokens_per_round,
+    )

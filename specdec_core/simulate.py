@@ -208,9 +208,9 @@ class SimulationResult:
     def drafted_accepted_fraction(self) -> float:
         """Empirical acceptance: drafts kept / drafts checked. Positions after the
         first rejection are never checked and do not count."""
-        n = np.arange(self.k_drafts + 1)
-        checked = (np.minimum(n + 1, self.k_drafts) * self.n_accepted_counts).sum()
-        return float((n * self.n_accepted_counts).sum() / checked)
+        kept = np.arange(self.k_drafts + 1)  # (K+1,) drafts kept in a round, 0..K
+        checked = (np.minimum(kept + 1, self.k_drafts) * self.n_accepted_counts).sum()
+        return float((kept * self.n_accepted_counts).sum() / checked)
 
 
 def _rows(x, name: str, n_rows: int, v: int | None = None) -> np.ndarray:
@@ -342,7 +342,10 @@ def chi_square_test(observed, probabilities) -> GoodnessOfFit:
     expected = obs.sum() * probs / probs.sum()
     impossible = (probs <= 0) & (obs > 0)
     if impossible.any():
-        return GoodnessOfFit(float("inf"), max(int((probs > 0).sum()) - 1, 1), 0.0, obs, expected)
+        dof = max(int((probs > 0).sum()) - 1, 1)
+        return GoodnessOfFit(
+            statistic=float("inf"), dof=dof, p_value=0.0, observed=obs, expected=expected
+        )
     small = (expected < 5) & (probs > 0)
     cells_o = list(obs[(expected >= 5)])
     cells_e = list(expected[(expected >= 5)])
@@ -358,9 +361,10 @@ def chi_square_test(observed, probabilities) -> GoodnessOfFit:
     o, e = np.array(cells_o), np.array(cells_e)
     dof = max(len(o) - 1, 0)
     if dof == 0:
-        return GoodnessOfFit(0.0, 0, 1.0, obs, expected)
+        return GoodnessOfFit(statistic=0.0, dof=0, p_value=1.0, observed=obs, expected=expected)
     stat = float(((o - e) ** 2 / e).sum())
-    return GoodnessOfFit(stat, dof, chi2_sf(stat, dof), obs, expected)
+    p_value = chi2_sf(stat, dof)
+    return GoodnessOfFit(statistic=stat, dof=dof, p_value=p_value, observed=obs, expected=expected)
 
 
 @dataclass(frozen=True)
@@ -400,7 +404,17 @@ def losslessness_test(
     dof = int(sum(f.dof for f in fits))
     p_value = 1.0 if dof == 0 else (0.0 if not np.isfinite(stat) else chi2_sf(stat, dof))
     observed = result.emitted_counts.astype(np.float64)
-    pooled = GoodnessOfFit(stat, dof, p_value, observed, result.expected_counts)
+    pooled = GoodnessOfFit(
+        statistic=stat,
+        dof=dof,
+        p_value=p_value,
+        observed=observed,
+        expected=result.expected_counts,
+    )
     lengths = result.tokens_per_round_counts[1:]  # (K+1,) rounds of 1..K+1 tokens
     law = tokens_per_round_distribution(result.alphas)
-    return LosslessnessReport(pooled, chi_square_test(lengths, law), significance)
+    return LosslessnessReport(
+        tokens=pooled,
+        tokens_per_round=chi_square_test(lengths, law),
+        significance=significance,
+    )

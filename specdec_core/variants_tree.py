@@ -53,15 +53,16 @@ class DraftTree:
             raise InvalidParameterError(
                 "tree: parents and tokens must be non-empty and equally long."
             )
-        for i, par in enumerate(self.parents):
-            if isinstance(par, bool) or not isinstance(par, (int, np.integer)) or not -1 <= par < i:
+        for i, parent in enumerate(self.parents):
+            whole = isinstance(parent, (int, np.integer)) and not isinstance(parent, bool)
+            if not whole or not -1 <= parent < i:
                 raise InvalidParameterError(
-                    f"tree: node {i} has parent {par!r}; a parent must be -1 (the root) or an "
+                    f"tree: node {i} has parent {parent!r}; a parent must be -1 (the root) or an "
                     "earlier node."
                 )
         if self.max_depth > MAX_TREE_DEPTH:
             raise InvalidParameterError(f"tree: depth {self.max_depth} > {MAX_TREE_DEPTH}.")
-        widest = max(self.parents.count(n) for n in (-1, *range(len(self.tokens))))
+        widest = max(self.parents.count(node) for node in (-1, *range(len(self.tokens))))
         if widest > MAX_BRANCHING:
             raise InvalidParameterError(
                 f"tree: a node has {widest} children; at most {MAX_BRANCHING}."
@@ -69,14 +70,14 @@ class DraftTree:
 
     def children(self, node: int) -> tuple[int, ...]:
         """Children of ``node`` (-1 for the root), in the order they are tried."""
-        return tuple(i for i, par in enumerate(self.parents) if par == node)
+        return tuple(i for i, parent in enumerate(self.parents) if parent == node)
 
     def depth(self, node: int) -> int:
         """Depth of a node: 1 for a child of the root."""
-        d = 0
+        depth = 0
         while node != -1:
-            node, d = self.parents[node], d + 1
-        return d
+            node, depth = self.parents[node], depth + 1
+        return depth
 
     @property
     def n_nodes(self) -> int:
@@ -101,10 +102,11 @@ def check_branching(branching: Sequence[int]) -> tuple[int, ...]:
         raise InvalidParameterError(
             f"branching has {len(widths)} levels; a tree has 1 to {MAX_TREE_DEPTH} levels."
         )
-    for d, b in enumerate(widths, start=1):
-        if not 1 <= b <= MAX_BRANCHING:
+    for level, width in enumerate(widths, start=1):
+        if not 1 <= width <= MAX_BRANCHING:
             raise InvalidParameterError(
-                f"branching at level {d} is {b}; each node has 1 to {MAX_BRANCHING} children."
+                f"branching at level {level} is {width}; each node has 1 to {MAX_BRANCHING} "
+                "children."
             )
     return widths
 
@@ -137,16 +139,16 @@ def draft_tree(q_rows, branching: Sequence[int], rng: np.random.Generator) -> Dr
     )
     parents: list[int] = []
     tokens: list[int] = []
-    level = [-1]
-    for d, b in enumerate(widths):
-        nxt = []
-        for par in level:
-            for _ in range(b):
-                parents.append(par)
-                tokens.append(int(sample_index(q_draft[d], rng.random())))
-                nxt.append(len(tokens) - 1)
-        level = nxt
-    return DraftTree(tuple(parents), tuple(tokens))
+    level = [-1]  # the nodes of the level being drafted under
+    for depth, width in enumerate(widths):
+        next_level = []
+        for parent in level:
+            for _ in range(width):
+                parents.append(parent)
+                tokens.append(int(sample_index(q_draft[depth], rng.random())))
+                next_level.append(len(tokens) - 1)
+        level = next_level
+    return DraftTree(parents=tuple(parents), tokens=tuple(tokens))
 
 
 @dataclass(frozen=True, eq=False)
@@ -190,17 +192,26 @@ def verify_tree(
     source = _UniformSource(uniforms, rng)
     node, path, steps = -1, [], []
     while children := tree.children(node):
-        d = len(path)
-        step = multidraft_step(p_arr[d], q_arr[d], [tree.tokens[c] for c in children], rng=source)
-        steps.append(step)
-        if step.kept_index is None:
-            emitted = tuple(tree.tokens[n] for n in path) + (step.emitted_token,)
-            return TreeResult(tree, tuple(steps), tuple(path), "resample", emitted[-1], emitted)
-        node = children[step.kept_index]
+        depth = len(path)
+        candidates = [tree.tokens[c] for c in children]
+        steps.append(multidraft_step(p_arr[depth], q_arr[depth], candidates, rng=source))
+        if steps[-1].kept_index is None:
+            break
+        node = children[steps[-1].kept_index]
         path.append(node)
-    bonus = int(sample_index(p_arr[len(path)], source.random()))
-    emitted = tuple(tree.tokens[n] for n in path) + (bonus,)
-    return TreeResult(tree, tuple(steps), tuple(path), "bonus", bonus, emitted)
+    kind: FinalKind = "resample" if steps and steps[-1].kept_index is None else "bonus"
+    if kind == "resample":
+        final_token = steps[-1].emitted_token
+    else:
+        final_token = int(sample_index(p_arr[len(path)], source.random()))
+    return TreeResult(
+        tree=tree,
+        node_steps=tuple(steps),
+        path=tuple(path),
+        final_kind=kind,
+        final_token=final_token,
+        emitted_tokens=tuple(tree.tokens[node] for node in path) + (final_token,),
+    )
 
 
 class _UniformSource:
@@ -240,7 +251,7 @@ def tree_expected_tokens(p_rows, q_rows, branching: Sequence[int]) -> float:
     """
     widths = check_branching(branching)
     p_arr, q_arr = _tree_rows(p_rows, q_rows, len(widths))
-    betas = [multidraft_acceptance(p_arr[d], q_arr[d], b) for d, b in enumerate(widths)]
+    betas = [multidraft_acceptance(p_arr[d], q_arr[d], width) for d, width in enumerate(widths)]
     return float(1.0 + np.cumprod(betas).sum())
 
 
@@ -265,14 +276,14 @@ def parse_branching(text: str) -> tuple[int, ...]:
     """
     if not isinstance(text, str):
         raise InvalidParameterError(f"tree widths must be text, got {type(text).__name__}.")
-    parts = [t for t in text.replace(",", " ").split() if t]
+    parts = text.replace(",", " ").split()
     if len(text) > 40 or not parts:
         raise InvalidParameterError(
             "tree widths: type 1 to 4 whole numbers such as 3, 2 (children per node, per level)."
         )
-    for i, t in enumerate(parts, start=1):
-        if not (t.isascii() and t.isdigit()):
+    for i, part in enumerate(parts, start=1):
+        if not (part.isascii() and part.isdigit()):
             raise InvalidParameterError(
-                f"tree widths: entry {i} ({t[:10]!r}) is not a whole number; use e.g. 3, 2."
+                f"tree widths: entry {i} ({part[:10]!r}) is not a whole number; use e.g. 3, 2."
             )
-    return check_branching(int(t) for t in parts)
+    return check_branching(int(part) for part in parts)
