@@ -270,6 +270,18 @@ def validate_rows(rows: object, name: str, n_rows: int, v: int | None = None) ->
     )
 
 
+def position_rows(x: object, name: str, n_rows: int, v: int | None = None) -> np.ndarray:
+    """Checked rows (n_rows, V), one per position; a 1-D vector is the same at every position.
+
+    The seeds' simplification (one p and q for the whole round) or per-position
+    rows; each row passes :func:`validate_rows`.
+    """
+    arr = as_float_array(x, f"{name}: not an array of numbers")
+    if arr.ndim == 1:
+        arr = np.tile(arr, (n_rows, 1))
+    return validate_rows(arr, name, n_rows, v)
+
+
 def validate_pair(p: object, q: object) -> tuple[np.ndarray, np.ndarray]:
     """Check a target p and a draft q over one vocabulary -> (p_target (V,), q_draft (V,)).
 

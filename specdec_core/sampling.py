@@ -65,8 +65,16 @@ def acceptance_rate(p, q) -> float:
     overlap area of the two bar charts; 1 when p = q, 0 for disjoint supports.
     The sum is clipped to [0, 1] against floating-point rounding (1 + 2e-16).
     """
-    p_target, q_draft = validate_pair(p, q)
-    return float(np.clip(np.minimum(p_target, q_draft).sum(), 0.0, 1.0))
+    return float(_overlap(*validate_pair(p, q)))
+
+
+def _overlap(p_rows: np.ndarray, q_rows: np.ndarray) -> np.ndarray:
+    """alpha = sum_x min(p(x), q(x)) along the last axis, in [0, 1], for checked rows.
+
+    The formula of :func:`acceptance_rate` without the checks: (R, V) rows give
+    (R,) rates (each position's, or each residual's along a chain).
+    """
+    return np.clip(np.minimum(p_rows, q_rows).sum(axis=-1), 0.0, 1.0)
 
 
 def residual_mass(p, q) -> float:
@@ -313,12 +321,25 @@ def _check_draft_tokens(draft_tokens, q_draft: np.ndarray) -> tuple[int, ...]:
         _token_id(x, v, f"draft token at position {i + 1}") for i, x in enumerate(entries)
     )
     for i, x in enumerate(tokens):
-        if q_draft[i, x] <= 0:
-            raise InvalidParameterError(
-                f"draft token at position {i + 1} (id {x}) has q = 0: the draft cannot have "
-                "sampled it. Pick a token with q > 0."
-            )
+        _check_drafted(q_draft[i, x], f"draft token at position {i + 1} (id {x})")
     return tokens
+
+
+def _check_drafted(q_x: float, what: str) -> None:
+    """A drafted token has q(x) > 0, else the draft cannot have sampled it."""
+    if q_x <= 0:
+        raise InvalidParameterError(
+            f"{what} has q = 0: the draft cannot have sampled it. Pick a token with q > 0."
+        )
+
+
+def _check_final_token(dist: np.ndarray, token: int, where: str) -> None:
+    """A given final token has probability > 0 under ``dist``, the distribution it is drawn from."""
+    if dist[token] <= 0:
+        raise InvalidParameterError(
+            f"final token {token} has probability 0 under {where}; choose a token with "
+            "positive probability there."
+        )
 
 
 def check_coins(
@@ -406,12 +427,9 @@ def verify_round(
         final_token=checked.final_token,
         rng=rng,
     )
-    token, dist = result.final_token, result.final_distribution
-    if checked.final_token is not None and dist[token] <= 0:
-        raise InvalidParameterError(
-            f"final token {token} has probability 0 under the {result.final_kind} distribution; "
-            "choose a token with positive probability there."
-        )
+    if checked.final_token is not None:
+        where = f"the {result.final_kind} distribution"
+        _check_final_token(result.final_distribution, result.final_token, where)
     return result
 
 

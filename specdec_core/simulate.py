@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .distributions import as_float_array, check_k, validate_rows
+from .distributions import as_float_array, check_k, position_rows
 from .errors import (
     MAX_ROUNDS,
     MAX_SIM_CELLS,
@@ -28,6 +28,7 @@ from .errors import (
     mismatch_message,
 )
 from .montecarlo import ChunkOutcome, RoundTables, correct_tables, count_step, rounds_chunk
+from .sampling import _overlap
 from .theory import tokens_per_round_distribution
 from .variants_sim import (
     candidates_chunk,
@@ -202,7 +203,7 @@ class SimulationResult:
         strict verification) when it has them."""
         if self.keep_probabilities is not None:
             return self.keep_probabilities
-        return np.clip(np.minimum(self.p_rows[:-1], self.q_rows).sum(axis=1), 0.0, 1.0)
+        return _overlap(self.p_rows[:-1], self.q_rows)
 
     @property
     def drafted_accepted_fraction(self) -> float:
@@ -211,14 +212,6 @@ class SimulationResult:
         kept = np.arange(self.k_drafts + 1)  # (K+1,) drafts kept in a round, 0..K
         checked = (np.minimum(kept + 1, self.k_drafts) * self.n_accepted_counts).sum()
         return float((kept * self.n_accepted_counts).sum() / checked)
-
-
-def _rows(x, name: str, n_rows: int, v: int | None = None) -> np.ndarray:
-    """Checked rows (n_rows, V); a 1-D vector is repeated at every position."""
-    arr = as_float_array(x, f"{name}: not an array of numbers")
-    if arr.ndim == 1:
-        arr = np.tile(arr, (n_rows, 1))
-    return validate_rows(arr, name, n_rows, v)
 
 
 def _check_simulation(p, q, k, n_rounds, variant, options=()):
@@ -239,12 +232,12 @@ def _check_simulation(p, q, k, n_rounds, variant, options=()):
         raise InvalidParameterError(
             f"n_rounds = {n_rounds} is out of range; allowed: 1 to {MAX_ROUNDS:,}."
         )
-    q_rows = _rows(q, "q", k)  # (K, V)
+    q_rows = position_rows(q, "q", k)  # (K, V)
     v = q_rows.shape[1]
     p_arr = as_float_array(p, "p: not an array of numbers")
     if p_arr.ndim == 1 and p_arr.size != v:
         raise InvalidDistributionError(mismatch_message(p_arr.size, v))
-    p_rows = _rows(p_arr, "p", k + 1, v)  # (K+1, V)
+    p_rows = position_rows(p_arr, "p", k + 1, v)  # (K+1, V)
     if n_rounds * v > MAX_SIM_CELLS:
         raise InvalidParameterError(
             f"n_rounds x V = {n_rounds * v:,} is too large; at most {MAX_SIM_CELLS:,}."

@@ -40,6 +40,9 @@ from .distributions import as_float_array, check_k, validate_distribution, valid
 from .errors import InvalidDistributionError, InvalidParameterError, mismatch_message
 from .sampling import (
     RESIDUAL_TOLERANCE,
+    _check_drafted,
+    _check_final_token,
+    _overlap,
     _residual,
     acceptance_probability,
     check_coins,
@@ -111,11 +114,7 @@ def _final(dist: np.ndarray, final_token, rng, what: str) -> tuple[int, float | 
         u = take_coin((), 0, rng, what)
         return int(sample_index(dist, u)), u
     token = _token(final_token, dist.size, "final token")
-    if dist[token] <= 0:
-        raise InvalidParameterError(
-            f"final token {token} has probability 0 under {what}; choose a token with "
-            "positive probability there."
-        )
+    _check_final_token(dist, token, what)
     return token, None
 
 
@@ -173,11 +172,7 @@ def _check_step_inputs(p, q, candidates):
     _same_size(p_target, q_rows)
     for i, x in enumerate(tokens):
         _token(x, p_target.size, f"candidate {i + 1}")
-        if q_rows[i, x] <= 0:
-            raise InvalidParameterError(
-                f"candidate {i + 1} (id {x}) has q = 0: the draft cannot have sampled it. "
-                "Pick a token with q > 0."
-            )
+        _check_drafted(q_rows[i, x], f"candidate {i + 1} (id {x})")
     return p_target, q_rows, tuple(int(x) for x in tokens)
 
 
@@ -248,11 +243,6 @@ def _chain(p_target: np.ndarray, q_draft: np.ndarray, m: int) -> np.ndarray:
     return np.stack(chain)
 
 
-def _alphas(targets: np.ndarray, q_draft: np.ndarray) -> np.ndarray:
-    """alpha_i = sum_x min(p_i(x), q(x)) for each target row p_i (m, V) -> (m,)."""
-    return np.clip(np.minimum(targets, q_draft).sum(axis=1), 0.0, 1.0)
-
-
 def residual_chain(p, q, m: int) -> np.ndarray:
     """The targets p_1..p_{m+1} met by m candidates that are all rejected -> (m+1, V).
 
@@ -269,7 +259,7 @@ def chain_alphas(p, q, m: int) -> np.ndarray:
     """alpha_i = sum_x min(p_i(x), q(x)) along the residual chain, i = 1..m -> (m,)."""
     m = check_candidates(m, m_max=MAX_CANDIDATES_THEORY)
     p_target, q_draft = validate_pair(p, q)
-    return _alphas(_chain(p_target, q_draft, m)[:-1], q_draft)
+    return _overlap(_chain(p_target, q_draft, m)[:-1], q_draft)
 
 
 def multidraft_acceptance(p, q, m):
@@ -289,7 +279,7 @@ def multidraft_acceptance(p, q, m):
             f"number of candidates m must lie in 1..{MAX_CANDIDATES_THEORY}, got {m!r}."
         )
     p_target, q_draft = validate_pair(p, q)
-    alphas = _alphas(_chain(p_target, q_draft, int(m_arr.max()))[:-1], q_draft)  # (max m,)
+    alphas = _overlap(_chain(p_target, q_draft, int(m_arr.max()))[:-1], q_draft)  # (max m,)
     beta = 1.0 - np.cumprod(1.0 - alphas)  # (max m,)
     out = beta[m_arr - 1]
     return float(out) if out.ndim == 0 else out
@@ -487,10 +477,7 @@ def strict_step(p, q, x: int, *, uniform: float | None = None, rng=None) -> Matc
     p_target = validate_distribution(p, "p")
     _same_size(p_target, q_draft)
     x = _token(x, q_draft.size, "draft token")
-    if q_draft[x] <= 0:
-        raise InvalidParameterError(
-            f"draft token {x} has q = 0: the draft cannot have sampled it. Pick a token with q > 0."
-        )
+    _check_drafted(q_draft[x], f"draft token {x}")
     return _match_step(p_target, x, take_coin(_one_coin(uniform), 0, rng, "the coin"))
 
 
@@ -715,7 +702,7 @@ def _emitted_no_residual(p_target, q_draft, n_candidates=2) -> np.ndarray:
     """
     m = check_candidates(n_candidates)
     overlap = np.minimum(p_target, q_draft)  # (V,)
-    miss = 1.0 - float(np.clip(overlap.sum(), 0.0, 1.0))
+    miss = 1.0 - float(_overlap(p_target, q_draft))
     reach = miss ** np.arange(m)  # (m,)
     return reach.sum() * overlap + miss**m * _residual(p_target, q_draft)[1]
 

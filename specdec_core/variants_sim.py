@@ -33,11 +33,10 @@ import numpy as np
 
 from .errors import InvalidParameterError
 from .montecarlo import ChunkOutcome, DraftRowsShape, positions_chunk, token_dtype
-from .sampling import _residual, acceptance_probability
+from .sampling import _overlap, _residual, acceptance_probability
 from .variants import (
     MEDUSA_DELTA,
     MEDUSA_EPSILON,
-    _alphas,
     _chain,
     _check_typical,
     _correction,
@@ -99,7 +98,7 @@ def multidraft_tables(
             met = np.tile(p_rows[j], (m, 1))  # (m, V): the original p_j, every time
             final[j] = _residual(p_rows[j], q_rows[j])[1]
         accept[j, :m] = acceptance_probability(met, q_rows[j])
-        keep[j] = 1.0 - np.cumprod(1.0 - _alphas(met, q_rows[j]))[-1]
+        keep[j] = 1.0 - np.cumprod(1.0 - _overlap(met, q_rows[j]))[-1]
     final[k] = p_rows[k]
     return VariantTables(
         p_rows=p_rows, q_rows=q_rows, accept=accept, final_rows=final, keep_probabilities=keep

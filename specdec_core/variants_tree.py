@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .distributions import validate_rows
+from .distributions import position_rows
 from .errors import InvalidParameterError
 from .sampling import (
     FinalKind,
@@ -119,11 +119,8 @@ def _check_tokens(tree: DraftTree, v: int) -> None:
 
 def _tree_rows(p_rows, q_rows, depth: int) -> tuple[np.ndarray, np.ndarray]:
     """p as (V,) or (D+1, V); q as (V,) or (D, V) -> rows (D+1, V), (D, V)."""
-    p_arr, q_arr = np.asarray(p_rows, dtype=np.float64), np.asarray(q_rows, dtype=np.float64)
-    p_arr = np.tile(p_arr, (depth + 1, 1)) if p_arr.ndim == 1 else p_arr
-    q_arr = np.tile(q_arr, (depth, 1)) if q_arr.ndim == 1 else q_arr
-    q_out = validate_rows(q_arr, "q", depth)
-    return validate_rows(p_arr, "p", depth + 1, q_out.shape[1]), q_out
+    q_draft = position_rows(q_rows, "q", depth)  # (D, V)
+    return position_rows(p_rows, "p", depth + 1, q_draft.shape[1]), q_draft
 
 
 def draft_tree(q_rows, branching: Sequence[int], rng: np.random.Generator) -> DraftTree:
@@ -133,10 +130,7 @@ def draft_tree(q_rows, branching: Sequence[int], rng: np.random.Generator) -> Dr
     i.i.d. sampling), so siblings can repeat a token. Breadth-first order.
     """
     widths = check_branching(branching)
-    q_arr = np.asarray(q_rows, dtype=np.float64)
-    q_draft = validate_rows(
-        np.tile(q_arr, (len(widths), 1)) if q_arr.ndim == 1 else q_arr, "q", len(widths)
-    )
+    q_draft = position_rows(q_rows, "q", len(widths))  # (D, V)
     parents: list[int] = []
     tokens: list[int] = []
     level = [-1]  # the nodes of the level being drafted under
