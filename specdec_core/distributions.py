@@ -246,12 +246,12 @@ def parse_coins(text: str, k: int) -> tuple[float, ...]:
     return coins
 
 
-def check_k(k: object, *, k_max: int = MAX_K, name: str = "K") -> int:
-    """Validate a number of draft tokens: an integer in [1, ``k_max``]."""
+def check_k(k: object, *, k_max: int = MAX_K, name: str = "K", k_min: int = 1) -> int:
+    """Validate a number of draft tokens (or another count): a whole number in k_min..k_max."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise InvalidParameterError(f"{name} must be a whole number, got {k!r}.")
-    if not 1 <= k <= k_max:
-        raise InvalidParameterError(f"{name} = {k} is out of range; allowed: 1 to {k_max}.")
+    if not k_min <= k <= k_max:
+        raise InvalidParameterError(f"{name} = {k} is out of range; allowed: {k_min} to {k_max}.")
     return int(k)
 
 

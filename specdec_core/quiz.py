@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .distributions import default_labels, parse_number
+from .distributions import check_k, default_labels, parse_number
 from .errors import InvalidParameterError, SpecDecError
 from .sampling import acceptance_probability, acceptance_rate, residual_distribution, verify_round
 from .theory import expected_tokens
@@ -113,13 +113,7 @@ def _check_rng(rng: object) -> np.random.Generator:
 
 
 def _check_vocab(v: object) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise InvalidParameterError(f"vocabulary size must be a whole number, got {v!r}.")
-    if not MIN_VOCAB <= v <= MAX_VOCAB_QUIZ:
-        raise InvalidParameterError(
-            f"vocabulary size = {v} is out of range; allowed: {MIN_VOCAB} to {MAX_VOCAB_QUIZ}."
-        )
-    return int(v)
+    return check_k(v, k_min=MIN_VOCAB, k_max=MAX_VOCAB_QUIZ, name="vocabulary size")
 
 
 def random_hundredths(rng: np.random.Generator, v: int) -> np.ndarray:
