@@ -273,7 +273,7 @@ class RoundStory:
         rows.append(
             {
                 "position": res.final_position + 1,
-                "role": "resample" if res.final_kind == "resample" else "bonus",
+                "role": res.final_kind,  # "resample" or "bonus"
                 "token": csv_safe(labels[tok]),
                 "p(x)": float(self.p_rows[res.final_position, tok]),
                 "q(x)": (
