@@ -42,7 +42,6 @@ from .errors import (
 from .sampling import (
     FINAL_STATUS,
     RESIDUAL_TOLERANCE,
-    STATUS_LABELS,
     DraftStatus,
     FinalKind,
     RoundInputs,
@@ -85,7 +84,6 @@ from .serving import (
 from .simulate import (
     CHUNK_ROUNDS,
     SIMULATED_VARIANTS,
-    VARIANT_LABELS,
     VARIANTS,
     GoodnessOfFit,
     LosslessnessReport,
@@ -136,7 +134,6 @@ __all__ = [
     "SCENARIOS",
     "SELF_TEST",
     "SIMULATED_VARIANTS",
-    "STATUS_LABELS",
     "ServerCosts",
     "ServingSetup",
     "SimulatedVariant",
@@ -146,7 +143,6 @@ __all__ = [
     "TheoryScenario",
     "TokenStatus",
     "VARIANTS",
-    "VARIANT_LABELS",
     "acceptance_probability",
     "acceptance_rate",
     "batch_sweep",

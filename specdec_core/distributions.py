@@ -38,9 +38,19 @@ _NOT_FINITE = re.compile(r"^[+-]?(nan|inf|infinity)%?$", re.IGNORECASE)
 _ALLOWED = "a decimal (0.25), a fraction (1/4) or a percentage (25%)"
 
 
-def _short(token: str, width: int = 20) -> str:
-    """Quote a user token for an error message, cut to ``width`` characters."""
-    return repr(token if len(token) <= width else token[:width] + "…")
+def _short(text: str, width: int = 20) -> str:
+    """Quote a piece of typed text for an error message, cut to ``width`` characters."""
+    return repr(text if len(text) <= width else text[:width] + "…")
+
+
+def _split_entries(body: str) -> list[str]:
+    """The entries of typed text, separated by commas, semicolons or spaces."""
+    return [text for text in _SEPARATORS.split(body) if text]
+
+
+def _parse_entries(entries: list[str], name: str) -> list[float]:
+    """Each typed entry as a number (:func:`parse_number`); errors name the entry, 1-based."""
+    return [parse_number(text, entry=i + 1, name=name) for i, text in enumerate(entries)]
 
 
 def as_float_array(
@@ -69,25 +79,25 @@ def _check_text(text: object, what: str) -> str:
     return text.strip()
 
 
-def parse_number(token: str, *, entry: int | None = 1, name: str = "p") -> float:
+def parse_number(text: str, *, entry: int | None = 1, name: str = "p") -> float:
     """One typed entry -> float: ``0.25``, ``1/4``, ``25%`` (ASCII digits only).
 
     Raises ``InvalidDistributionError`` naming the entry (1-based) when the
-    token is not a number, not finite, or a fraction with a zero denominator;
+    text is not a number, not finite, or a fraction with a zero denominator;
     ``entry=None`` for a field that holds one number ("answer ('abc') is not ...").
     """
-    where = f"{name}: entry {entry} ({_short(token)})" if entry else f"{name} ({_short(token)})"
-    if _NOT_FINITE.match(token):
+    where = f"{name}: entry {entry} ({_short(text)})" if entry else f"{name} ({_short(text)})"
+    if _NOT_FINITE.match(text):
         raise InvalidDistributionError(f"{where} is not a finite number; use {_ALLOWED}.")
-    if m := _PERCENT.match(token):
+    if m := _PERCENT.match(text):
         value = float(m.group(1)) / 100.0
-    elif m := _FRACTION.match(token):
+    elif m := _FRACTION.match(text):
         numerator, denominator = float(m.group(1)), float(m.group(2))
         if denominator == 0:
             raise InvalidDistributionError(f"{where} divides by zero; use {_ALLOWED}.")
         value = numerator / denominator
-    elif _PLAIN.match(token):
-        value = float(token)
+    elif _PLAIN.match(text):
+        value = float(text)
     else:
         raise InvalidDistributionError(f"{where} is not a number; use {_ALLOWED}.")
     if not np.isfinite(value):
@@ -160,19 +170,17 @@ def parse_distribution(
     body = _check_text(text, name)
     if not body:
         raise InvalidDistributionError(f"{name}: is empty; type numbers such as 0.5, 0.3, 0.2.")
-    tokens = [t for t in _SEPARATORS.split(body) if t]
-    if len(tokens) > max_entries:
+    entries = _split_entries(body)
+    if len(entries) > max_entries:
         raise InvalidDistributionError(
-            f"{name}: has {len(tokens)} entries; at most {max_entries} are allowed."
+            f"{name}: has {len(entries)} entries; at most {max_entries} are allowed."
         )
-    values = np.array(
-        [parse_number(t, entry=i + 1, name=name) for i, t in enumerate(tokens)], dtype=np.float64
-    )
+    values = np.array(_parse_entries(entries, name), dtype=np.float64)
     neg = np.flatnonzero(values < 0)
     if neg.size:
         i = int(neg[0])
         raise InvalidDistributionError(
-            f"{name}: entry {i + 1} ({_short(tokens[i])}) is negative; probabilities must be >= 0."
+            f"{name}: entry {i + 1} ({_short(entries[i])}) is negative; probabilities must be >= 0."
         )
     return _check_sum(values, name, normalize)
 
@@ -226,10 +234,10 @@ def parse_coins(text: str, k: int) -> tuple[float, ...]:
     """
     check_k(k)
     body = _check_text(text, "coins")
-    tokens = [t for t in _SEPARATORS.split(body) if t]
-    if len(tokens) > k:
-        raise InvalidParameterError(f"coins: got {len(tokens)} coins for K = {k} draft tokens.")
-    coins = tuple(parse_number(t, entry=i + 1, name="coins") for i, t in enumerate(tokens))
+    entries = _split_entries(body)
+    if len(entries) > k:
+        raise InvalidParameterError(f"coins: got {len(entries)} coins for K = {k} draft tokens.")
+    coins = tuple(_parse_entries(entries, "coins"))
     for i, u in enumerate(coins, start=1):
         if not 0.0 <= u < 1.0:
             raise InvalidParameterError(
@@ -238,12 +246,12 @@ def parse_coins(text: str, k: int) -> tuple[float, ...]:
     return coins
 
 
-def check_k(k: object, *, k_max: int = MAX_K, name: str = "K") -> int:
-    """Validate a number of draft tokens: an integer in [1, ``k_max``]."""
+def check_k(k: object, *, k_max: int = MAX_K, name: str = "K", k_min: int = 1) -> int:
+    """Validate a number of draft tokens (or another count): a whole number in k_min..k_max."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise InvalidParameterError(f"{name} must be a whole number, got {k!r}.")
-    if not 1 <= k <= k_max:
-        raise InvalidParameterError(f"{name} = {k} is out of range; allowed: 1 to {k_max}.")
+    if not k_min <= k <= k_max:
+        raise InvalidParameterError(f"{name} = {k} is out of range; allowed: {k_min} to {k_max}.")
     return int(k)
 
 
@@ -262,11 +270,34 @@ def validate_rows(rows: object, name: str, n_rows: int, v: int | None = None) ->
     )
 
 
-def broadcast_rows(p: Sequence[float], q: Sequence[float], k: int) -> tuple[np.ndarray, np.ndarray]:
-    """One shared p and q (the seeds' simplification) -> rows (K+1, V) and (K, V)."""
-    k = check_k(k)
+def position_rows(x: object, name: str, n_rows: int, v: int | None = None) -> np.ndarray:
+    """Checked rows (n_rows, V), one per position; a 1-D vector is the same at every position.
+
+    The seeds' simplification (one p and q for the whole round) or per-position
+    rows; each row passes :func:`validate_rows`.
+    """
+    arr = as_float_array(x, f"{name}: not an array of numbers")
+    if arr.ndim == 1:
+        arr = np.tile(arr, (n_rows, 1))
+    return validate_rows(arr, name, n_rows, v)
+
+
+def validate_pair(p: object, q: object) -> tuple[np.ndarray, np.ndarray]:
+    """Check a target p and a draft q over one vocabulary -> (p_target (V,), q_draft (V,)).
+
+    Each passes :func:`validate_distribution` (p first); sizes that differ raise
+    the one size-mismatch message (p and q are distributions over the same
+    vocabulary, seed 000).
+    """
     p_target = validate_distribution(p, "p")
     q_draft = validate_distribution(q, "q")
     if p_target.size != q_draft.size:
         raise InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
+    return p_target, q_draft
+
+
+def broadcast_rows(p: Sequence[float], q: Sequence[float], k: int) -> tuple[np.ndarray, np.ndarray]:
+    """One shared p and q (the seeds' simplification) -> rows (K+1, V) and (K, V)."""
+    k = check_k(k)
+    p_target, q_draft = validate_pair(p, q)
     return np.tile(p_target, (k + 1, 1)), np.tile(q_draft, (k, 1))

@@ -48,7 +48,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .distributions import _SEPARATORS, _check_text, _short, as_float_array, check_k, parse_number
+from .distributions import (
+    _check_text,
+    _parse_entries,
+    _short,
+    _split_entries,
+    as_float_array,
+    check_k,
+)
 from .errors import MAX_METRIC_POSITIONS, InvalidParameterError
 
 RATE_TOLERANCE = 1e-9  # a rate may exceed the one before it by this much (float rounding)
@@ -201,18 +208,18 @@ def parse_rates(text: str, *, name: str = "rates") -> np.ndarray:
         raise InvalidParameterError(
             f"{name}: is empty; type one rate per draft position, such as 0.805, 0.632, 0.483."
         )
-    tokens = [t for t in _SEPARATORS.split(body) if t]
-    if len(tokens) > MAX_METRIC_POSITIONS:
+    entries = _split_entries(body)
+    if len(entries) > MAX_METRIC_POSITIONS:
         raise InvalidParameterError(
-            f"{name}: has {len(tokens)} entries; at most {MAX_METRIC_POSITIONS} positions are "
+            f"{name}: has {len(entries)} entries; at most {MAX_METRIC_POSITIONS} positions are "
             "allowed."
         )
-    values = np.array([parse_number(t, entry=i + 1, name=name) for i, t in enumerate(tokens)])
+    values = np.array(_parse_entries(entries, name))
     outside = np.flatnonzero((values < 0) | (values > 1))
     if outside.size:
         i = int(outside[0])
         raise InvalidParameterError(
-            f"{name}: entry {i + 1} ({_short(tokens[i])}) is {values[i]:g}; a rate is a share "
+            f"{name}: entry {i + 1} ({_short(entries[i])}) is {values[i]:g}; a rate is a share "
             "of rounds, between 0 and 1 (type 80% or 0.8)."
         )
     return _check_rates(values, name)

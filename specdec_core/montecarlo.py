@@ -24,7 +24,6 @@ counting is shared.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, partial
 
@@ -108,9 +107,6 @@ class ChunkOutcome:
         emitted[:, :k] = np.where(kept, self.drafts.T, self.vocab)
         emitted[np.arange(n), self.n_accepted] = self.last
         return emitted
-
-
-ChunkSimulator = Callable[[RoundTables, int, np.random.Generator], ChunkOutcome]
 
 
 def correct_tables(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTables:
@@ -202,12 +198,12 @@ def sample_rows(table: InverseCdfTable, row_of, u: np.ndarray) -> np.ndarray:
     tokens = table.start.take(flat)
     odd = np.flatnonzero(table.spread.take(flat))  # uniforms in a bucket with a CDF step
     if odd.size:
-        row, s_odd = flat.ravel()[odd] // n_buckets, scaled.ravel()[odd]
+        odd_rows, s_odd = flat.ravel()[odd] // n_buckets, scaled.ravel()[odd]
         found = np.empty(odd.size, dtype=np.intp)
-        for r in np.unique(row):  # a binary search of the row's CDF, for these few only
-            at = row == r
-            found[at] = np.searchsorted(table.cdf[r], s_odd[at], side="right")
-        tokens.ravel()[odd] = np.minimum(found, table.last[row])
+        for row in np.unique(odd_rows):  # a binary search of the row's CDF, for these few only
+            at = odd_rows == row
+            found[at] = np.searchsorted(table.cdf[row], s_odd[at], side="right")
+        tokens.ravel()[odd] = np.minimum(found, table.last[odd_rows])
     return tokens
 
 
@@ -264,11 +260,11 @@ def small_vocab_sampler(dist_rows: np.ndarray) -> SmallVocabSampler:
     """Build the thresholds of :class:`SmallVocabSampler` for the rows (R, V)."""
     cdf = np.cumsum(dist_rows, axis=1)  # (R, V), summed as in inverse_cdf_table
     thresholds = np.ones((dist_rows.shape[1] - 1, dist_rows.shape[0]))  # (V-1, R)
-    for r, last in enumerate(_last_positive(dist_rows)):
-        total = float(cdf[r, -1])
-        for t in range(last):
-            thresholds[t, r] = smallest_coin(total, float(cdf[r, t]))
-    return SmallVocabSampler(thresholds)
+    for row, last in enumerate(_last_positive(dist_rows)):
+        total = float(cdf[row, -1])
+        for step in range(last):
+            thresholds[step, row] = smallest_coin(total, float(cdf[row, step]))
+    return SmallVocabSampler(thresholds=thresholds)
 
 
 RowSampler = SmallVocabSampler | InverseCdfTable  # .column(row, u), .by_row(row_of, u)
@@ -279,17 +275,6 @@ def row_sampler(dist_rows: np.ndarray) -> RowSampler:
     if dist_rows.shape[1] <= SMALL_VOCAB:
         return small_vocab_sampler(dist_rows)
     return inverse_cdf_table(dist_rows)
-
-
-def sample_columns(dist_rows: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Inverse-CDF samples, column j of ``u`` (n, J) from row j of ``dist_rows`` (J, V)."""
-    sampler = row_sampler(dist_rows)
-    return np.stack([sampler.column(j, np.ascontiguousarray(col)) for j, col in enumerate(u.T)], 1)
-
-
-def sample_by_row(dist_rows: np.ndarray, row_of: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Inverse-CDF samples, entry r from row ``row_of[r]`` of ``dist_rows`` (R, V), u (n,)."""
-    return row_sampler(dist_rows).by_row(np.asarray(row_of, dtype=np.intp), u)
 
 
 class UniformScratch:
@@ -322,25 +307,6 @@ class UniformScratch:
         columns = self._buffer(name, n * width).reshape(width, n)
         np.copyto(columns, rows.T)
         return columns
-
-
-def verify_step(tables: RoundTables, drafts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Verify: n_accepted = how many leading drafts pass u_i < A_i(x_i) -> (n,).
-
-    Draws one coin per draft position (n x K uniforms), also for positions after
-    the first rejection, which are never looked at (seed 003, Ex 2). The
-    round-by-round form of what :func:`positions_chunk` does position by position.
-    """
-    coins = rng.random(drafts.shape)  # (n, K)
-    kept = coins < tables.accept[np.arange(tables.k_drafts), drafts]  # (n, K)
-    return np.logical_and.accumulate(kept, axis=1).sum(axis=1)
-
-
-def emit_step(
-    drafts: np.ndarray, n_accepted: np.ndarray, last: np.ndarray, vocab: int
-) -> ChunkOutcome:
-    """The outcome of rounds given as drafts (n, K), drafts kept (n,) and last tokens (n,)."""
-    return ChunkOutcome(n_accepted, np.ascontiguousarray(drafts.T), last, vocab)
 
 
 def token_dtype(vocab: int) -> type[np.signedinteger]:
@@ -432,7 +398,7 @@ def positions_chunk(
     last = tables.final_sampler.by_row(n_accepted, rng.random(n))  # (n,)
     if not bonus:
         last[n_accepted == k] = tables.vocab
-    return ChunkOutcome(n_accepted, chosen, last, tables.vocab)
+    return ChunkOutcome(n_accepted=n_accepted, drafts=chosen, last=last, vocab=tables.vocab)
 
 
 def rounds_chunk(
@@ -494,4 +460,8 @@ def count_step(outcome: ChunkOutcome, vocab: int) -> RoundCounts:
     tokens_per_round = np.zeros(k + 2, dtype=np.intp)  # (K+2,)
     tokens_per_round[1:] += finals[:, :vocab].sum(axis=1)
     tokens_per_round[:-1] += finals[:, vocab]
-    return RoundCounts(position_counts, finals.sum(axis=1), tokens_per_round)
+    return RoundCounts(
+        position_counts=position_counts,
+        n_accepted_counts=finals.sum(axis=1),
+        tokens_per_round_counts=tokens_per_round,
+    )

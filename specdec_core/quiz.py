@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .distributions import default_labels, parse_number
+from .distributions import check_k, default_labels, parse_number
 from .errors import InvalidParameterError, SpecDecError
 from .sampling import acceptance_probability, acceptance_rate, residual_distribution, verify_round
 from .theory import expected_tokens
@@ -51,17 +51,17 @@ from .variants import (
 )
 from .variants_tree import tree_expected_tokens
 
-QUESTION_KINDS: dict[str, str] = {
-    "acceptance": "Acceptance probability of one drafted token",
-    "alpha": "Acceptance rate alpha of a draft/target pair",
-    "residual": "Residual (resample) probability of one token",
-    "tokens_out": "Tokens out of one round",
-    "expected_tokens": "Expected tokens per round",
-    "multi_draft": "Multi-draft: the second candidate after a rejection",
-    "tree": "Token tree: expected tokens per round",
-    "deterministic": "Deterministic draft (prompt lookup): the replacement token",
-    "typical_acceptance": "Typical acceptance (Medusa): how often a draft is kept",
-}
+QUESTION_KINDS: tuple[str, ...] = (  # the kinds of generated question, in menu order
+    "acceptance",
+    "alpha",
+    "residual",
+    "tokens_out",
+    "expected_tokens",
+    "multi_draft",
+    "tree",
+    "deterministic",
+    "typical_acceptance",
+)
 # Multiple-choice options for seed 003's "Quick self-test" (SELF_TEST, same order):
 # (options, index of the correct one). The seed's own answer is the worked answer.
 SEED_CHOICES: tuple[tuple[tuple[str, ...], int], ...] = (
@@ -113,13 +113,7 @@ def _check_rng(rng: object) -> np.random.Generator:
 
 
 def _check_vocab(v: object) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise InvalidParameterError(f"vocabulary size must be a whole number, got {v!r}.")
-    if not MIN_VOCAB <= v <= MAX_VOCAB_QUIZ:
-        raise InvalidParameterError(
-            f"vocabulary size = {v} is out of range; allowed: {MIN_VOCAB} to {MAX_VOCAB_QUIZ}."
-        )
-    return int(v)
+    return check_k(v, k_min=MIN_VOCAB, k_max=MAX_VOCAB_QUIZ, name="vocabulary size")
 
 
 def random_hundredths(rng: np.random.Generator, v: int) -> np.ndarray:
@@ -164,26 +158,30 @@ def random_pair(rng: np.random.Generator, v: int) -> tuple[np.ndarray, np.ndarra
     return p_target, q_draft
 
 
-def _fmt(x: float) -> str:
-    return f"{x:.2f}" if abs(x * 100 - round(x * 100)) < 1e-9 else f"{x:.3f}"
+def _fmt(value: float) -> str:
+    """Two decimals for whole hundredths, else three."""
+    return f"{value:.2f}" if abs(value * 100 - round(value * 100)) < 1e-9 else f"{value:.3f}"
 
 
-def _vec(x: np.ndarray) -> str:
-    return "[" + ", ".join(_fmt(float(v)) for v in x) + "]"
+def _vec(values: np.ndarray) -> str:
+    return "[" + ", ".join(_fmt(float(value)) for value in values) + "]"
 
 
-def _question(kind, prompt, answer, worked, labels, p, q, formula, token=None, integer=False):
+def _question(
+    kind: str, labels, p, q, *, prompt, answer, worked, formula, token=None, integer=False
+) -> QuizQuestion:
+    """A :class:`QuizQuestion` over tokens ``labels`` with target p and draft q (V,)."""
     return QuizQuestion(
-        kind,
-        prompt,
-        float(answer),
-        tuple(worked),
-        tuple(labels),
-        tuple(float(x) for x in p),
-        tuple(float(x) for x in q),
-        formula,
-        token,
-        integer,
+        kind=kind,
+        prompt=prompt,
+        answer=float(answer),
+        worked=tuple(worked),
+        labels=tuple(labels),
+        p_target=tuple(float(x) for x in p),
+        q_draft=tuple(float(x) for x in q),
+        formula=formula,
+        token=token,
+        integer=integer,
     )
 
 
@@ -206,7 +204,9 @@ def _acceptance(rng, labels, p, q):
         rf"a({labels[x]}) = \min\left(1, \frac{{{_fmt(p[x])}}}{{{_fmt(q[x])}}}\right)"
         rf" = {a:.3f}"
     )
-    return _question("acceptance", prompt, a, worked, labels, p, q, formula, token=x)
+    return _question(
+        "acceptance", labels, p, q, prompt=prompt, answer=a, worked=worked, formula=formula, token=x
+    )
 
 
 def _alpha(rng, labels, p, q):
@@ -217,16 +217,18 @@ def _alpha(rng, labels, p, q):
         "What is the acceptance rate alpha?"
     )
     worked = (
-        f"alpha = sum over x of min(p(x), q(x)) = {' + '.join(_fmt(v) for v in overlap)} "
+        f"alpha = sum over x of min(p(x), q(x)) = {' + '.join(_fmt(value) for value in overlap)} "
         f"= {alpha:.3f}.",
         f"Equivalently alpha = 1 - TV(p, q) = 1 - {1 - alpha:.3f}: the overlap of the two bar "
         "charts, and the chance that one drafted token is kept.",
     )
     formula = (
-        rf"\alpha = \sum_x \min(p(x), q(x)) = {' + '.join(_fmt(v) for v in overlap)}"
+        rf"\alpha = \sum_x \min(p(x), q(x)) = {' + '.join(_fmt(value) for value in overlap)}"
         rf" = {alpha:.3f}"
     )
-    return _question("alpha", prompt, alpha, worked, labels, p, q, formula)
+    return _question(
+        "alpha", labels, p, q, prompt=prompt, answer=alpha, worked=worked, formula=formula
+    )
 
 
 def _residual(rng, labels, p, q):
@@ -249,12 +251,22 @@ def _residual(rng, labels, p, q):
         rf"p_{{adj}}({labels[x]}) = \frac{{\max(0, {_fmt(p[x])} - {_fmt(q[x])})}}"
         rf"{{{z:.2f}}} = {adj[x]:.3f}"
     )
-    return _question("residual", prompt, adj[x], worked, labels, p, q, formula, token=x)
+    return _question(
+        "residual",
+        labels,
+        p,
+        q,
+        prompt=prompt,
+        answer=adj[x],
+        worked=worked,
+        formula=formula,
+        token=x,
+    )
 
 
 def _tokens_out(rng, labels, p, q):
     k = int(rng.integers(2, 5))
-    drafts = tuple(int(t) for t in rng.choice(len(labels), size=k, p=q))  # x_i ~ q
+    drafts = tuple(int(token) for token in rng.choice(len(labels), size=k, p=q))  # x_i ~ q
     coins = tuple(float(c) for c in np.round(rng.uniform(0.01, 0.99, size=k), 2))
     p_rows, q_rows = np.tile(p, (k + 1, 1)), np.tile(q, (k, 1))
     result = verify_round(p_rows, q_rows, drafts, uniforms=coins, rng=rng)
@@ -285,7 +297,15 @@ def _tokens_out(rng, labels, p, q):
         rf"\text{{({result.final_kind})}} = {result.n_emitted}"
     )
     return _question(
-        "tokens_out", prompt, result.n_emitted, lines, labels, p, q, formula, integer=True
+        "tokens_out",
+        labels,
+        p,
+        q,
+        prompt=prompt,
+        answer=result.n_emitted,
+        worked=lines,
+        formula=formula,
+        integer=True,
     )
 
 
@@ -307,7 +327,9 @@ def _expected_tokens(rng, labels, p, q):
         rf"\mathbb{{E}}[\text{{tokens}}] = \frac{{1 - {alpha:.2f}^{{{k + 1}}}}}"
         rf"{{1 - {alpha:.2f}}} = {e:.3f}"
     )
-    return _question("expected_tokens", prompt, e, worked, labels, p, q, formula)
+    return _question(
+        "expected_tokens", labels, p, q, prompt=prompt, answer=e, worked=worked, formula=formula
+    )
 
 
 def _multi_draft(rng, labels, p, q):
@@ -336,7 +358,17 @@ def _multi_draft(rng, labels, p, q):
         rf"a_2 = \min\left(1, \frac{{p_2({labels[x2]})}}{{q({labels[x2]})}}\right) = "
         rf"\min\left(1, \frac{{{p2[x2]:.3f}}}{{{_fmt(q[x2])}}}\right) = {a2:.3f}"
     )
-    return _question("multi_draft", prompt, a2, worked, labels, p, q, formula, token=x2)
+    return _question(
+        "multi_draft",
+        labels,
+        p,
+        q,
+        prompt=prompt,
+        answer=a2,
+        worked=worked,
+        formula=formula,
+        token=x2,
+    )
 
 
 def _tree(rng, labels, p, q):
@@ -362,11 +394,11 @@ def _tree(rng, labels, p, q):
         rf"\mathbb{{E}}[\text{{tokens}}] = 1 + \beta_2 + \beta_2 \alpha = 1 + {beta:.3f} + "
         rf"{beta:.3f} \cdot {a1:.3f} = {e:.3f}"
     )
-    return _question("tree", prompt, e, worked, labels, p, q, formula)
+    return _question("tree", labels, p, q, prompt=prompt, answer=e, worked=worked, formula=formula)
 
 
 def _deterministic(rng, labels, p, q):
-    x, y = (int(t) for t in rng.choice(len(labels), size=2, replace=False))
+    x, y = (int(token) for token in rng.choice(len(labels), size=2, replace=False))
     rule = onehot_general_rule(p, x)
     prompt = (
         f"Target p = {_vec(p)} over tokens {', '.join(labels)}. Prompt lookup proposes "
@@ -388,7 +420,15 @@ def _deterministic(rng, labels, p, q):
     )
     q_hot = one_hot(len(labels), x)
     return _question(
-        "deterministic", prompt, rule.replacement[y], worked, labels, p, q_hot, formula, token=y
+        "deterministic",
+        labels,
+        p,
+        q_hot,
+        prompt=prompt,
+        answer=rule.replacement[y],
+        worked=worked,
+        formula=formula,
+        token=y,
     )
 
 
@@ -396,7 +436,7 @@ def _typical(rng, labels, p, q):
     h = entropy(p)
     tau = typical_threshold(p)
     keep = typical_keep_rate(p, q)
-    passes = [lab for lab, v in zip(labels, p, strict=True) if v > tau]
+    passes = [label for label, p_x in zip(labels, p, strict=True) if p_x > tau]
     prompt = (
         f"Target p = {_vec(p)}, draft q = {_vec(q)} over tokens {', '.join(labels)}; the "
         f"entropy of p is H(p) = {h:.3f} nats. Medusa's typical acceptance keeps a draft x iff "
@@ -414,7 +454,16 @@ def _typical(rng, labels, p, q):
     formula = (
         rf"\tau = {tau:.4f},\quad P(\text{{keep}}) = \sum_{{x: p(x) > \tau}} q(x) = {keep:.3f}"
     )
-    return _question("typical_acceptance", prompt, keep, worked, labels, p, q, formula)
+    return _question(
+        "typical_acceptance",
+        labels,
+        p,
+        q,
+        prompt=prompt,
+        answer=keep,
+        worked=worked,
+        formula=formula,
+    )
 
 
 _BUILDERS = {

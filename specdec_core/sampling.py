@@ -23,23 +23,16 @@ from typing import Literal
 
 import numpy as np
 
-from .distributions import as_float_array, check_k, validate_distribution, validate_rows
-from .errors import InvalidDistributionError, InvalidParameterError, mismatch_message
+from .distributions import as_float_array, check_k, validate_pair, validate_rows
+from .errors import InvalidDistributionError, InvalidParameterError
 
 RESIDUAL_TOLERANCE = 1e-12  # residual mass at or below this counts as zero
 ROUNDING_ULPS = 4  # p(x) - q(x) within 4 units in the last place of p(x) is rounding
 FinalKind = Literal["bonus", "resample"]  # how a round's last token was drawn
 DraftStatus = Literal["accepted", "rejected", "discarded"]  # verdict at one draft position
 TokenStatus = Literal["accepted", "resampled", "bonus"]  # how an emitted token came about
+# The status of the token a final kind emits: the one mapping (pages and figures read it).
 FINAL_STATUS: dict[FinalKind, TokenStatus] = {"resample": "resampled", "bonus": "bonus"}
-# Display words of every DraftStatus and TokenStatus, one vocabulary for pages and figures.
-STATUS_LABELS: dict[str, str] = {
-    "accepted": "kept",
-    "rejected": "rejected",
-    "discarded": "discarded",
-    "resampled": "resampled",
-    "bonus": "bonus",
-}
 
 
 def acceptance_probability(p_x, q_x):
@@ -64,15 +57,6 @@ def acceptance_probability(p_x, q_x):
     return float(a) if a.ndim == 0 else a
 
 
-def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
-    """Checked p (V,) and q (V,) over the same vocabulary."""
-    p_target = validate_distribution(p, "p")
-    q_draft = validate_distribution(q, "q")
-    if p_target.shape != q_draft.shape:
-        raise InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
-    return p_target, q_draft
-
-
 def acceptance_rate(p, q) -> float:
     """alpha = sum_x min(p(x), q(x)) = 1 - TV(p, q).
 
@@ -81,13 +65,21 @@ def acceptance_rate(p, q) -> float:
     overlap area of the two bar charts; 1 when p = q, 0 for disjoint supports.
     The sum is clipped to [0, 1] against floating-point rounding (1 + 2e-16).
     """
-    p_target, q_draft = _pair(p, q)
-    return float(np.clip(np.minimum(p_target, q_draft).sum(), 0.0, 1.0))
+    return float(_overlap(*validate_pair(p, q)))
+
+
+def _overlap(p_rows: np.ndarray, q_rows: np.ndarray) -> np.ndarray:
+    """alpha = sum_x min(p(x), q(x)) along the last axis, in [0, 1], for checked rows.
+
+    The formula of :func:`acceptance_rate` without the checks: (R, V) rows give
+    (R,) rates (each position's, or each residual's along a chain).
+    """
+    return np.clip(np.minimum(p_rows, q_rows).sum(axis=-1), 0.0, 1.0)
 
 
 def residual_mass(p, q) -> float:
     """Z = sum_x max(0, p(x) - q(x)) = 1 - alpha: the chance a draft token is rejected."""
-    p_target, q_draft = _pair(p, q)
+    p_target, q_draft = validate_pair(p, q)
     return float(_residual(p_target, q_draft)[0].sum())
 
 
@@ -114,7 +106,7 @@ def residual_distribution(p, q) -> np.ndarray:
     the documented fallback is p itself, the distribution the output must
     follow. Returns a new float64 vector (V,).
     """
-    p_target, q_draft = _pair(p, q)
+    p_target, q_draft = validate_pair(p, q)
     return _residual(p_target, q_draft)[1]
 
 
@@ -179,11 +171,6 @@ class RoundResult:
     def final_status(self) -> TokenStatus:
         """How the last token came about: "resampled" (from the residual) or "bonus"."""
         return FINAL_STATUS[self.final_kind]
-
-    @property
-    def emitted_statuses(self) -> tuple[TokenStatus, ...]:
-        """One status per emitted token: the kept drafts, then the final token."""
-        return ("accepted",) * self.n_accepted + (self.final_status,)
 
     @property
     def n_emitted(self) -> int:
@@ -334,12 +321,25 @@ def _check_draft_tokens(draft_tokens, q_draft: np.ndarray) -> tuple[int, ...]:
         _token_id(x, v, f"draft token at position {i + 1}") for i, x in enumerate(entries)
     )
     for i, x in enumerate(tokens):
-        if q_draft[i, x] <= 0:
-            raise InvalidParameterError(
-                f"draft token at position {i + 1} (id {x}) has q = 0: the draft cannot have "
-                "sampled it. Pick a token with q > 0."
-            )
+        _check_drafted(q_draft[i, x], f"draft token at position {i + 1} (id {x})")
     return tokens
+
+
+def _check_drafted(q_x: float, what: str) -> None:
+    """A drafted token has q(x) > 0, else the draft cannot have sampled it."""
+    if q_x <= 0:
+        raise InvalidParameterError(
+            f"{what} has q = 0: the draft cannot have sampled it. Pick a token with q > 0."
+        )
+
+
+def _check_final_token(dist: np.ndarray, token: int, where: str) -> None:
+    """A given final token has probability > 0 under ``dist``, the distribution it is drawn from."""
+    if dist[token] <= 0:
+        raise InvalidParameterError(
+            f"final token {token} has probability 0 under {where}; choose a token with "
+            "positive probability there."
+        )
 
 
 def check_coins(
@@ -427,12 +427,9 @@ def verify_round(
         final_token=checked.final_token,
         rng=rng,
     )
-    token, dist = result.final_token, result.final_distribution
-    if checked.final_token is not None and dist[token] <= 0:
-        raise InvalidParameterError(
-            f"final token {token} has probability 0 under the {result.final_kind} distribution; "
-            "choose a token with positive probability there."
-        )
+    if checked.final_token is not None:
+        where = f"the {result.final_kind} distribution"
+        _check_final_token(result.final_distribution, result.final_token, where)
     return result
 
 

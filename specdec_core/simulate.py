@@ -6,7 +6,8 @@ does one at a time, but for a whole chunk of rounds per numpy call (the steps
 live in :mod:`specdec_core.montecarlo`). Besides the correct algorithm it runs
 deliberately broken VARIANTS, so that a student can watch the chi-square test
 catch each bug. ``SIMULATED_VARIANTS`` is the one registry of rules: name ->
-display label, description, per-run tables and per-chunk simulator.
+flags, per-run tables and per-chunk simulator (the pages' words for each name
+live in ``specdec_ui/words.py``).
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from .distributions import as_float_array, check_k, validate_rows
+from .distributions import as_float_array, check_k, position_rows
 from .errors import (
     MAX_ROUNDS,
     MAX_SIM_CELLS,
@@ -27,6 +28,7 @@ from .errors import (
     mismatch_message,
 )
 from .montecarlo import ChunkOutcome, RoundTables, correct_tables, count_step, rounds_chunk
+from .sampling import _overlap
 from .theory import tokens_per_round_distribution
 from .variants_sim import (
     candidates_chunk,
@@ -36,10 +38,12 @@ from .variants_sim import (
     typical_tables,
 )
 
+KeepRule = Literal["probabilistic", "strict"]  # which keep chance the round-length law uses
+
 
 @dataclass(frozen=True)
 class SimulatedVariant:
-    """One rule the Monte Carlo can run: its names, its tables and its chunk of rounds.
+    """One rule the Monte Carlo can run: its flags, its tables and its chunk of rounds.
 
     ``tables(p_rows, q_rows, **options)`` runs once per run and returns what the
     chunks reuse (a :class:`RoundTables`, or any object the variant's own
@@ -47,19 +51,17 @@ class SimulatedVariant:
     ``chunk(tables, n, rng)`` simulates n rounds, vectorised, and returns a
     :class:`ChunkOutcome`; counting is shared. ``options`` names the keyword
     options ``simulate_rounds`` may pass on to ``tables``. ``lossless``: the rule's
-    tokens follow p, so the chi-square must pass (a "Bug: ..." is not lossless).
+    tokens follow p, so the chi-square must pass (a deliberately broken rule is not).
     ``keep_rule``: which keep chance the round-length theory uses, "probabilistic"
     (alpha = sum min(p, q), or the variant's own keep probabilities) or "strict"
     (beta = sum p q, an exact match of the target's own sample).
     """
 
-    label: str  # display name for menus ("Bug: ..." for a broken rule)
-    description: str  # what it does, and what is wrong with it
     tables: Callable[..., Any]  # (p_rows (K+1, V), q_rows (K, V), **options), once per run
     chunk: Callable[[Any, int, np.random.Generator], ChunkOutcome]  # n rounds at a time
     options: tuple[str, ...] = ()  # keyword options simulate_rounds passes on to ``tables``
     lossless: bool = False  # the emitted tokens follow p (True for the correct rules)
-    keep_rule: str = "probabilistic"  # "probabilistic" (min(1, p/q)) or "strict" (x == y ~ p)
+    keep_rule: KeepRule = "probabilistic"  # min(1, p/q), or "strict": x == y ~ p
 
 
 def _tables_accept_if_p_ge_q(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTables:
@@ -74,100 +76,74 @@ def _tables_resample_from_p(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTabl
     return replace(correct_tables(p_rows, q_rows), final_rows=p_rows.copy())
 
 
-# The variant vocabulary, defined once: name -> labels, tables and chunk simulator.
-# To add a rule, add one entry here (its chunk function may live in another module).
+# The variant vocabulary, defined once: name -> flags, tables and chunk simulator. To add
+# a rule, add one entry here (its chunk function may live in another module) and its words
+# to specdec_ui/words.py (a test checks that every name has them).
 SIMULATED_VARIANTS: dict[str, SimulatedVariant] = {
+    # As published (Leviathan et al. 2023, Algorithm 1).
     "correct": SimulatedVariant(
-        label="Correct algorithm",
-        description="As published: keep x with probability min(1, p/q), replace the first "
-        "rejected token by a sample of norm(max(0, p - q)), and draw a bonus token from p when "
-        "all K are kept.",
         tables=correct_tables,
         chunk=rounds_chunk,
         lossless=True,
     ),
+    # vLLM's rejection_sample_method = "strict", mlx-lm: keep x iff x == y ~ p, else emit y.
     "strict": SimulatedVariant(
-        label="Strict verification (exact match)",
-        description="As vLLM's rejection_sample_method = strict and mlx-lm do it: the target "
-        "samples its own token y from p at each position and keeps the draft only if it is "
-        "the same token; at the first mismatch it emits y (a bonus from p when all K match). "
-        "Lossless too, but a draft is kept with beta = sum p q instead of alpha = sum min(p, q), "
-        "so rounds are shorter.",
         tables=strict_tables,
         chunk=strict_chunk,
         lossless=True,
         keep_rule="strict",
     ),
+    # Bug: after a rejection the token comes from p, not the residual.
     "resample_from_p": SimulatedVariant(
-        label="Bug: resample from p",
-        description="Bug: a rejected token is replaced by a sample of p instead of the residual "
-        "max(0, p - q). Tokens the draft already over-proposes come out too often.",
         tables=_tables_resample_from_p,
         chunk=rounds_chunk,
     ),
+    # Bug: keep x iff p(x) >= q(x), no coin.
     "accept_if_p_ge_q": SimulatedVariant(
-        label="Bug: accept when p >= q",
-        description="Bug: keep x if and only if p(x) >= q(x), a rule some tutorials state, "
-        "instead of keeping it with probability min(1, p/q).",
         tables=_tables_accept_if_p_ge_q,
         chunk=rounds_chunk,
     ),
+    # Bug: the draft proposes argmax q, the ratio still divides by the softmax q.
     "ratio_with_wrong_q": SimulatedVariant(
-        label="Bug: greedy draft, softmax q in the ratio",
-        description="Bug: the draft proposes its top token greedily, but the ratio still uses "
-        "its softmax q. The q in p/q must be the distribution the draft really sampled from.",
         tables=correct_tables,
         chunk=partial(rounds_chunk, greedy_draft=True),
     ),
+    # Bug: no bonus token after K kept drafts (tokens follow p, round lengths do not).
     "no_bonus": SimulatedVariant(
-        label="Bug: no bonus token",
-        description="Bug: when all K drafts are kept, no bonus token is drawn. The tokens still "
-        "follow p, but rounds are shorter: only the tokens-per-round law catches this one.",
         tables=correct_tables,
         chunk=partial(rounds_chunk, bonus=False),
     ),
+    # Bug: strict verification that emits a fresh sample of p at a mismatch instead of y.
     "strict_fresh_sample": SimulatedVariant(
-        label="Bug: strict, a fresh sample after a mismatch",
-        description="Bug: strict verification that, at a mismatch, throws away the target's "
-        "sample y and emits a new sample of p. That new sample can be the draft's token again, "
-        "so tokens the draft proposes often come out too often.",
         tables=strict_tables,
         chunk=partial(strict_chunk, fresh_after_mismatch=True),
         keep_rule="strict",
     ),
 }
-VARIANTS: dict[str, str] = {name: v.description for name, v in SIMULATED_VARIANTS.items()}
-VARIANT_LABELS: dict[str, str] = {name: v.label for name, v in SIMULATED_VARIANTS.items()}
+VARIANTS: tuple[str, ...] = tuple(SIMULATED_VARIANTS)  # the Losslessness lab's menu, in order
 # Variants of the algorithm itself (issue 11; tables and chunk in specdec_core/variants_sim.py),
 # run by the Variants lab. Kept apart from VARIANTS, the Losslessness lab's correct-or-bug menu.
 ALGORITHM_VARIANTS: dict[str, SimulatedVariant] = {
+    # SpecInfer: m candidates per position, the residual update after each rejection.
     "multi_draft": SimulatedVariant(
-        label="Multi-draft (SpecInfer)",
-        description="m candidates per position, tried in order with min(1, p_i/q); after each "
-        "rejection the target shrinks to its residual norm(max(0, p_i - q)). Lossless.",
         tables=multidraft_tables,
         chunk=candidates_chunk,
         options=("n_candidates",),
         lossless=True,
     ),
+    # Bug: every candidate meets the original p, never its residual.
     "multi_draft_no_residual": SimulatedVariant(
-        label="Bug: multi-draft without the residual update",
-        description="Bug: every candidate is tried against the original p, never its residual. "
-        "Later candidates are kept too often.",
         tables=partial(multidraft_tables, update_residual=False),
         chunk=candidates_chunk,
         options=("n_candidates",),
     ),
+    # Medusa: keep x iff p(x) > min(epsilon, delta exp(-H(p))), no coin; NOT lossless.
     "typical_acceptance": SimulatedVariant(
-        label="Typical acceptance (Medusa)",
-        description="Keep x iff p(x) > min(epsilon, delta exp(-H(p))), no coin, q never looked "
-        "at; after the kept prefix, argmax p. Faster, NOT lossless.",
         tables=typical_tables,
         chunk=candidates_chunk,
         options=("epsilon", "delta", "after_rejection"),
     ),
 }
-ALGORITHM_VARIANT_LABELS: dict[str, str] = {n: v.label for n, v in ALGORITHM_VARIANTS.items()}
 _ALL_RULES: dict[str, SimulatedVariant] = SIMULATED_VARIANTS | ALGORITHM_VARIANTS
 CHUNK_ROUNDS = 1 << 16  # rounds per numpy block: bounds a run's memory; part of the seed's stream
 
@@ -227,23 +203,15 @@ class SimulationResult:
         strict verification) when it has them."""
         if self.keep_probabilities is not None:
             return self.keep_probabilities
-        return np.clip(np.minimum(self.p_rows[:-1], self.q_rows).sum(axis=1), 0.0, 1.0)
+        return _overlap(self.p_rows[:-1], self.q_rows)
 
     @property
     def drafted_accepted_fraction(self) -> float:
         """Empirical acceptance: drafts kept / drafts checked. Positions after the
         first rejection are never checked and do not count."""
-        n = np.arange(self.k_drafts + 1)
-        checked = (np.minimum(n + 1, self.k_drafts) * self.n_accepted_counts).sum()
-        return float((n * self.n_accepted_counts).sum() / checked)
-
-
-def _rows(x, name: str, n_rows: int, v: int | None = None) -> np.ndarray:
-    """Checked rows (n_rows, V); a 1-D vector is repeated at every position."""
-    arr = as_float_array(x, f"{name}: not an array of numbers")
-    if arr.ndim == 1:
-        arr = np.tile(arr, (n_rows, 1))
-    return validate_rows(arr, name, n_rows, v)
+        kept = np.arange(self.k_drafts + 1)  # (K+1,) drafts kept in a round, 0..K
+        checked = (np.minimum(kept + 1, self.k_drafts) * self.n_accepted_counts).sum()
+        return float((kept * self.n_accepted_counts).sum() / checked)
 
 
 def _check_simulation(p, q, k, n_rounds, variant, options=()):
@@ -264,12 +232,12 @@ def _check_simulation(p, q, k, n_rounds, variant, options=()):
         raise InvalidParameterError(
             f"n_rounds = {n_rounds} is out of range; allowed: 1 to {MAX_ROUNDS:,}."
         )
-    q_rows = _rows(q, "q", k)  # (K, V)
+    q_rows = position_rows(q, "q", k)  # (K, V)
     v = q_rows.shape[1]
     p_arr = as_float_array(p, "p: not an array of numbers")
     if p_arr.ndim == 1 and p_arr.size != v:
         raise InvalidDistributionError(mismatch_message(p_arr.size, v))
-    p_rows = _rows(p_arr, "p", k + 1, v)  # (K+1, V)
+    p_rows = position_rows(p_arr, "p", k + 1, v)  # (K+1, V)
     if n_rounds * v > MAX_SIM_CELLS:
         raise InvalidParameterError(
             f"n_rounds x V = {n_rounds * v:,} is too large; at most {MAX_SIM_CELLS:,}."
@@ -367,7 +335,10 @@ def chi_square_test(observed, probabilities) -> GoodnessOfFit:
     expected = obs.sum() * probs / probs.sum()
     impossible = (probs <= 0) & (obs > 0)
     if impossible.any():
-        return GoodnessOfFit(float("inf"), max(int((probs > 0).sum()) - 1, 1), 0.0, obs, expected)
+        dof = max(int((probs > 0).sum()) - 1, 1)
+        return GoodnessOfFit(
+            statistic=float("inf"), dof=dof, p_value=0.0, observed=obs, expected=expected
+        )
     small = (expected < 5) & (probs > 0)
     cells_o = list(obs[(expected >= 5)])
     cells_e = list(expected[(expected >= 5)])
@@ -383,9 +354,10 @@ def chi_square_test(observed, probabilities) -> GoodnessOfFit:
     o, e = np.array(cells_o), np.array(cells_e)
     dof = max(len(o) - 1, 0)
     if dof == 0:
-        return GoodnessOfFit(0.0, 0, 1.0, obs, expected)
+        return GoodnessOfFit(statistic=0.0, dof=0, p_value=1.0, observed=obs, expected=expected)
     stat = float(((o - e) ** 2 / e).sum())
-    return GoodnessOfFit(stat, dof, chi2_sf(stat, dof), obs, expected)
+    p_value = chi2_sf(stat, dof)
+    return GoodnessOfFit(statistic=stat, dof=dof, p_value=p_value, observed=obs, expected=expected)
 
 
 @dataclass(frozen=True)
@@ -425,7 +397,17 @@ def losslessness_test(
     dof = int(sum(f.dof for f in fits))
     p_value = 1.0 if dof == 0 else (0.0 if not np.isfinite(stat) else chi2_sf(stat, dof))
     observed = result.emitted_counts.astype(np.float64)
-    pooled = GoodnessOfFit(stat, dof, p_value, observed, result.expected_counts)
+    pooled = GoodnessOfFit(
+        statistic=stat,
+        dof=dof,
+        p_value=p_value,
+        observed=observed,
+        expected=result.expected_counts,
+    )
     lengths = result.tokens_per_round_counts[1:]  # (K+1,) rounds of 1..K+1 tokens
     law = tokens_per_round_distribution(result.alphas)
-    return LosslessnessReport(pooled, chi_square_test(lengths, law), significance)
+    return LosslessnessReport(
+        tokens=pooled,
+        tokens_per_round=chi_square_test(lengths, law),
+        significance=significance,
+    )

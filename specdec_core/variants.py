@@ -30,19 +30,22 @@ or from given uniforms (coins), like :func:`specdec_core.verify_round`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 
-from .distributions import check_k, validate_distribution
+from .distributions import as_float_array, check_k, validate_distribution, validate_pair
 from .errors import InvalidDistributionError, InvalidParameterError, mismatch_message
 from .sampling import (
     RESIDUAL_TOLERANCE,
+    _check_drafted,
+    _check_final_token,
+    _overlap,
+    _residual,
     acceptance_probability,
     check_coins,
-    residual_distribution,
     sample_index,
     take_coin,
 )
@@ -52,12 +55,14 @@ MAX_CANDIDATES = 16  # candidates at one position (the page offers 1..8)
 MAX_CANDIDATES_THEORY = 64  # largest m for multidraft_acceptance
 MEDUSA_EPSILON = 0.09  # Medusa's posterior_threshold default (medusa_generate)
 MEDUSA_DELTA = 0.3  # Medusa's posterior_alpha default, "recommended sqrt(posterior_threshold)"
+# What typical acceptance emits after the kept prefix: "argmax" is Medusa's default
+# (fast=True), argmax p; "truncated_sample" is Medusa with fast=False, a sample of p
+# restricted to the tokens whose probability reaches the threshold.
 AfterRejection = Literal["argmax", "truncated_sample"]
-AFTER_REJECTION: dict[str, str] = {
-    "argmax": "Medusa's default (fast=True): the token after the kept prefix is argmax p.",
-    "truncated_sample": "Medusa with fast=False: a sample of p restricted to the tokens whose "
-    "probability reaches the threshold.",
-}
+AFTER_REJECTION: tuple[AfterRejection, ...] = get_args(AfterRejection)
+
+# Each public function below checks its arguments once, then calls private helpers
+# (``_name``) that trust them, as sampling.validate_round checks and decide_round decides.
 
 
 # ---------------------------------------------------------------------------
@@ -70,12 +75,9 @@ def check_candidates(m: object, *, m_max: int = MAX_CANDIDATES) -> int:
     return check_k(m, k_max=m_max, name="number of candidates m")
 
 
-def _draft_rows_for(q, m: int, v: int) -> np.ndarray:
+def _draft_rows_for(q, m: int) -> np.ndarray:
     """q as (V,) shared by every candidate, or one row per candidate -> (m, V)."""
-    try:
-        q_arr = np.array(q, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError) as err:
-        raise InvalidDistributionError(f"q: not a table of numbers ({err}).") from None
+    q_arr = as_float_array(q, "q: not a table of numbers")
     if q_arr.ndim == 1:
         return np.tile(validate_distribution(q_arr, "q"), (m, 1))
     if q_arr.ndim != 2 or q_arr.shape[0] != m:
@@ -112,11 +114,7 @@ def _final(dist: np.ndarray, final_token, rng, what: str) -> tuple[int, float | 
         u = take_coin((), 0, rng, what)
         return int(sample_index(dist, u)), u
     token = _token(final_token, dist.size, "final token")
-    if dist[token] <= 0:
-        raise InvalidParameterError(
-            f"final token {token} has probability 0 under {what}; choose a token with "
-            "positive probability there."
-        )
+    _check_final_token(dist, token, what)
     return token, None
 
 
@@ -170,16 +168,27 @@ def _check_step_inputs(p, q, candidates):
     p_target = validate_distribution(p, "p")  # (V,)
     tokens = tuple(np.asarray(candidates).reshape(-1).tolist())
     m = check_candidates(len(tokens))
-    q_rows = _draft_rows_for(q, m, p_target.size)  # (m, V)
+    q_rows = _draft_rows_for(q, m)  # (m, V)
     _same_size(p_target, q_rows)
     for i, x in enumerate(tokens):
         _token(x, p_target.size, f"candidate {i + 1}")
-        if q_rows[i, x] <= 0:
-            raise InvalidParameterError(
-                f"candidate {i + 1} (id {x}) has q = 0: the draft cannot have sampled it. "
-                "Pick a token with q > 0."
-            )
+        _check_drafted(q_rows[i, x], f"candidate {i + 1} (id {x})")
     return p_target, q_rows, tuple(int(x) for x in tokens)
+
+
+def _candidate_step(i: int, x: int, p_i: np.ndarray, q_x: float, u: float) -> CandidateStep:
+    """Candidate i (token x) against the current target p_i: keep iff u < min(1, p_i(x)/q(x))."""
+    a = float(acceptance_probability(p_i[x], q_x))
+    return CandidateStep(
+        index=i,
+        token=x,
+        p_x=float(p_i[x]),
+        q_x=q_x,
+        ratio=float(p_i[x]) / q_x,
+        acceptance_probability=a,
+        coin=u,
+        accepted=u < a,
+    )
 
 
 def multidraft_step(
@@ -205,15 +214,33 @@ def multidraft_step(
     coins = check_coins(uniforms, len(tokens), count="m", per="candidate")
     targets, steps = [p_target], []
     for i, x in enumerate(tokens):
-        p_i, q_x = targets[-1], float(q_rows[i, x])
-        a = float(acceptance_probability(p_i[x], q_x))
         u = take_coin(coins, i, rng, f"the coin for candidate {i + 1}")
-        steps.append(CandidateStep(i, x, float(p_i[x]), q_x, float(p_i[x]) / q_x, a, u, u < a))
-        if u < a:
-            return MultiDraftResult(tokens, q_rows, tuple(targets), tuple(steps), i, x, None)
-        targets.append(residual_distribution(p_i, q_rows[i]))
-    token, u_final = _final(targets[-1], final_token, rng, "the last residual p_(m+1)")
-    return MultiDraftResult(tokens, q_rows, tuple(targets), tuple(steps), None, token, u_final)
+        steps.append(_candidate_step(i, x, targets[-1], float(q_rows[i, x]), u))
+        if steps[-1].accepted:
+            break
+        targets.append(_residual(targets[-1], q_rows[i])[1])
+    kept = len(steps) - 1 if steps[-1].accepted else None
+    if kept is None:
+        token, u_final = _final(targets[-1], final_token, rng, "the last residual p_(m+1)")
+    else:
+        token, u_final = tokens[kept], None
+    return MultiDraftResult(
+        candidates=tokens,
+        q_rows=q_rows,
+        targets=tuple(targets),
+        steps=tuple(steps),
+        kept_index=kept,
+        emitted_token=token,
+        final_coin=u_final,
+    )
+
+
+def _chain(p_target: np.ndarray, q_draft: np.ndarray, m: int) -> np.ndarray:
+    """p_1 = p, p_{i+1} = norm(max(0, p_i - q)), i = 1..m -> (m+1, V), on checked rows."""
+    chain = [p_target]
+    for _ in range(m):
+        chain.append(_residual(chain[-1], q_draft)[1])
+    return np.stack(chain)
 
 
 def residual_chain(p, q, m: int) -> np.ndarray:
@@ -224,20 +251,15 @@ def residual_chain(p, q, m: int) -> np.ndarray:
     p_i (the fallback of :func:`residual_distribution`).
     """
     m = check_candidates(m, m_max=MAX_CANDIDATES_THEORY)
-    p_target = validate_distribution(p, "p")
-    q_draft = validate_distribution(q, "q")
-    _same_size(p_target, q_draft)
-    chain = [p_target]
-    for _ in range(m):
-        chain.append(residual_distribution(chain[-1], q_draft))
-    return np.stack(chain)
+    p_target, q_draft = validate_pair(p, q)
+    return _chain(p_target, q_draft, m)
 
 
 def chain_alphas(p, q, m: int) -> np.ndarray:
     """alpha_i = sum_x min(p_i(x), q(x)) along the residual chain, i = 1..m -> (m,)."""
-    chain = residual_chain(p, q, m)  # (m+1, V)
-    q_draft = validate_distribution(q, "q")
-    return np.clip(np.minimum(chain[:-1], q_draft).sum(axis=1), 0.0, 1.0)
+    m = check_candidates(m, m_max=MAX_CANDIDATES_THEORY)
+    p_target, q_draft = validate_pair(p, q)
+    return _overlap(_chain(p_target, q_draft, m)[:-1], q_draft)
 
 
 def multidraft_acceptance(p, q, m):
@@ -256,10 +278,20 @@ def multidraft_acceptance(p, q, m):
         raise InvalidParameterError(
             f"number of candidates m must lie in 1..{MAX_CANDIDATES_THEORY}, got {m!r}."
         )
-    alphas = chain_alphas(p, q, int(m_arr.max()))  # (max m,)
+    p_target, q_draft = validate_pair(p, q)
+    alphas = _overlap(_chain(p_target, q_draft, int(m_arr.max()))[:-1], q_draft)  # (max m,)
     beta = 1.0 - np.cumprod(1.0 - alphas)  # (max m,)
     out = beta[m_arr - 1]
     return float(out) if out.ndim == 0 else out
+
+
+def _multidraft_emitted(p_target: np.ndarray, q_draft: np.ndarray, m: int) -> np.ndarray:
+    """The law of :func:`multidraft_emitted` on checked p, q (V,) and m."""
+    chain = _chain(p_target, q_draft, m)  # (m+1, V)
+    overlap = np.minimum(chain[:-1], q_draft)  # (m, V)
+    alphas = overlap.sum(axis=1)  # (m,)
+    reach = np.concatenate([[1.0], np.cumprod(1.0 - alphas)])  # (m+1,)
+    return (reach[:-1, None] * overlap).sum(axis=0) + reach[-1] * chain[-1]
 
 
 def multidraft_emitted(p, q, m: int) -> np.ndarray:
@@ -270,12 +302,9 @@ def multidraft_emitted(p, q, m: int) -> np.ndarray:
     token y with prob q(y) min(1, p_i(y)/q(y)) = min(p_i(y), q(y)). Equals p
     (the losslessness of SpecInfer's rule); computed, not assumed.
     """
-    chain = residual_chain(p, q, m)  # (m+1, V)
-    q_draft = validate_distribution(q, "q")
-    overlap = np.minimum(chain[:-1], q_draft)  # (m, V)
-    alphas = overlap.sum(axis=1)  # (m,)
-    reach = np.concatenate([[1.0], np.cumprod(1.0 - alphas)])  # (m+1,)
-    return (reach[:-1, None] * overlap).sum(axis=0) + reach[-1] * chain[-1]
+    m = check_candidates(m, m_max=MAX_CANDIDATES_THEORY)
+    p_target, q_draft = validate_pair(p, q)
+    return _multidraft_emitted(p_target, q_draft, m)
 
 
 # ---------------------------------------------------------------------------
@@ -298,11 +327,26 @@ class OneHotRule:
         return out
 
 
+def _one_hot(v: int, x: int) -> np.ndarray:
+    """onehot(x) over V tokens -> (V,), for a checked token id x."""
+    q_draft = np.zeros(v)
+    q_draft[x] = 1.0
+    return q_draft
+
+
 def one_hot(v: int, x: int) -> np.ndarray:
     """The draft distribution of a deterministic draft: q = onehot(x) -> (V,)."""
-    q_draft = np.zeros(int(v))
-    q_draft[_token(x, int(v), "token")] = 1.0
-    return q_draft
+    return _one_hot(int(v), _token(x, int(v), "token"))
+
+
+def _general_rule(p_target: np.ndarray, x: int) -> OneHotRule:
+    """The rule of :func:`onehot_general_rule` on a checked p (V,) and token x."""
+    q_draft = _one_hot(p_target.size, x)
+    return OneHotRule(
+        token=x,
+        keep_probability=float(acceptance_probability(p_target[x], q_draft[x])),
+        replacement=_residual(p_target, q_draft)[1],
+    )
 
 
 def onehot_general_rule(p, x: int) -> OneHotRule:
@@ -314,10 +358,7 @@ def onehot_general_rule(p, x: int) -> OneHotRule:
     nothing is ever rejected and the replacement falls back to p.
     """
     p_target = validate_distribution(p, "p")
-    x = _token(x, p_target.size, "draft token")
-    q_draft = one_hot(p_target.size, x)
-    keep = float(acceptance_probability(p_target[x], q_draft[x]))
-    return OneHotRule(x, keep, residual_distribution(p_target, q_draft))
+    return _general_rule(p_target, _token(x, p_target.size, "draft token"))
 
 
 def onehot_match_rule(p, x: int) -> OneHotRule:
@@ -335,7 +376,7 @@ def onehot_match_rule(p, x: int) -> OneHotRule:
     total = mismatch.sum()
     # A mismatch this unlikely is no event at all: the same cut as the residual's.
     replacement = mismatch / total if total > RESIDUAL_TOLERANCE else p_target.copy()
-    return OneHotRule(x, float(p_target[x]), replacement)
+    return OneHotRule(token=x, keep_probability=float(p_target[x]), replacement=replacement)
 
 
 @dataclass(frozen=True)
@@ -353,13 +394,17 @@ class MatchStep:
     emitted_token: int  # x if kept, else y
 
 
+def _match_step(p_target: np.ndarray, x: int, u: float) -> MatchStep:
+    """y = F_p^{-1}(u); keep x iff y == x, else emit y (checked p, x and u)."""
+    y = int(sample_index(p_target, u))
+    return MatchStep(token=x, sampled=y, coin=u, accepted=y == x, emitted_token=y)
+
+
 def onehot_match_step(p, x: int, *, uniform: float | None = None, rng=None) -> MatchStep:
     """Verify a deterministic draft x: y = F_p^{-1}(u), keep x iff y == x, else emit y."""
     p_target = validate_distribution(p, "p")
     x = _token(x, p_target.size, "draft token")
-    u = take_coin(_one_coin(uniform), 0, rng, "the coin")
-    y = int(sample_index(p_target, u))
-    return MatchStep(x, y, u, y == x, y)
+    return _match_step(p_target, x, take_coin(_one_coin(uniform), 0, rng, "the coin"))
 
 
 def greedy_rule(p, x: int) -> OneHotRule:
@@ -372,7 +417,9 @@ def greedy_rule(p, x: int) -> OneHotRule:
     p_target = validate_distribution(p, "p")
     x = _token(x, p_target.size, "draft token")
     best = int(np.argmax(p_target))
-    return OneHotRule(x, float(x == best), one_hot(p_target.size, best))
+    return OneHotRule(
+        token=x, keep_probability=float(x == best), replacement=_one_hot(p_target.size, best)
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -389,10 +436,18 @@ def strict_acceptance(p, q) -> float:
     probabilistic rule keeps everything. Seed 000: 0.245 against alpha = 0.85.
     (vLLM ``rejection_sample_method = "strict"``; mlx-lm's exact-match check.)
     """
-    p_target = validate_distribution(p, "p")
-    q_draft = validate_distribution(q, "q")
-    _same_size(p_target, q_draft)
+    p_target, q_draft = validate_pair(p, q)
     return float(np.clip(np.dot(p_target, q_draft), 0.0, 1.0))
+
+
+def _strict_emitted(
+    p_target: np.ndarray, q_draft: np.ndarray, fresh_after_mismatch: bool
+) -> np.ndarray:
+    """The law of :func:`strict_emitted` on checked p, q (V,)."""
+    kept = p_target * q_draft  # (V,) x = y = token
+    if fresh_after_mismatch:
+        return kept + (1.0 - kept.sum()) * p_target
+    return kept + p_target * (1.0 - q_draft)  # (V,) x != y = token
 
 
 def strict_emitted(p, q, *, fresh_after_mismatch: bool = False) -> np.ndarray:
@@ -406,13 +461,8 @@ def strict_emitted(p, q, *, fresh_after_mismatch: bool = False) -> np.ndarray:
     of y) e(y) = p(y) q(y) + (1 - beta) p(y), which is p only when q is flat on p's
     support; tokens with q(y) > beta come out too often.
     """
-    p_target = validate_distribution(p, "p")
-    q_draft = validate_distribution(q, "q")
-    _same_size(p_target, q_draft)
-    kept = p_target * q_draft  # (V,) x = y = token
-    if fresh_after_mismatch:
-        return kept + (1.0 - kept.sum()) * p_target
-    return kept + p_target * (1.0 - q_draft)  # (V,) x != y = token
+    p_target, q_draft = validate_pair(p, q)
+    return _strict_emitted(p_target, q_draft, fresh_after_mismatch)
 
 
 def strict_step(p, q, x: int, *, uniform: float | None = None, rng=None) -> MatchStep:
@@ -427,11 +477,8 @@ def strict_step(p, q, x: int, *, uniform: float | None = None, rng=None) -> Matc
     p_target = validate_distribution(p, "p")
     _same_size(p_target, q_draft)
     x = _token(x, q_draft.size, "draft token")
-    if q_draft[x] <= 0:
-        raise InvalidParameterError(
-            f"draft token {x} has q = 0: the draft cannot have sampled it. Pick a token with q > 0."
-        )
-    return onehot_match_step(p_target, x, uniform=uniform, rng=rng)
+    _check_drafted(q_draft[x], f"draft token {x}")
+    return _match_step(p_target, x, take_coin(_one_coin(uniform), 0, rng, "the coin"))
 
 
 def strict_expected_tokens(p, q, k: int) -> float:
@@ -463,15 +510,24 @@ def _check_typical(epsilon: float, delta: float, after_rejection: str) -> None:
         )
 
 
+def _entropy(p_target: np.ndarray) -> float:
+    """H(p) = -sum_x p(x) ln p(x) in nats (0 ln 0 = 0), for a checked p (V,)."""
+    nz = p_target[p_target > 0]
+    return float(-(nz * np.log(nz)).sum())
+
+
 def entropy(p) -> float:
     """Shannon entropy H(p) = -sum_x p(x) ln p(x) in nats (0 ln 0 = 0).
 
     Medusa's code adds 1e-5 inside the log; the difference is below 1e-4
     for the small vocabularies here, and the exact value is what we teach.
     """
-    p_target = validate_distribution(p, "p")
-    nz = p_target[p_target > 0]
-    return float(-(nz * np.log(nz)).sum())
+    return _entropy(validate_distribution(p, "p"))
+
+
+def _threshold(entropy_nats: float, epsilon: float, delta: float) -> float:
+    """tau = min(epsilon, delta * exp(-H)) for the entropy H of p."""
+    return float(min(epsilon, delta * np.exp(-entropy_nats)))
 
 
 def typical_threshold(p, epsilon: float = MEDUSA_EPSILON, delta: float = MEDUSA_DELTA) -> float:
@@ -482,7 +538,15 @@ def typical_threshold(p, epsilon: float = MEDUSA_EPSILON, delta: float = MEDUSA_
     so a LOW threshold: almost every token passes.
     """
     _check_typical(epsilon, delta, "argmax")
-    return float(min(epsilon, delta * np.exp(-entropy(p))))
+    return _threshold(entropy(p), epsilon, delta)
+
+
+def _correction(p_target: np.ndarray, tau: float, after_rejection: str) -> np.ndarray:
+    """The correction of :func:`typical_correction` on a checked p (V,) with threshold tau."""
+    if after_rejection == "argmax":
+        return _one_hot(p_target.size, int(np.argmax(p_target)))
+    kept = np.where(p_target >= tau, p_target, 0.0)
+    return kept / kept.sum()
 
 
 def typical_correction(
@@ -501,10 +565,20 @@ def typical_correction(
     """
     _check_typical(epsilon, delta, after_rejection)
     p_target = validate_distribution(p, "p")
-    if after_rejection == "argmax":
-        return one_hot(p_target.size, int(np.argmax(p_target)))
-    kept = np.where(p_target >= typical_threshold(p_target, epsilon, delta), p_target, 0.0)
-    return kept / kept.sum()
+    tau = _threshold(_entropy(p_target), epsilon, delta)
+    return _correction(p_target, tau, after_rejection)
+
+
+def _typical_emitted(
+    p_target: np.ndarray, q_draft: np.ndarray, epsilon: float, delta: float, after_rejection: str
+) -> np.ndarray:
+    """The law of :func:`typical_emitted` on checked p, q (V,) and options."""
+    tau = _threshold(_entropy(p_target), epsilon, delta)
+    passes = p_target > tau  # (V,)
+    keep = float(q_draft[passes].sum())
+    return np.where(passes, q_draft, 0.0) + (1.0 - keep) * _correction(
+        p_target, tau, after_rejection
+    )
 
 
 def typical_emitted(
@@ -521,22 +595,16 @@ def typical_emitted(
     The draft x ~ q is kept iff p(x) > tau (no coin, q never enters the
     test), so e follows q on the typical tokens: e != p in general.
     """
-    p_target = validate_distribution(p, "p")
-    q_draft = validate_distribution(q, "q")
-    _same_size(p_target, q_draft)
-    passes = p_target > typical_threshold(p_target, epsilon, delta)  # (V,)
-    keep = float(q_draft[passes].sum())
-    return np.where(passes, q_draft, 0.0) + (1.0 - keep) * typical_correction(
-        p_target, epsilon, delta, after_rejection
-    )
+    p_target, q_draft = validate_pair(p, q)
+    _check_typical(epsilon, delta, after_rejection)
+    return _typical_emitted(p_target, q_draft, epsilon, delta, after_rejection)
 
 
 def typical_keep_rate(p, q, epsilon: float = MEDUSA_EPSILON, delta: float = MEDUSA_DELTA) -> float:
     """P(a draft x ~ q is kept) = sum_x q(x) [p(x) > tau] under typical acceptance."""
-    p_target = validate_distribution(p, "p")
-    q_draft = validate_distribution(q, "q")
-    _same_size(p_target, q_draft)
-    return float(q_draft[p_target > typical_threshold(p_target, epsilon, delta)].sum())
+    p_target, q_draft = validate_pair(p, q)
+    _check_typical(epsilon, delta, "argmax")
+    return float(q_draft[p_target > _threshold(_entropy(p_target), epsilon, delta)].sum())
 
 
 @dataclass(frozen=True)
@@ -569,35 +637,31 @@ def typical_step(
     """
     p_target = validate_distribution(p, "p")
     x = _token(x, p_target.size, "draft token")
-    tau = typical_threshold(p_target, epsilon, delta)
-    if p_target[x] > tau:
-        return TypicalStep(x, float(p_target[x]), entropy(p_target), tau, True, x)
-    correction = typical_correction(p_target, epsilon, delta, after_rejection)
+    _check_typical(epsilon, delta, after_rejection)
     coins = _one_coin(uniform)
-    y = int(np.argmax(correction)) if after_rejection == "argmax" else None
-    if y is None:
-        y = int(sample_index(correction, take_coin(coins, 0, rng, "the correction coin")))
-    return TypicalStep(x, float(p_target[x]), entropy(p_target), tau, False, y)
+    h = _entropy(p_target)
+    tau = _threshold(h, epsilon, delta)
+    accepted = bool(p_target[x] > tau)
+    if accepted:
+        emitted = x
+    elif after_rejection == "argmax":
+        emitted = int(np.argmax(p_target))  # the correction is onehot(argmax p)
+    else:
+        correction = _correction(p_target, tau, after_rejection)
+        emitted = int(sample_index(correction, take_coin(coins, 0, rng, "the correction coin")))
+    return TypicalStep(
+        token=x,
+        p_x=float(p_target[x]),
+        entropy=h,
+        threshold=tau,
+        accepted=accepted,
+        emitted_token=emitted,
+    )
 
 
 # ---------------------------------------------------------------------------
 # What each variant emits at one position
 # ---------------------------------------------------------------------------
-
-EMITTED_VARIANTS: dict[str, str] = {
-    "speculative": "Basic speculative sampling (one candidate): lossless.",
-    "multi_draft": "m candidates with the residual update (SpecInfer): lossless.",
-    "multi_draft_no_residual": "Bug: m candidates all tried against the original p: NOT lossless.",
-    "tree": "Token tree: each node is a multi-draft step over its children: lossless.",
-    "deterministic": "One-hot draft (prompt lookup, n-gram): lossless.",
-    "greedy": "Greedy check (T = 0): emits argmax p, the target's greedy token.",
-    "typical_acceptance": "Medusa's typical acceptance: faster, NOT lossless.",
-    "accept_if_p_ge_q": "Lenient rule: keep x iff p(x) >= q(x), no coin: NOT lossless.",
-    "strict": "Strict verification (exact match): keep x iff the target's own y ~ p equals it, "
-    "else emit y: lossless.",
-    "strict_fresh_sample": "Bug: strict verification that emits a fresh sample of p after a "
-    "mismatch instead of y: NOT lossless.",
-}
 
 
 def total_variation(a, b) -> float:
@@ -611,29 +675,96 @@ def total_variation(a, b) -> float:
 def _emitted_basic(p_target, q_draft, keep) -> np.ndarray:
     """q * keep + (1 - sum q keep) * norm(max(0, p - q)): one draft, then the residual."""
     kept = q_draft * keep  # (V,)
-    return kept + (1.0 - kept.sum()) * residual_distribution(p_target, q_draft)
+    return kept + (1.0 - kept.sum()) * _residual(p_target, q_draft)[1]
 
 
-def _emitted_no_residual(p_target, q_draft, m) -> np.ndarray:
+def _emitted_speculative(p_target, q_draft) -> np.ndarray:
+    """Basic speculative sampling, one candidate: keep x with min(1, p/q). Lossless."""
+    return _emitted_basic(p_target, q_draft, acceptance_probability(p_target, q_draft))
+
+
+def _emitted_lenient(p_target, q_draft) -> np.ndarray:
+    """The lenient rule: keep x iff p(x) >= q(x), no coin. NOT lossless."""
+    return _emitted_basic(p_target, q_draft, (p_target >= q_draft).astype(float))
+
+
+def _emitted_multidraft(p_target, q_draft, n_candidates=2) -> np.ndarray:
+    """m candidates with the residual update (SpecInfer). Lossless."""
+    m = check_candidates(n_candidates, m_max=MAX_CANDIDATES_THEORY)
+    return _multidraft_emitted(p_target, q_draft, m)
+
+
+def _emitted_no_residual(p_target, q_draft, n_candidates=2) -> np.ndarray:
     """The bug's law: sum_{i<=m} (1 - alpha)^(i-1) min(p, q) + (1 - alpha)^m norm(max(0, p - q)).
 
     Every candidate meets the ORIGINAL p, so each is kept with alpha and
-    emits min(p, q); only the final sample uses the residual.
+    emits min(p, q); only the final sample uses the residual. NOT lossless.
     """
-    m = check_candidates(m)
+    m = check_candidates(n_candidates)
     overlap = np.minimum(p_target, q_draft)  # (V,)
-    miss = 1.0 - float(np.clip(overlap.sum(), 0.0, 1.0))
+    miss = 1.0 - float(_overlap(p_target, q_draft))
     reach = miss ** np.arange(m)  # (m,)
-    return reach.sum() * overlap + miss**m * residual_distribution(p_target, q_draft)
+    return reach.sum() * overlap + miss**m * _residual(p_target, q_draft)[1]
 
 
-def _deterministic_token(q_draft: np.ndarray) -> int:
+def _emitted_tree(p_target, q_draft, branching=(2,)) -> np.ndarray:
+    """Token tree: at one position, a multi-draft step over the b_1 children. Lossless."""
+    widths = tuple(branching)
+    if not widths:
+        raise InvalidParameterError("branching: give at least one level, e.g. (2, 2).")
+    m = check_candidates(widths[0], m_max=MAX_CANDIDATES_THEORY)
+    return _multidraft_emitted(p_target, q_draft, m)
+
+
+def _emitted_deterministic(p_target, q_draft) -> np.ndarray:
+    """One-hot draft (prompt lookup, n-gram): the general rule with q = onehot(x). Lossless."""
     if q_draft.max() < 1.0:
         raise InvalidParameterError(
             "deterministic drafts need a one-hot q (a single entry equal to 1); "
             f"this q has {int((q_draft > 0).sum())} non-zero entries."
         )
-    return int(np.argmax(q_draft))
+    return _general_rule(p_target, int(np.argmax(q_draft))).emitted()
+
+
+def _emitted_greedy(p_target, q_draft) -> np.ndarray:
+    """Greedy check (T = 0): emits argmax p, the target's greedy token, whatever q."""
+    return _one_hot(p_target.size, int(np.argmax(p_target)))
+
+
+def _emitted_typical(
+    p_target, q_draft, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA, after_rejection="argmax"
+) -> np.ndarray:
+    """Medusa's typical acceptance: faster, NOT lossless."""
+    _check_typical(epsilon, delta, after_rejection)
+    return _typical_emitted(p_target, q_draft, epsilon, delta, after_rejection)
+
+
+def _emitted_strict(p_target, q_draft) -> np.ndarray:
+    """Strict verification (exact match): keep x iff the target's own y ~ p equals it,
+    else emit y. Lossless."""
+    return _strict_emitted(p_target, q_draft, fresh_after_mismatch=False)
+
+
+def _emitted_strict_fresh(p_target, q_draft) -> np.ndarray:
+    """Bug: strict verification that emits a fresh sample of p after a mismatch instead of
+    y. NOT lossless."""
+    return _strict_emitted(p_target, q_draft, fresh_after_mismatch=True)
+
+
+# name -> (the options it accepts, its law on checked p, q (V,)), in the order of the menu.
+_EMITTED_LAWS: dict[str, tuple[tuple[str, ...], Callable[..., np.ndarray]]] = {
+    "speculative": ((), _emitted_speculative),
+    "multi_draft": (("n_candidates",), _emitted_multidraft),
+    "multi_draft_no_residual": (("n_candidates",), _emitted_no_residual),
+    "tree": (("branching",), _emitted_tree),
+    "deterministic": ((), _emitted_deterministic),
+    "greedy": ((), _emitted_greedy),
+    "typical_acceptance": (("epsilon", "delta", "after_rejection"), _emitted_typical),
+    "accept_if_p_ge_q": ((), _emitted_lenient),
+    "strict": ((), _emitted_strict),
+    "strict_fresh_sample": ((), _emitted_strict_fresh),
+}
+EMITTED_VARIANTS: tuple[str, ...] = tuple(_EMITTED_LAWS)
 
 
 def emitted_distribution(variant: str, p, q, **options) -> np.ndarray:
@@ -645,46 +776,18 @@ def emitted_distribution(variant: str, p, q, **options) -> np.ndarray:
     law is built from the rule's own pieces (keep probabilities, residuals),
     so equality with p is a check of losslessness, not an assumption.
     """
-    if variant not in EMITTED_VARIANTS:
+    if variant not in _EMITTED_LAWS:
         raise InvalidParameterError(
             f"variant {variant!r} is unknown; choose one of {', '.join(EMITTED_VARIANTS)}."
         )
-    p_target = validate_distribution(p, "p")
-    q_draft = validate_distribution(q, "q")
-    _same_size(p_target, q_draft)
-    allowed = {
-        "multi_draft": {"n_candidates"},
-        "multi_draft_no_residual": {"n_candidates"},
-        "tree": {"branching"},
-        "typical_acceptance": {"epsilon", "delta", "after_rejection"},
-    }.get(variant, set())
-    if unknown := set(options) - allowed:
+    p_target, q_draft = validate_pair(p, q)
+    allowed, law = _EMITTED_LAWS[variant]
+    if unknown := set(options) - set(allowed):
         raise InvalidParameterError(
             f"option(s) {', '.join(sorted(unknown))} do not apply to {variant!r}; "
             f"allowed: {', '.join(sorted(allowed)) or 'none'}."
         )
-    if variant == "speculative":
-        return _emitted_basic(p_target, q_draft, acceptance_probability(p_target, q_draft))
-    if variant == "accept_if_p_ge_q":
-        return _emitted_basic(p_target, q_draft, (p_target >= q_draft).astype(float))
-    if variant == "multi_draft":
-        return multidraft_emitted(p_target, q_draft, options.get("n_candidates", 2))
-    if variant == "multi_draft_no_residual":
-        return _emitted_no_residual(p_target, q_draft, options.get("n_candidates", 2))
-    if variant == "tree":
-        widths = tuple(options.get("branching", (2,)))
-        if not widths:
-            raise InvalidParameterError("branching: give at least one level, e.g. (2, 2).")
-        return multidraft_emitted(p_target, q_draft, widths[0])
-    if variant == "deterministic":
-        return onehot_general_rule(p_target, _deterministic_token(q_draft)).emitted()
-    if variant == "greedy":
-        return one_hot(p_target.size, int(np.argmax(p_target)))
-    if variant.startswith("strict"):
-        return strict_emitted(
-            p_target, q_draft, fresh_after_mismatch=variant == "strict_fresh_sample"
-        )
-    return typical_emitted(p_target, q_draft, **options)
+    return law(p_target, q_draft, **options)
 
 
 # ---------------------------------------------------------------------------

@@ -33,14 +33,16 @@ import numpy as np
 
 from .errors import InvalidParameterError
 from .montecarlo import ChunkOutcome, DraftRowsShape, positions_chunk, token_dtype
-from .sampling import acceptance_probability, residual_distribution
+from .sampling import _overlap, _residual, acceptance_probability
 from .variants import (
     MEDUSA_DELTA,
     MEDUSA_EPSILON,
+    _chain,
     _check_typical,
+    _correction,
+    _entropy,
+    _threshold,
     check_candidates,
-    typical_correction,
-    typical_threshold,
 )
 
 
@@ -53,11 +55,6 @@ class VariantTables(DraftRowsShape):
     accept: np.ndarray  # (K, m, V) keep chance of candidate i given 1..i-1 rejected
     final_rows: np.ndarray  # (K+1, V) no candidate kept at j (j < K), or the bonus (j = K)
     keep_probabilities: np.ndarray  # (K,) P(position j keeps a candidate | reached)
-
-    @property
-    def n_candidates(self) -> int:
-        """m, candidates drafted at each position."""
-        return self.accept.shape[1]
 
 
 def _widths(n_candidates, k: int) -> tuple[int, ...]:
@@ -94,16 +91,18 @@ def multidraft_tables(
     final = np.empty((k + 1, v))  # (K+1, V)
     keep = np.empty(k)  # (K,)
     for j, m in enumerate(widths):
-        p_i, reject = p_rows[j], 1.0
-        for i in range(m):
-            accept[j, i] = acceptance_probability(p_i, q_rows[j])
-            reject *= 1.0 - float(np.clip(np.minimum(p_i, q_rows[j]).sum(), 0.0, 1.0))
-            if update_residual:
-                p_i = residual_distribution(p_i, q_rows[j])
-        final[j] = p_i if update_residual else residual_distribution(p_rows[j], q_rows[j])
-        keep[j] = 1.0 - reject
+        if update_residual:
+            chain = _chain(p_rows[j], q_rows[j], m)  # (m+1, V): p_{j,1..m+1}
+            met, final[j] = chain[:-1], chain[-1]
+        else:
+            met = np.tile(p_rows[j], (m, 1))  # (m, V): the original p_j, every time
+            final[j] = _residual(p_rows[j], q_rows[j])[1]
+        accept[j, :m] = acceptance_probability(met, q_rows[j])
+        keep[j] = 1.0 - np.cumprod(1.0 - _overlap(met, q_rows[j]))[-1]
     final[k] = p_rows[k]
-    return VariantTables(p_rows, q_rows, accept, final, keep)
+    return VariantTables(
+        p_rows=p_rows, q_rows=q_rows, accept=accept, final_rows=final, keep_probabilities=keep
+    )
 
 
 def typical_tables(
@@ -121,12 +120,15 @@ def typical_tables(
     """
     _check_typical(epsilon, delta, after_rejection)
     k = q_rows.shape[0]
-    accept = np.stack(
-        [(p > typical_threshold(p, epsilon, delta)).astype(float) for p in p_rows[:k]]
-    )[:, None, :]  # (K, 1, V)
-    final = np.stack([typical_correction(p, epsilon, delta, after_rejection) for p in p_rows])
+    taus = [_threshold(_entropy(p), epsilon, delta) for p in p_rows]  # (K+1,)
+    accept = (p_rows[:k] > np.array(taus[:k])[:, None]).astype(float)[:, None, :]  # (K, 1, V)
+    final = np.stack(
+        [_correction(p, tau, after_rejection) for p, tau in zip(p_rows, taus, strict=True)]
+    )
     keep = (accept[:, 0, :] * q_rows).sum(axis=1)  # (K,)
-    return VariantTables(p_rows, q_rows, accept, final, keep)
+    return VariantTables(
+        p_rows=p_rows, q_rows=q_rows, accept=accept, final_rows=final, keep_probabilities=keep
+    )
 
 
 def candidates_chunk(tables: VariantTables, n: int, rng: np.random.Generator) -> ChunkOutcome:
@@ -134,9 +136,9 @@ def candidates_chunk(tables: VariantTables, n: int, rng: np.random.Generator) ->
 
     Random draws, in order: candidates x ~ q_j (n, K*m uniforms), coins (n, K, m),
     final tokens (n). Position j keeps its FIRST candidate i with
-    u < accept[j, i, x] (later coins are drawn but never looked at, like
-    the coins after a rejection in :func:`specdec_core.montecarlo.verify_step`);
-    a round keeps its leading kept positions and emits final_rows[n_accepted].
+    u < accept[j, i, x] (later coins are drawn but never looked at, like the
+    coins after a rejection in a round); a round keeps its leading kept
+    positions and emits final_rows[n_accepted].
     Candidates are drawn by the run's inverse-CDF sampler of q (the same token as
     a CDF search): :func:`specdec_core.montecarlo.positions_chunk`.
     """
@@ -165,7 +167,7 @@ def strict_tables(p_rows: np.ndarray, q_rows: np.ndarray) -> StrictTables:
     """
     k = q_rows.shape[0]
     keep = np.clip((p_rows[:k] * q_rows).sum(axis=1), 0.0, 1.0)  # (K,)
-    return StrictTables(p_rows, q_rows, p_rows, keep)
+    return StrictTables(p_rows=p_rows, q_rows=q_rows, final_rows=p_rows, keep_probabilities=keep)
 
 
 def strict_chunk(
@@ -200,7 +202,7 @@ def strict_chunk(
     if fresh_after_mismatch:
         fresh = tables.final_sampler.by_row(n_accepted, rng.random(n))  # (n,)
         last = np.where(n_accepted < k, fresh, last)
-    return ChunkOutcome(n_accepted, drafts, last, v)
+    return ChunkOutcome(n_accepted=n_accepted, drafts=drafts, last=last, vocab=v)
 
 
 __all__ = [

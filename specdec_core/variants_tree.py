@@ -17,25 +17,22 @@ from p_rows[d]. Limits: depth 1..4, at most 4 children per node.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .distributions import validate_rows
+from .distributions import position_rows
 from .errors import InvalidParameterError
 from .sampling import (
-    acceptance_probability,
+    FinalKind,
     acceptance_rate,
-    residual_distribution,
     sample_index,
 )
 from .variants import MultiDraftResult, multidraft_acceptance, multidraft_step
 
 MAX_TREE_DEPTH = 4
 MAX_BRANCHING = 4
-MAX_ENUMERATION = 200_000  # drafted trees enumerated by expected_tokens_enumerated
 
 
 @dataclass(frozen=True)
@@ -56,15 +53,16 @@ class DraftTree:
             raise InvalidParameterError(
                 "tree: parents and tokens must be non-empty and equally long."
             )
-        for i, par in enumerate(self.parents):
-            if isinstance(par, bool) or not isinstance(par, (int, np.integer)) or not -1 <= par < i:
+        for i, parent in enumerate(self.parents):
+            whole = isinstance(parent, (int, np.integer)) and not isinstance(parent, bool)
+            if not whole or not -1 <= parent < i:
                 raise InvalidParameterError(
-                    f"tree: node {i} has parent {par!r}; a parent must be -1 (the root) or an "
+                    f"tree: node {i} has parent {parent!r}; a parent must be -1 (the root) or an "
                     "earlier node."
                 )
         if self.max_depth > MAX_TREE_DEPTH:
             raise InvalidParameterError(f"tree: depth {self.max_depth} > {MAX_TREE_DEPTH}.")
-        widest = max(self.parents.count(n) for n in (-1, *range(len(self.tokens))))
+        widest = max(self.parents.count(node) for node in (-1, *range(len(self.tokens))))
         if widest > MAX_BRANCHING:
             raise InvalidParameterError(
                 f"tree: a node has {widest} children; at most {MAX_BRANCHING}."
@@ -72,14 +70,14 @@ class DraftTree:
 
     def children(self, node: int) -> tuple[int, ...]:
         """Children of ``node`` (-1 for the root), in the order they are tried."""
-        return tuple(i for i, par in enumerate(self.parents) if par == node)
+        return tuple(i for i, parent in enumerate(self.parents) if parent == node)
 
     def depth(self, node: int) -> int:
         """Depth of a node: 1 for a child of the root."""
-        d = 0
+        depth = 0
         while node != -1:
-            node, d = self.parents[node], d + 1
-        return d
+            node, depth = self.parents[node], depth + 1
+        return depth
 
     @property
     def n_nodes(self) -> int:
@@ -104,10 +102,11 @@ def check_branching(branching: Sequence[int]) -> tuple[int, ...]:
         raise InvalidParameterError(
             f"branching has {len(widths)} levels; a tree has 1 to {MAX_TREE_DEPTH} levels."
         )
-    for d, b in enumerate(widths, start=1):
-        if not 1 <= b <= MAX_BRANCHING:
+    for level, width in enumerate(widths, start=1):
+        if not 1 <= width <= MAX_BRANCHING:
             raise InvalidParameterError(
-                f"branching at level {d} is {b}; each node has 1 to {MAX_BRANCHING} children."
+                f"branching at level {level} is {width}; each node has 1 to {MAX_BRANCHING} "
+                "children."
             )
     return widths
 
@@ -120,11 +119,8 @@ def _check_tokens(tree: DraftTree, v: int) -> None:
 
 def _tree_rows(p_rows, q_rows, depth: int) -> tuple[np.ndarray, np.ndarray]:
     """p as (V,) or (D+1, V); q as (V,) or (D, V) -> rows (D+1, V), (D, V)."""
-    p_arr, q_arr = np.asarray(p_rows, dtype=np.float64), np.asarray(q_rows, dtype=np.float64)
-    p_arr = np.tile(p_arr, (depth + 1, 1)) if p_arr.ndim == 1 else p_arr
-    q_arr = np.tile(q_arr, (depth, 1)) if q_arr.ndim == 1 else q_arr
-    q_out = validate_rows(q_arr, "q", depth)
-    return validate_rows(p_arr, "p", depth + 1, q_out.shape[1]), q_out
+    q_draft = position_rows(q_rows, "q", depth)  # (D, V)
+    return position_rows(p_rows, "p", depth + 1, q_draft.shape[1]), q_draft
 
 
 def draft_tree(q_rows, branching: Sequence[int], rng: np.random.Generator) -> DraftTree:
@@ -134,22 +130,19 @@ def draft_tree(q_rows, branching: Sequence[int], rng: np.random.Generator) -> Dr
     i.i.d. sampling), so siblings can repeat a token. Breadth-first order.
     """
     widths = check_branching(branching)
-    q_arr = np.asarray(q_rows, dtype=np.float64)
-    q_draft = validate_rows(
-        np.tile(q_arr, (len(widths), 1)) if q_arr.ndim == 1 else q_arr, "q", len(widths)
-    )
+    q_draft = position_rows(q_rows, "q", len(widths))  # (D, V)
     parents: list[int] = []
     tokens: list[int] = []
-    level = [-1]
-    for d, b in enumerate(widths):
-        nxt = []
-        for par in level:
-            for _ in range(b):
-                parents.append(par)
-                tokens.append(int(sample_index(q_draft[d], rng.random())))
-                nxt.append(len(tokens) - 1)
-        level = nxt
-    return DraftTree(tuple(parents), tuple(tokens))
+    level = [-1]  # the nodes of the level being drafted under
+    for depth, width in enumerate(widths):
+        next_level = []
+        for parent in level:
+            for _ in range(width):
+                parents.append(parent)
+                tokens.append(int(sample_index(q_draft[depth], rng.random())))
+                next_level.append(len(tokens) - 1)
+        level = next_level
+    return DraftTree(parents=tuple(parents), tokens=tuple(tokens))
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,7 +152,7 @@ class TreeResult:
     tree: DraftTree
     node_steps: tuple[MultiDraftResult, ...]  # one multi-draft step per node visited
     path: tuple[int, ...]  # kept nodes, root to deepest
-    final_kind: str  # "bonus" (a kept leaf) or "resample" (all children rejected)
+    final_kind: FinalKind  # "bonus" (a kept leaf) or "resample" (all children rejected)
     final_token: int
     emitted_tokens: tuple[int, ...]  # tokens of the path + the final token
 
@@ -193,17 +186,26 @@ def verify_tree(
     source = _UniformSource(uniforms, rng)
     node, path, steps = -1, [], []
     while children := tree.children(node):
-        d = len(path)
-        step = multidraft_step(p_arr[d], q_arr[d], [tree.tokens[c] for c in children], rng=source)
-        steps.append(step)
-        if step.kept_index is None:
-            emitted = tuple(tree.tokens[n] for n in path) + (step.emitted_token,)
-            return TreeResult(tree, tuple(steps), tuple(path), "resample", emitted[-1], emitted)
-        node = children[step.kept_index]
+        depth = len(path)
+        candidates = [tree.tokens[c] for c in children]
+        steps.append(multidraft_step(p_arr[depth], q_arr[depth], candidates, rng=source))
+        if steps[-1].kept_index is None:
+            break
+        node = children[steps[-1].kept_index]
         path.append(node)
-    bonus = int(sample_index(p_arr[len(path)], source.random()))
-    emitted = tuple(tree.tokens[n] for n in path) + (bonus,)
-    return TreeResult(tree, tuple(steps), tuple(path), "bonus", bonus, emitted)
+    kind: FinalKind = "resample" if steps and steps[-1].kept_index is None else "bonus"
+    if kind == "resample":
+        final_token = steps[-1].emitted_token
+    else:
+        final_token = int(sample_index(p_arr[len(path)], source.random()))
+    return TreeResult(
+        tree=tree,
+        node_steps=tuple(steps),
+        path=tuple(path),
+        final_kind=kind,
+        final_token=final_token,
+        emitted_tokens=tuple(tree.tokens[node] for node in path) + (final_token,),
+    )
 
 
 class _UniformSource:
@@ -233,36 +235,6 @@ class _UniformSource:
 # ---------------------------------------------------------------------------
 
 
-def _node_expected(p_arr, q_arr, tree: DraftTree, node: int, d: int) -> float:
-    """E[tokens emitted from here on | the walk is at ``node``], over coins and samples.
-
-    Children c_1..c_m (tokens x_i) met with the residual chain p_1 = p_rows[d]:
-    a_i = min(1, p_i(x_i)/q(x_i)), P(keep c_i) = prod_{j<i}(1 - a_j) a_i;
-    E = sum_i P(keep c_i) (1 + E(c_i)) + P(none) * 1; a leaf gives 1 (bonus).
-    """
-    children = tree.children(node)
-    if not children:
-        return 1.0
-    p_i, reach, total = p_arr[d], 1.0, 0.0
-    for c in children:
-        x = tree.tokens[c]
-        a = float(acceptance_probability(p_i[x], q_arr[d, x]))
-        total += reach * a * (1.0 + _node_expected(p_arr, q_arr, tree, c, d + 1))
-        reach *= 1.0 - a
-        p_i = residual_distribution(p_i, q_arr[d])
-    return total + reach
-
-
-def expected_tokens_given_tree(p_rows, q_rows, tree: DraftTree) -> float:
-    """Exact E[tokens this round emits] for one DRAFTED tree, averaged over coins and samples.
-
-    Recursion of :func:`_node_expected` from the root (SpecInfer's rule).
-    """
-    p_arr, q_arr = _tree_rows(p_rows, q_rows, max(tree.max_depth, 1))
-    _check_tokens(tree, q_arr.shape[1])
-    return _node_expected(p_arr, q_arr, tree, -1, 0)
-
-
 def tree_expected_tokens(p_rows, q_rows, branching: Sequence[int]) -> float:
     """E[tokens per round] of a full tree with widths b_1..b_D, children i.i.d. from q_d.
 
@@ -273,34 +245,8 @@ def tree_expected_tokens(p_rows, q_rows, branching: Sequence[int]) -> float:
     """
     widths = check_branching(branching)
     p_arr, q_arr = _tree_rows(p_rows, q_rows, len(widths))
-    betas = [multidraft_acceptance(p_arr[d], q_arr[d], b) for d, b in enumerate(widths)]
+    betas = [multidraft_acceptance(p_arr[d], q_arr[d], width) for d, width in enumerate(widths)]
     return float(1.0 + np.cumprod(betas).sum())
-
-
-def expected_tokens_enumerated(p_rows, q_rows, branching: Sequence[int]) -> float:
-    """The same expectation by brute force: every drafted tree, weighted by its probability.
-
-    sum over all token assignments t of prod_nodes q_d(t_node) *
-    :func:`expected_tokens_given_tree`; V^N terms (N nodes), refused above
-    200,000. An independent check of :func:`tree_expected_tokens`.
-    """
-    widths = check_branching(branching)
-    p_arr, q_arr = _tree_rows(p_rows, q_rows, len(widths))
-    shape = draft_tree(q_arr, widths, np.random.default_rng(0))
-    depths = [shape.depth(i) - 1 for i in range(shape.n_nodes)]
-    v = q_arr.shape[1]
-    if v**shape.n_nodes > MAX_ENUMERATION:
-        raise InvalidParameterError(
-            f"enumeration: {v}^{shape.n_nodes} drafted trees is too many; at most "
-            f"{MAX_ENUMERATION:,}. Use a smaller vocabulary or tree."
-        )
-    total = 0.0
-    for tokens in itertools.product(range(v), repeat=shape.n_nodes):
-        weight = float(np.prod([q_arr[d, t] for d, t in zip(depths, tokens, strict=True)]))
-        if weight > 0:
-            tree = DraftTree(shape.parents, tokens)
-            total += weight * _node_expected(p_arr, q_arr, tree, -1, 0)
-    return total
 
 
 def chain_expected_tokens(p, q, n_drafted: int) -> float:
@@ -324,14 +270,14 @@ def parse_branching(text: str) -> tuple[int, ...]:
     """
     if not isinstance(text, str):
         raise InvalidParameterError(f"tree widths must be text, got {type(text).__name__}.")
-    parts = [t for t in text.replace(",", " ").split() if t]
+    parts = text.replace(",", " ").split()
     if len(text) > 40 or not parts:
         raise InvalidParameterError(
             "tree widths: type 1 to 4 whole numbers such as 3, 2 (children per node, per level)."
         )
-    for i, t in enumerate(parts, start=1):
-        if not (t.isascii() and t.isdigit()):
+    for i, part in enumerate(parts, start=1):
+        if not (part.isascii() and part.isdigit()):
             raise InvalidParameterError(
-                f"tree widths: entry {i} ({t[:10]!r}) is not a whole number; use e.g. 3, 2."
+                f"tree widths: entry {i} ({part[:10]!r}) is not a whole number; use e.g. 3, 2."
             )
-    return check_branching(int(t) for t in parts)
+    return check_branching(int(part) for part in parts)

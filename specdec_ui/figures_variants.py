@@ -287,7 +287,7 @@ def _markers(nodes, pos, texts, name, color, symbol="circle") -> dict:
 def _final_marker(result: vt.TreeResult, pos, labels) -> dict:
     last = result.path[-1] if result.path else -1
     x, y = pos[last]
-    kind = "bonus" if result.final_kind == "bonus" else "resampled"
+    kind = sc.FINAL_STATUS[result.final_kind]
     return {
         "type": "scatter",
         "mode": "markers+text",

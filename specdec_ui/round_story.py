@@ -264,7 +264,7 @@ class RoundStory:
                     "ratio p/q": s.ratio if s else None,
                     "a = min(1, p/q)": s.acceptance_probability if s else None,
                     "coin u": s.coin if s else None,
-                    "decision": sc.STATUS_LABELS[verdict],
+                    "decision": STATUS_WORD[verdict],
                     "emitted": bool(s and s.accepted),
                     "final distribution(x)": None,
                 }
@@ -273,7 +273,7 @@ class RoundStory:
         rows.append(
             {
                 "position": res.final_position + 1,
-                "role": "resample" if res.final_kind == "resample" else "bonus",
+                "role": res.final_kind,  # "resample" or "bonus"
                 "token": csv_safe(labels[tok]),
                 "p(x)": float(self.p_rows[res.final_position, tok]),
                 "q(x)": (
@@ -284,7 +284,7 @@ class RoundStory:
                 "ratio p/q": None,
                 "a = min(1, p/q)": None,
                 "coin u": res.final_coin,
-                "decision": sc.STATUS_LABELS[res.final_status],
+                "decision": STATUS_WORD[res.final_status],
                 "emitted": True,
                 "final distribution(x)": float(res.final_distribution[tok]),
             }

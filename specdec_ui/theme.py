@@ -12,8 +12,6 @@ from functools import lru_cache
 
 import plotly.graph_objects as go
 
-from specdec_core import STATUS_LABELS
-
 COLORS = {
     "p": "#E69F00",  # target (orange; the seed's "yellow bars")
     "q": "#0072B2",  # draft (blue)
@@ -34,9 +32,16 @@ STATUS_SYMBOL = {
     "discarded": "–",
     "pending": "…",
 }
-# The core's words (one vocabulary for pages, figures and the core), plus the UI's own
-# "pending": a position the step-through has not reached yet.
-STATUS_WORD = {**STATUS_LABELS, "pending": "not checked yet"}
+# The word of every core DraftStatus and TokenStatus (sc.FINAL_STATUS maps a final kind to
+# its status), plus the UI's own "pending": a position the step-through has not reached yet.
+STATUS_WORD = {
+    "accepted": "kept",
+    "rejected": "rejected",
+    "discarded": "discarded",
+    "resampled": "resampled",
+    "bonus": "bonus",
+    "pending": "not checked yet",
+}
 FONT_SIZE = 16  # readable from the back of a classroom
 PATTERN = {"p": "", "q": "/", "residual": "."}  # bar hatching: a second cue besides colour
 

@@ -26,6 +26,7 @@ from specdec_ui.widgets import (
     show_error,
     show_source,
 )
+from specdec_ui.words import VARIANT_DESCRIPTIONS, VARIANT_LABELS
 
 PAGE = page_setup(__file__)
 
@@ -56,8 +57,8 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
         return parse
 
     def _variant_label(name: str) -> str:
-        """The core's display name of a variant (its key if the core has no label for it)."""
-        return sc.VARIANT_LABELS.get(name, name)
+        """The display name of a core variant (its key if it has no label)."""
+        return VARIANT_LABELS.get(name, name)
 
     def _preset_values(key: str) -> dict[str, object] | None:
         preset = PRESETS.get(key)
@@ -201,7 +202,7 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
         """Which algorithm ran (the correct one or a named bug), in words."""
         st.info(
             f"**{md_escape(_variant_label(applied['variant']).removeprefix('Bug: ').capitalize())}."
-            f"** {md_escape(sc.VARIANTS[applied['variant']])}",
+            f"** {md_escape(VARIANT_DESCRIPTIONS.get(applied['variant'], ''))}",
             icon="🧬",
         )
 

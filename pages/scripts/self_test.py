@@ -12,6 +12,7 @@ from specdec_ui.page_state import PageState
 from specdec_ui.share import LinkReader
 from specdec_ui.text import md_escape
 from specdec_ui.widgets import MAX_SEED, page_setup, show_error, show_source
+from specdec_ui.words import QUESTION_KIND_LABELS
 
 PAGE = page_setup(__file__)
 
@@ -109,7 +110,7 @@ a.selectbox(
     [MIXED, *KINDS],
     key="quiz_kind",
     format_func=lambda k: (
-        "Mixed (a different kind each time)" if k == MIXED else quiz.QUESTION_KINDS[k]
+        "Mixed (a different kind each time)" if k == MIXED else QUESTION_KIND_LABELS[k]
     ),
     on_change=_clear_answer,
 )
@@ -132,7 +133,7 @@ except sc.SpecDecError as err:
     show_error(err)
     st.stop()
 
-st.subheader(f"Question {number}: {quiz.QUESTION_KINDS[kind].lower()}")
+st.subheader(f"Question {number}: {QUESTION_KIND_LABELS[kind].lower()}")
 st.write(md_escape(question.prompt))
 if kind != "expected_tokens":
     st.dataframe(

@@ -8,6 +8,7 @@ import pytest
 import specdec_core as sc
 from specdec_ui import presets
 from specdec_ui.text import md_escape
+from specdec_ui.words import VARIANT_DESCRIPTIONS
 from tests.app.conftest import figures, open_page
 
 PAGE = "pages/scripts/losslessness.py"
@@ -43,7 +44,7 @@ def test_each_broken_variant_fails_with_a_fixed_seed(variant):
     verdict = _verdict(at)
     assert verdict.startswith("FAIL: "), verdict
     assert len(at.error) == 1  # the verdict box is red
-    assert md_escape(sc.VARIANTS[variant]) in " ".join(i.value for i in at.info)
+    assert md_escape(VARIANT_DESCRIPTIONS[variant]) in " ".join(i.value for i in at.info)
     if variant == "no_bonus":
         assert "the round lengths do not follow the theory" in verdict
         assert "the emitted tokens do not follow p" not in verdict
@@ -79,7 +80,7 @@ def test_strict_verification_passes_with_shorter_rounds():
     at.selectbox(key="lab_variant").set_value("strict").run()
     assert not at.exception and not at.error
     assert _verdict(at).startswith("PASS: ")
-    assert md_escape(sc.VARIANTS["strict"]) in " ".join(i.value for i in at.info)
+    assert md_escape(VARIANT_DESCRIPTIONS["strict"]) in " ".join(i.value for i in at.info)
     assert not any("did not show" in c.value for c in at.caption)  # not a bug that hid
     shown = {m.label: m.value for m in at.metric}
     assert shown["alpha (expected)"] == "0.850"
@@ -209,9 +210,9 @@ def test_downloads_and_source():
 
 
 def test_a_core_variant_without_a_display_label_does_not_break_the_page(monkeypatch):
-    # The page names variants with the core's VARIANT_LABELS; a variant the core adds
-    # without a label shows its key instead of raising KeyError.
-    monkeypatch.setitem(sc.VARIANTS, "shiny_new", "A variant the page has never heard of.")
+    # The page names variants with specdec_ui.words; a variant the core adds without words
+    # (tests/ui/test_words.py refuses one) shows its key instead of raising KeyError.
+    monkeypatch.setattr(sc, "VARIANTS", (*sc.VARIANTS, "shiny_new"))
     at = open_page("pages/scripts/losslessness.py", {"variant": "shiny_new", "rounds": "1000"})
     assert not at.exception
     assert "shiny_new" in at.selectbox(key="lab_variant").options

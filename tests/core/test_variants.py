@@ -4,11 +4,12 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import specdec_core as sc
 from specdec_core import variants as vr
+from specdec_core.sampling import RESIDUAL_TOLERANCE
 
 P000 = np.array([0.40, 0.25, 0.20, 0.10, 0.05])  # seed 000's target
 Q000 = np.array([0.30, 0.30, 0.15, 0.15, 0.10])  # seed 000's draft
@@ -221,12 +222,14 @@ def test_given_final_token_replays_a_rejection():
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 8).flatmap(lambda v: st.tuples(simplices(v), st.integers(0, v - 1))))
+@example((np.array([2.2e-16, 1.0]) / (1.0 + 2.2e-16), 1))  # a mismatch of mass below 1e-12
+@example((np.array([1.0 - 2.0**-52, 2.0**-52]), 0))  # the same, found by Hypothesis on main
 def test_one_hot_general_rule_equals_sampling_and_matching(px):
     p, x = px
     general, match = vr.onehot_general_rule(p, x), vr.onehot_match_rule(p, x)
     assert general.keep_probability == pytest.approx(p[x]) == pytest.approx(match.keep_probability)
-    if p[x] < 1:
-        np.testing.assert_allclose(general.replacement, match.replacement, atol=1e-12)
+    np.testing.assert_allclose(general.replacement, match.replacement, atol=1e-12)
+    if 1 - p[x] > RESIDUAL_TOLERANCE:  # else a rejection is no event: both fall back to p
         assert general.replacement[x] == 0
     np.testing.assert_allclose(general.emitted(), p, atol=1e-9)
     np.testing.assert_allclose(match.emitted(), p, atol=1e-9)
@@ -288,6 +291,16 @@ def test_typical_threshold_worked_examples():
     step = vr.typical_step(peaked, B)  # p(B) = 0.05 <= 0.09: rejected, argmax A emitted
     assert (step.accepted, step.emitted_token) == (False, A)
     assert vr.typical_step([0.2] * 5, E).accepted  # 0.2 > 0.06
+    assert (step.entropy, step.threshold) == (vr.entropy(peaked), vr.typical_threshold(peaked))
+
+
+def test_typical_step_checks_every_option_also_when_the_draft_is_kept():
+    """The options are checked once, at the boundary, whichever way the step goes."""
+    assert vr.typical_step([0.2] * 5, E).accepted
+    with pytest.raises(sc.InvalidParameterError, match="after_rejection 'x' is unknown"):
+        vr.typical_step([0.2] * 5, E, after_rejection="x")
+    with pytest.raises(sc.InvalidParameterError, match="coin 1 is 1.5"):
+        vr.typical_step([0.2] * 5, E, uniform=1.5)
 
 
 def test_typical_emitted_worked_example_and_tv():

@@ -7,7 +7,7 @@ import pytest
 
 import specdec_core as sc
 from specdec_core import variants as vr
-from specdec_core.simulate import ALGORITHM_VARIANT_LABELS, ALGORITHM_VARIANTS
+from specdec_core.simulate import ALGORITHM_VARIANTS
 
 P000 = np.array([0.40, 0.25, 0.20, 0.10, 0.05])
 Q000 = np.array([0.30, 0.30, 0.15, 0.15, 0.10])
@@ -127,11 +127,9 @@ def test_bad_arguments_raise_named_errors(kwargs, fragment):
         )
 
 
-def test_registry_labels_and_that_the_lab_menu_is_untouched():
-    assert ALGORITHM_VARIANT_LABELS["multi_draft"] == "Multi-draft (SpecInfer)"
+def test_the_lab_menu_is_untouched():
     assert set(ALGORITHM_VARIANTS).isdisjoint(sc.VARIANTS)
-    for name, spec in ALGORITHM_VARIANTS.items():
-        assert spec.label.startswith("Bug: ") == ("no_residual" in name)
+    assert [n for n, spec in ALGORITHM_VARIANTS.items() if spec.lossless] == ["multi_draft"]
 
 
 def test_multi_draft_and_correct_share_the_chunk_loop_and_its_memory_bound():
@@ -153,6 +151,15 @@ def test_per_position_widths_simulate_a_token_tree():
     assert abs(result.tokens_per_round.mean() - expected) < 4 * se
     with pytest.raises(sc.InvalidParameterError, match="one per position"):
         _run("multi_draft", k=2, n=10, n_candidates=(3, 1, 1))
+
+
+def _column_samples(dist_rows, u):
+    """Column j of ``u`` (n, J) through the run's sampler of row j (how the chunks read it)."""
+    from specdec_core import montecarlo as mc
+
+    sampler = mc.row_sampler(dist_rows)
+    columns = [sampler.column(j, np.ascontiguousarray(col)) for j, col in enumerate(u.T)]
+    return np.stack(columns, axis=1)
 
 
 def _binary_search_samples(dist_rows, u):
@@ -184,7 +191,7 @@ def test_lookup_sampler_gives_the_binary_search_token_for_every_uniform(v):
     u = rng.random((4000, 5))
     u[:3], u[3:6] = 0.0, np.nextafter(1.0, 0.0)
     u[6:1000] = np.floor(rng.random((994, 5)) * 2**mc.LOOKUP_BITS) / 2**mc.LOOKUP_BITS
-    np.testing.assert_array_equal(mc.sample_columns(rows, u), _binary_search_samples(rows, u))
+    np.testing.assert_array_equal(_column_samples(rows, u), _binary_search_samples(rows, u))
     if v > 1:  # the check can fail: shifted uniforms give other tokens
         shifted = np.minimum(u + 1e-3, np.nextafter(1.0, 0.0))
-        assert (mc.sample_columns(rows, shifted) != _binary_search_samples(rows, u)).any()
+        assert (_column_samples(rows, shifted) != _binary_search_samples(rows, u)).any()

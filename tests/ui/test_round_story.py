@@ -281,6 +281,7 @@ def test_step_kinds_and_statuses_are_one_vocabulary():
     from typing import get_args
 
     from specdec_ui.round_story import STEP_KINDS, StepKind
+    from specdec_ui.theme import STATUS_WORD
 
     assert tuple(STEP_KINDS) == get_args(StepKind)
     for key in ROUND_KEYS:
@@ -289,7 +290,9 @@ def test_step_kinds_and_statuses_are_one_vocabulary():
         assert kinds[0] == "draft" and kinds[-1] == "result" and set(kinds) <= set(STEP_KINDS)
         res = story.result
         last = story.steps[-1]
-        assert tuple(status for _, _, status in last.emitted) == res.emitted_statuses
+        kept_then_final = ("accepted",) * res.n_accepted + (res.final_status,)
+        assert tuple(status for _, _, status in last.emitted) == kept_then_final
         assert last.draft_status == res.draft_statuses
         assert kinds[-2] == res.final_kind  # the step that draws the final token
-        assert set(story.trace_frame()["decision"]) <= set(sc.STATUS_LABELS.values())
+        core_statuses = (*get_args(sc.DraftStatus), *get_args(sc.TokenStatus))
+        assert set(story.trace_frame()["decision"]) <= {STATUS_WORD[s] for s in core_statuses}

@@ -1,0 +1,65 @@
+"""What a student reads for the core's names: variants and question kinds, in words.
+
+The core (``specdec_core``) keeps names, flags and numbers; the labels and lines the
+pages show for them live here, keyed by the core's names. ``tests/ui/test_words.py``
+checks that every name the core defines has its words, so a new variant or question
+kind cannot ship without them. (The words of a round's statuses sit beside their
+colours and symbols in :mod:`specdec_ui.theme`.)
+"""
+
+from __future__ import annotations
+
+# simulate_rounds' variants: the correct rules, the deliberately broken ones ("Bug: ..."),
+# and the variants of the algorithm the Variants lab runs. Label: a menu entry.
+VARIANT_LABELS: dict[str, str] = {
+    "correct": "Correct algorithm",
+    "strict": "Strict verification (exact match)",
+    "resample_from_p": "Bug: resample from p",
+    "accept_if_p_ge_q": "Bug: accept when p >= q",
+    "ratio_with_wrong_q": "Bug: greedy draft, softmax q in the ratio",
+    "no_bonus": "Bug: no bonus token",
+    "strict_fresh_sample": "Bug: strict, a fresh sample after a mismatch",
+    "multi_draft": "Multi-draft (SpecInfer)",
+    "multi_draft_no_residual": "Bug: multi-draft without the residual update",
+    "typical_acceptance": "Typical acceptance (Medusa)",
+}
+# What each variant does, and what is wrong with a broken one.
+VARIANT_DESCRIPTIONS: dict[str, str] = {
+    "correct": "As published: keep x with probability min(1, p/q), replace the first "
+    "rejected token by a sample of norm(max(0, p - q)), and draw a bonus token from p when "
+    "all K are kept.",
+    "strict": "As vLLM's rejection_sample_method = strict and mlx-lm do it: the target "
+    "samples its own token y from p at each position and keeps the draft only if it is "
+    "the same token; at the first mismatch it emits y (a bonus from p when all K match). "
+    "Lossless too, but a draft is kept with beta = sum p q instead of alpha = sum min(p, q), "
+    "so rounds are shorter.",
+    "resample_from_p": "Bug: a rejected token is replaced by a sample of p instead of the "
+    "residual max(0, p - q). Tokens the draft already over-proposes come out too often.",
+    "accept_if_p_ge_q": "Bug: keep x if and only if p(x) >= q(x), a rule some tutorials state, "
+    "instead of keeping it with probability min(1, p/q).",
+    "ratio_with_wrong_q": "Bug: the draft proposes its top token greedily, but the ratio still "
+    "uses its softmax q. The q in p/q must be the distribution the draft really sampled from.",
+    "no_bonus": "Bug: when all K drafts are kept, no bonus token is drawn. The tokens still "
+    "follow p, but rounds are shorter: only the tokens-per-round law catches this one.",
+    "strict_fresh_sample": "Bug: strict verification that, at a mismatch, throws away the "
+    "target's sample y and emits a new sample of p. That new sample can be the draft's token "
+    "again, so tokens the draft proposes often come out too often.",
+    "multi_draft": "m candidates per position, tried in order with min(1, p_i/q); after each "
+    "rejection the target shrinks to its residual norm(max(0, p_i - q)). Lossless.",
+    "multi_draft_no_residual": "Bug: every candidate is tried against the original p, never "
+    "its residual. Later candidates are kept too often.",
+    "typical_acceptance": "Keep x iff p(x) > min(epsilon, delta exp(-H(p))), no coin, q never "
+    "looked at; after the kept prefix, argmax p. Faster, NOT lossless.",
+}
+# specdec_core.quiz.QUESTION_KINDS: the Self-test's menu of generated questions.
+QUESTION_KIND_LABELS: dict[str, str] = {
+    "acceptance": "Acceptance probability of one drafted token",
+    "alpha": "Acceptance rate alpha of a draft/target pair",
+    "residual": "Residual (resample) probability of one token",
+    "tokens_out": "Tokens out of one round",
+    "expected_tokens": "Expected tokens per round",
+    "multi_draft": "Multi-draft: the second candidate after a rejection",
+    "tree": "Token tree: expected tokens per round",
+    "deterministic": "Deterministic draft (prompt lookup): the replacement token",
+    "typical_acceptance": "Typical acceptance (Medusa): how often a draft is kept",
+}
