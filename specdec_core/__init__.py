@@ -66,6 +66,7 @@ from .theory import (
     expected_tokens,
     optimal_k,
     speedup,
+    speedup_limit,
     time_per_token,
     tokens_per_round_distribution,
 )
@@ -122,6 +123,7 @@ __all__ = [
     "sample_index",
     "simulate_rounds",
     "speedup",
+    "speedup_limit",
     "time_per_token",
     "tokens_per_round_distribution",
     "validate_distribution",
