@@ -97,6 +97,7 @@ from .theory import (
     expected_tokens,
     optimal_k,
     speedup,
+    speedup_limit,
     time_per_token,
     tokens_per_round_distribution,
 )
@@ -178,6 +179,7 @@ __all__ = [
     "simulate_rounds",
     "speedup",
     "speedup_from_costs",
+    "speedup_limit",
     "step_time",
     "time_per_token",
     "tokens_per_round_distribution",

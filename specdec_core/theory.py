@@ -91,6 +91,22 @@ def time_per_token(alpha, k, c_q, c_p):
     return _out((_k(k) * cq + cp) / e)
 
 
+def speedup_limit(alpha: float, c_q: float, c_p: float) -> float:
+    """The speedup as K grows without bound: lim_{K -> inf} c_p E / (K c_q + c_p).
+
+    From :func:`speedup` (seed 003 Ex 7): E tends to 1 / (1 - alpha) for alpha < 1
+    and grows as K + 1 for alpha = 1, while the cost K c_q + c_p grows linearly when
+    c_q > 0. So the limit is c_p / c_q = 1/c at alpha = 1 with c_q > 0 (a cap that is
+    never reached), inf at alpha = 1 with a free draft, 1 / (1 - alpha) for a free
+    draft with alpha < 1, and 0 otherwise (then the best K is finite). Scalars only.
+    """
+    a = float(_alpha(alpha))
+    cq, cp = (float(x) for x in _costs(c_q, c_p))
+    if a == 1.0:
+        return cp / cq if cq > 0 else float("inf")
+    return 1.0 / (1.0 - a) if cq == 0 else 0.0
+
+
 def optimal_k(alpha, c_q, c_p, *, k_max: int = 16):
     """The K in 1..k_max that maximises :func:`speedup` (the smallest on ties).
 

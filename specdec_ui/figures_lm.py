@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .text import plotly_escape
-from .theme import COLORS, PATTERN, STATUS_SYMBOL, STATUS_WORD, base_layout
+from .theme import COLORS, OUTLINE, PATTERN, STATUS_SYMBOL, STATUS_WORD, base_layout
 
 FINAL_TITLE = {  # the distribution a round's last token comes from, by the round's end
     "resample": "Resample from the leftover norm(max(0, p − q))",
@@ -37,7 +37,7 @@ def position_bars_figure(
 
     ``positions``: the round's PositionTrace list (K drafts + the bonus position). Each
     panel shows the ``n_bars`` tokens with the largest max(p, q) among the top-10 of p
-    and the top-10 of q; the drafted token is always shown, with a thick black outline
+    and the top-10 of q; the drafted token is always shown, outlined (theme.OUTLINE)
     and a '▶' in its label.
     """
     n = len(positions)
@@ -75,7 +75,7 @@ def _position_traces(pos, vocab: Sequence[str], n_bars: int, *, show_legend: boo
             x=labels,
             y=[p for _, p, _ in bars],
             name="p (target)",
-            marker={"color": COLORS["p"], "line": {"width": outline, "color": "#000"}},
+            marker={"color": COLORS["p"], "line": {"width": outline, "color": OUTLINE}},
             legendgroup="p",
             showlegend=show_legend,
             hovertemplate="%{x}: p = %{y:.3f}<extra></extra>",
@@ -90,7 +90,7 @@ def _position_traces(pos, vocab: Sequence[str], n_bars: int, *, show_legend: boo
                 marker={
                     "color": COLORS["q"],
                     "pattern": {"shape": PATTERN["q"]},
-                    "line": {"width": outline, "color": "#000"},
+                    "line": {"width": outline, "color": OUTLINE},
                 },
                 legendgroup="q",
                 showlegend=show_legend,
@@ -162,7 +162,7 @@ def final_figure(
             y=[pr for _, pr in top],
             marker={
                 "color": colour,
-                "line": {"width": [3 if t == chosen else 0 for t, _ in top], "color": "#000"},
+                "line": {"width": [3 if t == chosen else 0 for t, _ in top], "color": OUTLINE},
             },
             hovertemplate="%{x}: %{y:.3f}<extra></extra>",
             name=title,

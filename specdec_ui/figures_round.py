@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 import specdec_core as sc
 
 from .text import plotly_escape
-from .theme import COLORS, PATTERN, STATUS_SYMBOL, STATUS_WORD, make_figure
+from .theme import COLORS, OUTLINE, PATTERN, STATUS_SYMBOL, STATUS_WORD, make_figure
 
 if TYPE_CHECKING:
     from .round_story import RoundStory
@@ -61,7 +61,7 @@ def _bar(
         "marker": {
             "color": color,
             "opacity": focus,
-            "line": {"width": width, "color": COLORS["coin"]},
+            "line": {"width": width, "color": OUTLINE},
             "pattern": {"shape": pattern},
         },
         "hovertemplate": f"%{{x}}<br>{hover} = %{{y:.4g}}<extra></extra>",
@@ -74,9 +74,7 @@ def _category_layout(labels: Sequence[str], highlight: int | None, y_max: float)
     if highlight is not None:
         ticks[highlight] = f"<b>{ticks[highlight]}</b>"
     return {
-        "margin": {"t": 90},
-        "showlegend": True,
-        "legend": {"y": 1.0, "yanchor": "bottom", "x": 0},
+        "showlegend": True,  # the legend under the title: theme.make_figure places it
         "xaxis": {
             "type": "category",
             "tickmode": "array",
@@ -97,6 +95,7 @@ def _mark(layout: dict, labels: Sequence[str], highlight: int | None, y: float, 
                 "text": text,
                 "showarrow": True,
                 "arrowhead": 2,
+                "arrowcolor": OUTLINE,  # plotly's default dark grey vanishes in dark mode
                 "ay": -22,
                 "yshift": 20,
                 "font": {"size": 15},
@@ -147,7 +146,9 @@ def residual_figure(
     """Seed 003 Ex 6: q (blue), p (orange) and the green leftover max(0, p - q).
 
     With ``normalised`` a fourth trace shows p_adj = max(0, p - q) / Z (when
-    Z = 0 the core falls back to p, and so does this trace).
+    Z = 0 the core falls back to p, and so does this trace); then only the leftover and
+    p_adj bars carry numbers (q and p did in the steps before): four labels a group
+    collided at a projector's text size. Bars fill more of their group (bargap 0.1).
     """
     safe = [plotly_escape(lab) for lab in labels]
     p = np.asarray(p_row, dtype=np.float64)
@@ -176,7 +177,10 @@ def residual_figure(
             )
         )
         y_max = max(y_max, float(adj.max()))
+        for bar in data[:2]:  # q and p: their numbers were on screen in the steps before
+            del bar["text"]
     layout = _mark(_category_layout(labels, highlight, y_max), labels, highlight, y_max, mark_text)
+    layout["bargap"] = 0.1
     return _figure(data, layout, title=title, height=360)
 
 
@@ -213,7 +217,10 @@ def _coin_marker(u: float) -> dict:
         "mode": "markers+text",
         "text": [f"u = {u:.3g}"],
         "textposition": "top center",
-        "textfont": {"color": "#000000", "size": 16},
+        # On the page background: no colour of its own (black vanished in dark mode), so
+        # Streamlit's theme gives it the viewer's chart text colour; large and bold, it reads
+        # at that colour's contrast on white (WCAG's 3:1 for large text, 4.5:1 on dark).
+        "textfont": {"size": 19, "weight": "bold"},
         "marker": {
             "symbol": "diamond",
             "size": 26,
@@ -295,7 +302,13 @@ def _chip_trace(status: str, pts: list[tuple[int, str, str]]) -> dict:
 def _chips_layout(k: int) -> dict:
     return {
         "showlegend": True,  # also when one status alone is on screen
-        "legend": {"itemsizing": "constant", "orientation": "h", "y": -0.25, "yanchor": "top"},
+        "legend": {
+            "itemsizing": "constant",
+            "orientation": "h",
+            "yref": "paper",  # below the plot (a titled figure's default hangs from the top)
+            "y": -0.25,
+            "yanchor": "top",
+        },
         "margin": {"b": 60},
         "xaxis": {
             "range": [0.4, k + 1.6],

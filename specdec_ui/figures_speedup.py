@@ -66,20 +66,31 @@ def hline(
     return shape, label
 
 
-def vline(x: float, text: str, *, color: str, dash: str = "dot") -> tuple[dict, dict]:
-    """A vertical line across the plot and its label at the top: (shape, annotation)."""
+def vline(
+    x: float, text: str, *, color: str, dash: str = "dot", flip_at: float = 0.75
+) -> tuple[dict, dict]:
+    """A vertical line across the plot and its label at the top: (shape, annotation).
+
+    The label sits right of the line, or left of it from ``x >= flip_at`` (in x units),
+    so that it stays inside the plot. Leave headroom above the data (:data:`HEADROOM`):
+    the label's band at the top must be empty, or it lies on the lines there.
+    """
     shape = _line_shape("y", x, color, dash)
     label = {
         "yref": "paper",
         "y": 1,
         "xref": "x",
         "x": x,
-        "xanchor": "left",
+        "xanchor": "left" if x < flip_at else "right",
         "yanchor": "top",
         "text": text,
         "showarrow": False,
     }
     return shape, label
+
+
+HEADROOM = 1.35  # y range = highest line x this: an empty band at the top for vline labels
+# (a quarter of the plot: the 20 px label of presenter view fits it in a two-row-legend chart)
 
 
 def _best_k_marker(best: int, speedup_best: float, k_max: int) -> dict:
@@ -153,7 +164,7 @@ def _alpha_grid(n: int) -> np.ndarray:
 def _alpha_marker(alpha_current: float | None) -> tuple[list, list]:
     if alpha_current is None:
         return [], []
-    shape, label = vline(alpha_current, f" alpha = {alpha_current:.2f}", color=COLORS["p"])
+    shape, label = vline(alpha_current, f" alpha = {alpha_current:.2f} ", color=COLORS["p"])
     return [shape], [label]
 
 
@@ -194,6 +205,7 @@ def expected_tokens_figure(
     """
     a = _alpha_grid(n)
     colors = k_colors(k_values)
+    max_k = max(int(k) for k in k_values)
     traces = []
     for k in k_values:
         traces.append(_k_curve(a, sc.expected_tokens(a, k), k, colors[k]))
@@ -215,7 +227,8 @@ def expected_tokens_figure(
         shapes=shapes,
         annotations=labels,
         xaxis={"title": {"text": "alpha (acceptance rate)"}, "range": [0, 1]},
-        yaxis={"title": {"text": "E[tokens per round]"}},
+        # headroom over the highest ceiling: the alpha label is not drawn on a dashed line
+        yaxis={"title": {"text": "E[tokens per round]"}, "range": [0, HEADROOM * (max_k + 1)]},
     )
 
 
@@ -226,25 +239,39 @@ def speedup_vs_alpha_figure(
 
     Floor (alpha -> 0): c_p / (K c_q + c_p); ceiling (alpha -> 1):
     (K + 1) c_p / (K c_q + c_p), which is K + 1 when the draft is free.
-    Traces: "K = k", "floor K = k", "ceiling K = k".
+    Traces: "K = k", "floor K = k", "ceiling K = k", "no gain (1x)" (a dotted line at 1).
     """
     a = _alpha_grid(n)
     colors = k_colors(k_values)
+    top = 1.0  # the highest line: the no-gain line or a ceiling
     traces = []
     for k in k_values:
         floor = c_p / (k * c_q + c_p)
+        top = max(top, (k + 1) * floor)
         traces.append(_k_curve(a, sc.speedup(a, k, c_q, c_p), k, colors[k]))
         traces.append(_k_level(floor, f"floor K = {k}", k, colors[k], "dot"))
         traces.append(_k_level((k + 1) * floor, f"ceiling K = {k}", k, colors[k], "dash"))
-    shape, label = hline(1.0, "no gain (1x)", color=COLORS["discarded"], position="left")
+    # "no gain" is a legend entry, not a label on its line: the curves cross the line, the
+    # floors lie just under it and the ceilings over it, so a label there sat on a line.
+    traces.append(
+        {
+            "type": "scatter",
+            "x": [0, 1],
+            "y": [1, 1],
+            "mode": "lines",
+            "name": "no gain (1x)",
+            "line": {"dash": "dot", "color": COLORS["discarded"], "width": 2},
+            "hoverinfo": "skip",
+        }
+    )
     shapes, labels = _alpha_marker(alpha_current)
     return make_figure(
         traces,
         title="Speedup vs alpha (dotted: floor; dashed: ceiling)",
-        shapes=[shape, *shapes],
-        annotations=[label, *labels],
+        shapes=shapes,
+        annotations=labels,
         xaxis={"title": {"text": "alpha (acceptance rate)"}, "range": [0, 1]},
-        yaxis={"title": {"text": "speedup (x)"}},
+        yaxis={"title": {"text": "speedup (x)"}, "range": [0, HEADROOM * top]},
     )
 
 
@@ -434,7 +461,7 @@ def timeline_figure(
         barmode="overlay",
         annotations=notes,
         margin={"t": 50},
-        legend={"y": -0.15, "yanchor": "top"},
+        legend={"yref": "paper", "y": -0.15, "yanchor": "top"},  # below the plot
         xaxis={
             "title": {"text": "time →"},
             "showticklabels": False,

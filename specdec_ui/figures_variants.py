@@ -18,7 +18,15 @@ from specdec_core import variants as vr
 from specdec_core import variants_tree as vt
 
 from .text import plotly_escape
-from .theme import COLORS, PATTERN, STATUS_SYMBOL, STATUS_WORD, draft_markers, make_figure
+from .theme import (
+    COLORS,
+    OUTLINE,
+    PATTERN,
+    STATUS_SYMBOL,
+    STATUS_WORD,
+    draft_markers,
+    make_figure,
+)
 
 VARIANT_NAMES: dict[str, str] = {
     "multi_draft": "Multi-draft: m candidates per position (SpecInfer)",
@@ -247,7 +255,7 @@ def tree_figure(result: vt.TreeResult, shown: int, labels) -> go.Figure:
     groups = {"accepted": [], "rejected": [], "pending": [], "discarded": []}
     for i in range(tree.n_nodes):
         groups[status.get(i, "pending")].append(i)
-    traces.append(_markers([-1], pos, ["root"], "root", "#333333", "square"))
+    traces.append(_markers([-1], pos, ["root"], "root", OUTLINE, "square"))
     for key, nodes in groups.items():
         if nodes:
             word = f"{STATUS_SYMBOL[key]} {STATUS_WORD[key]}"
@@ -341,7 +349,7 @@ def typical_figure(p_target, q_draft, token: int, epsilon: float, delta: float, 
             "y": [tau, tau],
             "mode": "lines",
             "name": f"threshold tau = {tau:.3f}",
-            "line": {"dash": "dash", "color": COLORS["coin"]},
+            "line": {"dash": "dash", "color": OUTLINE},
         },
         {
             "type": "scatter",
@@ -655,3 +663,14 @@ def expected_tokens_of(variant: str, p_target, q_draft, *, k, m, widths, epsilon
 def p_value_text(p_value: float) -> str:
     """chi2.sf underflows to 0 below about 1e-300: say so instead of printing 0."""
     return "< 1e-300" if p_value == 0 else f"{p_value:.3g}"
+
+
+def histogram_tv(result: sc.SimulationResult, p_target) -> float:
+    """TV(simulated share, p) = 1/2 sum_x |n(x)/n - p(x)| over every emitted token.
+
+    What the token histogram shows: all tokens of all rounds, the token after K kept
+    drafts included (typical acceptance takes that one as argmax p as well), so it can
+    differ from the one-position law of :func:`emitted_law`.
+    """
+    counts = np.asarray(result.emitted_counts, dtype=np.float64)  # (V,)
+    return vr.total_variation(counts / counts.sum(), p_target)

@@ -10,8 +10,14 @@ What the switch does (a page helper calls these; pages stay thin):
   script: the right arrow / Page Down of a clicker presses the page's ``*_next`` button,
   the left arrow / Page Up its ``*_back`` button. Both strings are module constants:
   no user text ever reaches them (tests/test_security.py checks that).
+- ``app_style()`` adds the static CSS of every page, in both views (``APP_CSS``): long
+  formulas wrap after "=" instead of being cut at the right edge, and on a phone (narrow
+  or touch-only screen) charts lose plotly's toolbar and drag-to-zoom, so a swipe over a
+  chart scrolls the page.
 - ``chart(fig, ...)`` is ``st.plotly_chart`` with ``theme.presenter_figure`` applied in
-  presenter view (chart text >= 20 px, thicker lines, high-contrast ink).
+  presenter view (chart text >= 20 px, thicker lines, high-contrast ink) and no scroll-zoom.
+- ``qr_button()`` draws "📱 Show QR code" (top-right corner in presenter view, the sidebar
+  in normal view); it opens the page's current link as a large QR code in a dialog.
 - ``share_panel(link)`` shows the QR code of the page's link, the link itself (with
   Streamlit's copy button) and a warning when the link only works on this computer.
 """
@@ -38,14 +44,48 @@ QR_WIDTH = 240  # px on screen: scannable from a phone a few metres from the pro
 
 # Static CSS for the projector layout. A module constant: never formatted with user text.
 # ``--specdec-presenter`` tells the key script below that presenter view is on.
+# The key numbers (st.metric values) are the largest text on the screen, above every
+# heading, so the back row reads them; their labels and deltas are smaller than the body.
+# The QR button sits in the top-right corner, on every page, whatever the scroll.
 PRESENTER_CSS = """<style>
 :root { --specdec-presenter: 1; }
 [data-testid="stMainBlockContainer"] { padding-top: 3.25rem; padding-bottom: 2rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding-top: 0; }
+[data-testid="stMainBlockContainer"] h2 { font-size: 1.7rem; }
+[data-testid="stMainBlockContainer"] h3 { font-size: 1.5rem; }
+[data-testid="stMainBlockContainer"] h4 { font-size: 1.35rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] li { font-size: 1.2rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] { font-size: 1.05rem; }
 [data-testid="stMainBlockContainer"] button p { font-size: 1.2rem; font-weight: 600; }
+[data-testid="stMainBlockContainer"] div[data-testid="stMetricValue"],
+[data-testid="stMainBlockContainer"] div[data-testid="stMetricValue"] p {
+  font-size: 3rem; line-height: 1.15; font-weight: 700;
+}
+[data-testid="stMainBlockContainer"] label[data-testid="stMetricLabel"] p,
+[data-testid="stMainBlockContainer"] div[data-testid="stMetricDelta"] p { font-size: 1.05rem; }
+.st-key-presenter_qr_corner {
+  position: fixed; top: 0.55rem; right: 4.5rem; z-index: 999991; width: auto;
+}
+.st-key-presenter_qr_corner button p { font-size: 1.05rem; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-presenter_qr_corner) { position: absolute; }
+</style>"""
+
+# Static CSS of every page, in both views (a module constant, like the one above).
+# - Display formulas (KaTeX) may wrap after a relation or an operator ("=", "+", ...):
+#   KaTeX writes each unbreakable chunk as its own inline block, and Streamlit's
+#   nowrap cut "= 2.773" to "= 2." on a phone; a wrapped line gets a little air.
+# - A phone (narrow, or a touch screen without hover): no plotly toolbar (it covered the
+#   chart titles) and no drag layer, so a swipe over a chart scrolls the page instead of
+#   zooming the chart; Streamlit's own full-screen button stays.
+APP_CSS = """<style>
+.katex-display > .katex, .katex-display > .katex > .katex-html { white-space: normal; }
+.katex-display > .katex > .katex-html > .base { margin: 0.2em 0; }
+@media (max-width: 640px), (hover: none) and (pointer: coarse) {
+  [data-testid="stPlotlyChart"] .modebar-container { display: none !important; }
+  [data-testid="stPlotlyChart"] .draglayer,
+  [data-testid="stPlotlyChart"] .draglayer * { pointer-events: none !important; }
+}
 </style>"""
 
 # Static key script (runs once per browser tab; a flag on window stops a second listener).
@@ -152,6 +192,11 @@ def presenter_style() -> None:
     st.sidebar.html(PRESENTER_KEYS_JS, unsafe_allow_javascript=True)
 
 
+def app_style() -> None:
+    """The static CSS of every page (wrapping formulas, phone-friendly charts)."""
+    st.html(APP_CSS)  # style only: Streamlit puts it out of the page flow
+
+
 def page_heading(page: PageInfo, intro: str, *, presenting: bool) -> None:
     """The page's title and its intro paragraph (markdown, the page's own text); in
     presenter view the intro folds into "What this page asks", so the result comes first."""
@@ -159,11 +204,20 @@ def page_heading(page: PageInfo, intro: str, *, presenting: bool) -> None:
     (st.expander("What this page asks") if presenting else st.container()).write(intro)
 
 
-def chart(fig: go.Figure, **kwargs) -> None:
-    """``st.plotly_chart`` with the presenter look applied in presenter view."""
+# plotly's config for every chart: no zoom by the mouse wheel or a two-finger scroll (it
+# took the page's scroll), no plotly logo. The figure itself is never changed: figures are
+# shared read-only between sessions. Phones lose the toolbar and drag-zoom by APP_CSS.
+CHART_CONFIG = {"scrollZoom": False, "displaylogo": False}
+
+
+def chart(fig: go.Figure, *, config: Mapping | None = None, **kwargs) -> None:
+    """``st.plotly_chart`` with the presenter look applied in presenter view.
+
+    ``config`` (plotly's) is merged over :data:`CHART_CONFIG`.
+    """
     if presenting():
         fig = presenter_figure(fig, theme_type=st.context.theme.type)
-    st.plotly_chart(fig, **kwargs)
+    st.plotly_chart(fig, config={**CHART_CONFIG, **(config or {})}, **kwargs)
 
 
 def share_link(params: Mapping[str, str] | None = None) -> str | None:
@@ -181,6 +235,12 @@ def share_link(params: Mapping[str, str] | None = None) -> str | None:
     return base + (share_query(values) if values else "")
 
 
+LOCAL_NOTE = (
+    "This address points at this computer (localhost), so phones cannot open it; serve the "
+    "app on the network or a public host to share it."
+)
+
+
 def share_panel(link: str | None) -> None:
     """QR code of ``link`` beside the link as copyable text, and a note on local addresses."""
     if not link:
@@ -196,10 +256,50 @@ def share_panel(link: str | None) -> None:
     with text:
         st.code(link, language=None, wrap_lines=True)
         if is_local_link(link):
-            st.caption(
-                "This address points at this computer (localhost), so phones cannot open "
-                "it; serve the app on the network or a public host to share it."
-            )
+            st.caption(LOCAL_NOTE)
+
+
+QR_BUTTON_KEY = "presenter_qr"
+QR_CORNER_KEY = "presenter_qr_corner"  # PRESENTER_CSS pins this container top right
+QR_DIALOG_WIDTH = 460  # px: a class scans it from the back of the room (the dialog fits 768)
+QR_DIALOG_SCALE = 12  # px per module, drawn larger than shown: sharp when scaled down
+
+
+def qr_button() -> None:
+    """ "📱 Show QR code": the page's current link as a large QR code in a dialog.
+
+    In presenter view the button sits in the top-right corner of every page (pinned by
+    ``PRESENTER_CSS``), reachable without scrolling; in normal view it is in the sidebar.
+    The link is the address bar's: the page wrote its state into the query parameters on
+    the run before the click, and a click changes no state.
+    """
+    where = st.container(key=QR_CORNER_KEY) if presenting() else st.sidebar
+    if where.button(
+        "📱 Show QR code",
+        key=QR_BUTTON_KEY,
+        help="Opens this page's link as a large QR code, for a class to scan.",
+    ):
+        qr_dialog(share_link())
+
+
+@st.dialog("📱 Scan to open this page", width="large")
+def qr_dialog(link: str | None) -> None:
+    """The QR code of ``link`` at projector size, the link itself and the local-address note."""
+    if not link:
+        st.caption("The link is known once the page has loaded in a browser; try again.")
+        return
+    code, text = st.columns([1, 1], vertical_alignment="center")
+    try:
+        png = qr_png(link, scale=QR_DIALOG_SCALE)
+    except LinkTooLongError as err:
+        code.info(f"No QR code: {err}. Copy the link instead.", icon="🔗")
+    else:
+        code.image(png, width=QR_DIALOG_WIDTH)
+    with text:
+        st.markdown("**Scan with a phone camera** to open this page in the same state.")
+        st.code(link, language=None, wrap_lines=True)
+        if is_local_link(link):
+            st.warning(LOCAL_NOTE, icon="⚠️")
 
 
 def share_page(params: Mapping[str, str] | None = None) -> None:

@@ -18,6 +18,7 @@ ROUND_K_MAX = 8  # K offered by the round page (typed rounds and links)
 
 # ----------------------------------------------------------------------------- speedup explorer
 SPEED_K_MAX = 32  # K offered by the speedup page (slider, speedup-vs-K chart, optimum)
+SPEED_HEATMAP_K = 16  # the heatmap's K range while the chosen K is within it (then K_MAX)
 TABLE_K = (1, 2, 4, 8)  # K values always in the ms-per-token table
 CURVE_K = (1, 2, 4, 8)  # K values of the curves versus alpha
 MAX_COST = 1_000_000.0  # largest step cost (ms) a student may type

@@ -14,6 +14,7 @@ per-position table), ``k``, ``seed``, ``coins``, ``drafts``, ``final``, ``norm``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 
@@ -265,6 +266,33 @@ def custom_spec(inputs: CustomInputs, tables: RowTables | None = None) -> RoundS
     _check_final(spec)
     play_round(spec)  # anything else the core refuses fails here
     return spec
+
+
+# The custom input a message is about, from its first words: the core's and the codec's
+# messages name the entry first ("K = 0 is out of range", "p: entry 2 ...", "q at position
+# 1: ...", "draft tokens: ...", "coins: ...", "final token (...)", "labels: ..."). Checked
+# in order; "p has 3 entries but q has 4" (sizes differ) is shown under q, the field typed
+# last. A message that names none of them returns None (the page shows it below the form).
+ERROR_FIELDS: tuple[tuple[str, str], ...] = (
+    (r"K\b", "k"),
+    (r"labels\b", "labels"),
+    (r"[pq] at position\b", "tables"),
+    (r"p has \d+ entries but q has", "q"),
+    (r"p\b", "p"),
+    (r"q\b", "q"),
+    (r"draft tokens\b", "drafts"),
+    (r"coins\b", "coins"),
+    (r"final token\b", "final"),
+)
+
+
+def error_field(message: str) -> str | None:
+    """The custom input (``k``, ``labels``, ``p``, ``q``, ``tables``, ``drafts``, ``coins``,
+    ``final``) that ``message`` is about, or None when it names none of them."""
+    for pattern, field in ERROR_FIELDS:
+        if re.match(pattern, message):
+            return field
+    return None
 
 
 def scenario_as_custom(key: str) -> CustomCopy:

@@ -31,7 +31,7 @@ from .round_codec import CustomInputs, RoundChoice, RowTables
 from .round_story import RoundSpec, RoundStory, build_story, spec_from_scenario
 from .shared_work import TEXT_TTL_S, shared_result
 from .text import md_escape
-from .widgets import seed_control
+from .widgets import seed_control, show_error
 
 MODES = ("Preset", "Custom")
 ROWS_SHARED = "One p and q for every position"
@@ -179,17 +179,27 @@ def preset_controls(column) -> RoundSpec:
 
 
 # ----------------------------------------------------------------------------- custom
-def _distribution_inputs() -> bool:
-    """Labels, K, shared/table mode, normalise, p and q; True in table mode."""
+def _distribution_inputs(slots: dict) -> bool:
+    """Labels, K, shared/table mode, normalise, p and q; True in table mode.
+
+    ``slots`` gets an empty box under each field, for that field's error message.
+    """
     c1, c2 = st.columns([3, 1])
     c1.text_input(
         "Vocabulary labels (separated by commas; empty = A, B, C, ...)",
         key="round_labels",
         max_chars=MAX_TEXT_LENGTH,
     )
+    slots["labels"] = c1.empty()
+    # No browser bounds: 0, -1 or 25 reach the core, whose message names the problem next to
+    # the field (with bounds, the browser kept the bad number and showed only a tiny icon).
     c2.number_input(
-        "K: draft tokens per round", min_value=1, max_value=ROUND_K_MAX, step=1, key="round_k"
+        "K: draft tokens per round",
+        step=1,
+        key="round_k",
+        help=f"1 to {ROUND_K_MAX} tokens drafted ahead in a round.",
     )
+    slots["k"] = c2.empty()
     c1, c2 = st.columns([3, 1])
     rows_mode = c1.radio(
         "Distributions",
@@ -215,16 +225,18 @@ def _distribution_inputs() -> bool:
         help="Decimals (0.25), fractions (1/4) or percentages (25%), separated by "
         "commas or spaces; they must sum to 1.",
     )
+    slots["p"] = c1.empty()
     c2.text_input(
         "q: the draft's distribution" + fills,
         key="round_q_text",
         max_chars=MAX_TEXT_LENGTH,
         help="Same syntax as p, same number of entries.",
     )
+    slots["q"] = c2.empty()
     return table_mode
 
 
-def _token_inputs() -> None:
+def _token_inputs(slots: dict) -> None:
     """Drafts, coins, the final token and the seed (each empty = drawn with the seed)."""
     c1, c2, c3 = st.columns(3)
     c1.text_input(
@@ -249,24 +261,37 @@ def _token_inputs() -> None:
         placeholder="e.g. D",
         help="The resampled or bonus token; it must have probability > 0 there.",
     )
+    slots |= {"drafts": c1.empty(), "coins": c2.empty(), "final": c3.empty()}
     with st.columns(3)[0]:
         seed_control("round")
 
 
+def show_field_error(err: sc.SpecDecError, slots: dict) -> None:
+    """The error next to the field it names (:func:`round_codec.error_field`), else in
+    ``slots["other"]``, the box under the inputs."""
+    with slots.get(codec.error_field(str(err)) or "other") or slots["other"]:
+        show_error(err)
+
+
 def custom_controls() -> tuple[RoundSpec | None, sc.SpecDecError | None, RoundChoice]:
-    """The custom inputs. Returns (spec, None, choice) or (None, error, choice)."""
+    """The custom inputs. Returns (spec, None, choice) or (None, error, choice); an error
+    is shown next to the field it names, where the student is typing."""
     for note in st.session_state.pop("round_copy_notes", ()):
         st.caption(note)
-    table_mode = _distribution_inputs()
-    _token_inputs()
+    slots: dict = {}
+    table_mode = _distribution_inputs(slots)
+    _token_inputs(slots)
     STATE.keep()
     inputs, tables = _session_inputs(), None
     try:
         k = sc.check_k(int(inputs.k), k_max=ROUND_K_MAX)
         if table_mode:
-            tables = _tables(k, inputs)
-        return codec.custom_spec(inputs, tables), None, RoundChoice(custom=inputs, tables=tables)
+            tables = _tables(k, inputs, slots)
+        spec = codec.custom_spec(inputs, tables)
+        return spec, None, RoundChoice(custom=inputs, tables=tables)
     except sc.SpecDecError as err:
+        slots.setdefault("other", st.empty())
+        show_field_error(err, slots)
         return None, err, RoundChoice(custom=inputs, tables=tables)
 
 
@@ -358,11 +383,12 @@ def _table_editors(base: TableState) -> RowTables:
     return shown
 
 
-def _tables(k: int, inputs: CustomInputs) -> RowTables:
+def _tables(k: int, inputs: CustomInputs, slots: dict) -> RowTables:
     """The per-position tables (st.data_editor), one row per position.
 
     A bad entry elsewhere never hides the tables: they stay on screen (with
-    their edits) and the error is raised after they are drawn.
+    their edits) and the error is raised after they are drawn (a table's own error
+    is shown in ``slots["tables"]``, under them).
     """
     refill = st.button("↺ Refill the tables from the typed p and q", key="round_refill")
     base, error = st.session_state.get("round_table"), None
@@ -378,6 +404,7 @@ def _tables(k: int, inputs: CustomInputs) -> RowTables:
     if base is None:
         raise error
     shown = _table_editors(base)
+    slots["tables"] = st.empty()
     if error is not None:
         raise error
     norm = bool(inputs.normalise)
@@ -387,6 +414,16 @@ def _tables(k: int, inputs: CustomInputs) -> RowTables:
 
 
 # ----------------------------------------------------------------------------- the page's inputs
+def settings_label() -> str:
+    """The settings expander's label, naming the round it holds (its key keeps it open)."""
+    ss = st.session_state
+    if ss.get(STATE.key("mode")) == "Custom":
+        return "⚙️ Round settings: your own round"
+    scenario = sc.SCENARIOS.get(str(ss.get(STATE.key("preset"))))
+    title = scenario.title if scenario is not None else "choose a worked example"
+    return f"⚙️ Round settings: {md_escape(title)}"
+
+
 def round_controls() -> RoundControls:
     """Render the inputs; return the round to show, the input error and its choice.
 

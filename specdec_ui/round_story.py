@@ -40,7 +40,7 @@ StepKind = Literal[
     "draft", "ratio", "coin", "discard", "residual", "normalise", "resample", "bonus", "result"
 ]
 STEP_KINDS: dict[StepKind, str] = {
-    "draft": "the draft proposes",
+    "draft": "drafting",  # the step's title says "The draft proposes K = ..."
     "ratio": "acceptance probability",
     "coin": "the coin decides",
     "discard": "discard the rest",
@@ -558,11 +558,11 @@ def _add_bonus(story: _Story) -> None:
     res, k, tok = story.res, story.res.k_drafts, story.res.final_token
     story.emitted.append((k, tok, res.final_status))
     p_x = fmt_prob(story.p_rows[k, tok])
+    kept = f"All {k} drafts" if k > 1 else "The one draft"  # never "All 1 drafts"
     story.add(
         "bonus",
         k,
-        f"All {k} drafts kept: bonus token {story.label(tok)} from p at position {k + 1} "
-        f"(p = {p_x})",
+        f"{kept} kept: bonus token {story.label(tok)} from p at position {k + 1} (p = {p_x})",
         f"The target's single pass already produced a distribution one step past the last "
         f"draft, so this token is free ({story.drawn()}).",
         r"x \sim p_{K+1} = p_{" + str(k + 1) + r"},\quad p_{" + str(k + 1) + r"}(x) = " + p_x,

@@ -24,6 +24,12 @@ COLORS = {
     "coin": "#000000",
     "theory": "#CC79A7",
 }
+# Marks drawn on the page background in figures that every session shares, whatever its
+# theme: outlines of a highlighted bar, reference lines, the tree's root. Mid grey has a
+# contrast of about 4.4:1 on white and 4.2:1 on Streamlit's dark background (#0E1117), where
+# black vanished (issue 18). Text on the page background sets no colour at all: Streamlit's
+# theme gives it the viewer's text colour.
+OUTLINE = "#777777"
 STATUS_SYMBOL = {
     "accepted": "✓",
     "rejected": "✗",
@@ -61,6 +67,9 @@ def base_layout(fig: go.Figure, *, title: str = "", height: int = 360) -> go.Fig
     return fig
 
 
+LEGEND_TOP_PX = 42  # a titled figure's legend starts this far below its top edge
+
+
 @lru_cache(maxsize=32)
 def _theme_layout(height: int, titled: bool) -> dict:
     """base_layout's look as a plain dict, computed once per size (no template)."""
@@ -70,7 +79,10 @@ def _theme_layout(height: int, titled: bool) -> dict:
     spec.pop("title", None)
     if titled:  # title on top, legend under it: base_layout's 50 px fit only one of them
         spec["margin"]["t"] = 95
-        spec["legend"].update(y=1.0, yanchor="bottom")
+        # The legend hangs from a fixed distance below the figure's top edge (under the
+        # title) and grows downwards: a legend that wraps to a second row on a narrow
+        # screen pushes the plot down (plotly's automargin) instead of covering the title.
+        spec["legend"].update(yref="container", y=1 - LEGEND_TOP_PX / height, yanchor="top")
     return spec
 
 

@@ -33,6 +33,8 @@ def page_setup(page_file: str | Path) -> PageInfo:
     )
     presenter.presenter_toggle()
     presenter.presenter_style()
+    presenter.app_style()
+    presenter.qr_button()  # the share link as a large QR code, from the first screen
     processes.warm_up()  # the helper processes start soon after the first page (once)
     # A page that waits for shared work gives its render slot back while it waits.
     shared_work.set_wait_hook(render_gate.released_while_waiting)

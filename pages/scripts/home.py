@@ -80,11 +80,13 @@ with right:
 
 st.header("Where to go next")
 cards = [page for page in available_pages() if not page.is_home]
-columns = st.columns(2)
-for i, page in enumerate(cards):
-    with columns[i % 2].container(border=True):
-        st.page_link(page.path, label=page.title, icon=page.icon)
-        st.write(page.blurb)
+# Row by row, in the sidebar's order: read left to right, top to bottom, and on a phone
+# (where columns stack) top to bottom, the cards come in the same order as the sidebar.
+for start in range(0, len(cards), 2):
+    for column, page in zip(st.columns(2), cards[start : start + 2], strict=False):
+        with column.container(border=True):
+            st.page_link(page.path, label=page.title, icon=page.icon)
+            st.write(page.blurb)
 missing = len(PAGES) - 1 - len(cards)
 if missing:
     st.caption(f"{missing} more page(s) are on the way.")

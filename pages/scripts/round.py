@@ -5,35 +5,34 @@ import streamlit as st
 import specdec_core as sc
 from specdec_ui import round_codec as codec
 from specdec_ui import round_state as rs
-from specdec_ui.presenter import chart, presenting
+from specdec_ui.presenter import chart, page_heading
 from specdec_ui.round_story import STEP_KINDS
 from specdec_ui.text import md_escape
-from specdec_ui.widgets import download_csv, page_setup, show_error, show_source
+from specdec_ui.widgets import download_csv, page_setup, show_source
 
 PAGE = page_setup(__file__)
-PRESENTING = presenting()  # projector: inputs folded, the step's text and chart side by side
-st.title(f"{PAGE.icon} {PAGE.title}")
-if not PRESENTING:
-    st.write(
-        "The **draft** model q (the intern) writes K tokens ahead; the **target** model p (the "
-        "editor) checks them all in one pass. Click **Next** to see one decision at a time: "
-        "each draft is kept with probability a = min(1, p/q), the first rejected one is "
-        "replaced by a sample of the leftover max(0, p − q), and when all K survive a free "
-        "bonus token comes from p."
-    )
+# In both views the step (decision, chart, Next) comes first: the intro and the settings
+# fold into expanders under the title, and the step's text and chart sit side by side.
+page_heading(
+    PAGE,
+    "The **draft** model q (the intern) writes K tokens ahead; the **target** model p (the "
+    "editor) checks them all in one pass. Click **Next** to see one decision at a time: "
+    "each draft is kept with probability a = min(1, p/q), the first rejected one is "
+    "replaced by a sample of the leftover max(0, p − q), and when all K survive a free "
+    "bonus token comes from p.",
+    presenting=True,
+)
 warning_box = st.container()
 rs.open_state()
 
-settings = (
-    st.expander("⚙️ Round settings", expanded=False) if PRESENTING else st.container(border=True)
-)
-with settings:
-    controls = rs.round_controls()
+with st.expander(rs.settings_label(), key="round_settings"):
+    controls = rs.round_controls()  # a bad entry's message is shown next to its field
 spec, error = controls.spec, controls.error
 if error is not None:
-    show_error(error)
     st.info(
-        "The round below is still the last valid one; fix the entry above to update it.", icon="↩️"
+        "The round below is still the last valid one; fix the entry marked ⚠️ in "
+        "⚙️ Round settings to update it.",
+        icon="↩️",
     )
 
 shared = rs.shared_round(spec)  # built once per round, shared by the class
@@ -81,9 +80,7 @@ coin_alt = f"The interval from 0 to 1 split at a: keep below, reject above. {ste
 COIN_NOTE = (
     "The coin u is uniform on [0, 1): it lands in the keep zone [0, a) with probability exactly a."
 )
-if not PRESENTING:
-    text_box, chart_box, coin_box = st.container(), st.container(), None
-elif coin_fig is None:
+if coin_fig is None:
     text_box, chart_box = st.columns([2, 3])
     coin_box = None
 else:  # a coin step: text | bars | coin, all three in the first screen
@@ -94,25 +91,14 @@ with text_box:
     with st.container(key="round_why"):
         st.markdown(f"#### {md_escape(step.title)}")
         st.markdown(f"**Why this step?** {md_escape(step.why)}")
-    if not PRESENTING:
-        st.latex(step.latex)
 if coin_box is not None:
     with coin_box:
         chart(coin_fig, key="round_chart_coin", alt=coin_alt)
         st.caption(COIN_NOTE)
 with chart_box:
-    if coin_fig is None or PRESENTING:
-        chart(main_fig, key="round_chart_main", alt=main_alt)
-    else:
-        left, right = st.columns([3, 2])
-        with left:
-            chart(main_fig, key="round_chart_main", alt=main_alt)
-        with right:
-            chart(coin_fig, key="round_chart_coin", alt=coin_alt)
-            st.caption(COIN_NOTE)
+    chart(main_fig, key="round_chart_main", alt=main_alt)
 
-if PRESENTING:  # full width: a long formula would be clipped in the text column
-    st.latex(step.latex)
+st.latex(step.latex)  # full width: a long formula would be clipped in the text column
 
 with st.container(key="round_output", border=True):
     st.markdown("**Output so far** (the tokens this round has emitted)")

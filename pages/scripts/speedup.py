@@ -52,9 +52,15 @@ def _fig_vs_k(alpha: float, c_q: float, c_p: float, k: int):
     return fs.speedup_vs_k_figure(alpha, c_q, c_p, k_current=k, k_max=presets.SPEED_K_MAX)
 
 
+def _heatmap_k_max(k: int) -> int:
+    """The heatmap's largest K: 16, the range a student uses (K up to 64 squashed K <= 8
+    into a strip), or the slider's whole range once K is beyond it (the mark stays on)."""
+    return presets.SPEED_HEATMAP_K if k <= presets.SPEED_HEATMAP_K else presets.SPEED_K_MAX
+
+
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _fig_heatmap(alpha: float, c_q: float, c_p: float, k: int):
-    return fs.speedup_heatmap_figure(c_q, c_p, current=(alpha, k))
+    return fs.speedup_heatmap_figure(c_q, c_p, k_max=_heatmap_k_max(k), current=(alpha, k))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -178,7 +184,8 @@ def _charts_vs_k() -> None:
         chart(_fig_heatmap(alpha, c_q, c_p, k), key="speed_fig_heatmap")
     st.caption(
         "Left: speedup for every K at your alpha; the star is the best K. Right: the same "
-        "for every alpha (200 values) and K from 1 to 64; the yellow line follows the best K."
+        f"for every alpha (200 values) and K from 1 to {_heatmap_k_max(k)}; the yellow line "
+        "follows the best K in that range."
     )
 
 
@@ -190,16 +197,56 @@ def _metrics() -> None:
     cols[2].metric(
         "time per token (ms)",
         f"{t_now:.2f}",
-        f"{t_now - c_p:+.2f} vs target alone",
+        f"{t_now - c_p:+.2f} ms",  # short, with its unit: a long delta was cut to "alo…"
         delta_color="inverse",
+        delta_description="vs target alone",
     )
     cols[3].metric(f"speedup at K = {k}", f"{s_now:.2f}x")
-    cols[4].metric("best K", f"{best_k}")
+    at_max = best_k == presets.SPEED_K_MAX
+    cols[4].metric(
+        "best K",
+        f"{best_k}",
+        "the slider's maximum" if at_max else None,
+        delta_color="off",
+        delta_arrow="off",
+        help=f"The K in 1..{presets.SPEED_K_MAX} with the largest speedup.",
+    )
 
 
 if not PRESENTING:  # presenter view: after the answer and its chart
     _preset_note()
     _metrics()
+
+
+def _largest_k_note() -> str:
+    """Why the best K is the slider's maximum, and where the speedup goes beyond it."""
+    top = presets.SPEED_K_MAX
+    limit = sc.speedup_limit(alpha, c_q, c_p)
+    note = (
+        f"K = {top} is the largest K offered (the slider's maximum), not a true optimum: "
+        f"the speedup still grows at K = {top}. "
+    )
+    if alpha == 1 and c_q == 0:
+        return note + (
+            "With alpha = 1 and a free draft every round emits K + 1 tokens at no extra "
+            "cost, so the speedup K + 1 grows without limit."
+        )
+    if alpha == 1:
+        return note + (
+            f"With alpha = 1 every round emits K + 1 tokens, but each draft step costs c = "
+            f"c_q / c_p = {c_q / c_p:.3g} of a target pass: the speedup (K + 1) / (K c + 1) "
+            f"creeps towards 1/c = {limit:.3g}x and never passes it ({s_best:.2f}x at K = {top})."
+        )
+    if c_q == 0:
+        return note + (
+            f"A free draft costs nothing, but a round emits at most 1 / (1 − alpha) = "
+            f"{limit:.3g} tokens on average: the speedup creeps towards {limit:.3g}x."
+        )
+    return note + (
+        "A longer draft would pay off a little more, until its extra steps cost more than "
+        "the rarer long runs of kept tokens bring."
+    )
+
 
 with st.container(key="speed_optimum", border=True):
     if s_best > 1.0 + SPEEDUP_TOL:
@@ -211,16 +258,12 @@ with st.container(key="speed_optimum", border=True):
             + ("no faster than" if s_best >= 1.0 - SPEEDUP_TOL else "slower than")
             + " the target alone, so run the target by itself."
         )
+    if best_k == presets.SPEED_K_MAX:  # said where the eye is, beside the best K
+        st.caption(_largest_k_note())
 if PRESENTING:  # the answer and its chart in the first screen; the rest below
     _charts_vs_k()
     _metrics()
     _preset_note()
-if best_k == presets.SPEED_K_MAX:
-    st.caption(
-        f"The best K is the largest offered ({presets.SPEED_K_MAX}): with these numbers a longer "
-        "draft keeps paying off (with alpha = 1 and a free draft, the speedup K + 1 grows "
-        "without limit)."
-    )
 
 left, right = st.columns(2)
 with left:

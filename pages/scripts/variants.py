@@ -15,7 +15,7 @@ from specdec_ui import figures_lab as fl
 from specdec_ui import figures_variants as fv
 from specdec_ui import lab_work, presets
 from specdec_ui.page_state import PageState
-from specdec_ui.presenter import chart
+from specdec_ui.presenter import chart, page_heading, presenting
 from specdec_ui.render_gate import render_slot
 from specdec_ui.share import LinkReader
 from specdec_ui.shared_work import QueueFullError
@@ -112,39 +112,8 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
     def _step_to(index: int) -> None:
         st.session_state[STEP] = index
 
-    st.title(f"{PAGE.icon} {PAGE.title}")
-    st.write(
-        "Real systems go beyond one draft per position: several candidates, token trees, drafts "
-        "without probabilities, and rules that trade exactness for speed. Step through each rule "
-        "one decision at a time, then test it with the same "
-        "chi-square test as the Losslessness lab."
-    )
-    state.warn_link()
-
-    with st.sidebar:
-        st.header("Inputs")
-        st.selectbox(
-            "Preset",
-            OPTIONS,
-            key="var_preset",
-            on_change=_apply_preset,
-            format_func=lambda k: "Custom" if k == fv.CUSTOM else PRESETS[k].label,
-        )
-        st.selectbox(
-            "Variant",
-            VARIANTS,
-            key="var_variant",
-            format_func=fv.VARIANT_NAMES.get,
-            on_change=_to_custom,
-        )
-        variant = st.session_state["var_variant"]
-        st.text_input(
-            "Target p", key="var_p_text", on_change=_to_custom, max_chars=sc.MAX_TEXT_LENGTH
-        )
-        if variant != "deterministic":
-            st.text_input(
-                "Draft q", key="var_q_text", on_change=_to_custom, max_chars=sc.MAX_TEXT_LENGTH
-            )
+    def _variant_inputs(variant: str) -> None:
+        """The inputs only one variant has (candidates, tree widths, the draft token, ...)."""
         if variant == "multi_draft":
             st.slider(
                 "m: candidates per position", 1, fv.MAX_M_PAGE, key="var_m", on_change=_to_custom
@@ -176,16 +145,57 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
         if variant == "typical_acceptance":
             st.number_input("epsilon (hard threshold)", 0.01, 1.0, step=0.01, key="var_epsilon")
             st.number_input("delta (entropy factor)", 0.01, 1.0, step=0.01, key="var_delta")
-        if variant != "tree":
-            st.slider("K: positions per round (Monte Carlo)", 1, 8, key="var_k")
-        st.number_input(
-            "Rounds to simulate",
-            fv.MIN_ROUNDS,
-            fv.MAX_ROUNDS_PAGE,
-            step=10_000,
-            key="var_rounds",
-        )
-        seed_control("var")
+
+    PRESENTING = presenting()  # projector: the inputs and the intro fold away
+    page_heading(
+        PAGE,
+        "Real systems go beyond one draft per position: several candidates, token trees, drafts "
+        "without probabilities, and rules that trade exactness for speed. Step through each rule "
+        "one decision at a time, then test it with the same "
+        "chi-square test as the Losslessness lab.",
+        presenting=PRESENTING,
+    )
+    state.warn_link()
+
+    # Inputs in the main column, like every other page (a phone folds the sidebar away with
+    # no hint); folded in presenter view. Columns stack on a phone.
+    with st.expander("⚙️ Inputs: variant, p and q, rounds, seed", expanded=not PRESENTING):
+        in_left, in_right = st.columns(2)
+        with in_left:
+            st.selectbox(
+                "Preset",
+                OPTIONS,
+                key="var_preset",
+                on_change=_apply_preset,
+                format_func=lambda k: "Custom" if k == fv.CUSTOM else PRESETS[k].label,
+            )
+            st.selectbox(
+                "Variant",
+                VARIANTS,
+                key="var_variant",
+                format_func=fv.VARIANT_NAMES.get,
+                on_change=_to_custom,
+            )
+            variant = st.session_state["var_variant"]
+            st.text_input(
+                "Target p", key="var_p_text", on_change=_to_custom, max_chars=sc.MAX_TEXT_LENGTH
+            )
+            if variant != "deterministic":
+                st.text_input(
+                    "Draft q", key="var_q_text", on_change=_to_custom, max_chars=sc.MAX_TEXT_LENGTH
+                )
+        with in_right:
+            _variant_inputs(variant)
+            if variant != "tree":
+                st.slider("K: positions per round (Monte Carlo)", 1, 8, key="var_k")
+            st.number_input(
+                "Rounds to simulate",
+                fv.MIN_ROUNDS,
+                fv.MAX_ROUNDS_PAGE,
+                step=10_000,
+                key="var_rounds",
+            )
+            seed_control("var")
 
     current = state.keep()
     seed = int(current["seed"])
@@ -411,18 +421,38 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
                 icon="❌",
             )
     tv = vr.total_variation(emitted, p_target)
+    broken = sim_variant == "multi_draft_no_residual"
     a, b, c, d = st.columns(4)
     a.metric(
         "tokens per round (simulated)",
         f"{result.tokens_per_round_counts @ np.arange(k_sim + 2) / result.n_rounds:.3f}",
     )
-    b.metric("tokens per round (exact)", f"{ours:.3f}")
+    b.metric(
+        "tokens per round (exact, correct rule)" if broken else "tokens per round (exact)",
+        f"{ours:.3f}",
+        help="The correct rule's exact value: the broken run beside it is not held to it."
+        if broken
+        else None,
+    )
     c.metric(
         "basic rule, as many drafts",
         f"{basic:.3f}",
         help=f"One candidate per position; {drafted} drafted tokens per round.",
     )
-    d.metric("TV(emitted, p), exact", f"{tv:.3f}", help="0 for a lossless rule.")
+    d.metric(
+        "TV(emitted, p) at one position, exact",
+        f"{tv:.3f}",
+        help="The exact law of the token emitted at one drafted position, against p; "
+        "0 for a lossless rule.",
+    )
+    if variant == "typical_acceptance":
+        st.caption(
+            f"The exact TV, {tv:.3f}, is that of one drafted position: its token is the kept "
+            "draft, or argmax p after a rejection. The histogram below counts every token of "
+            "every round, including the token after K kept drafts, which typical acceptance "
+            "also takes as argmax p (Medusa's default) instead of sampling p: so its bars lie "
+            f"further from p (TV of the histogram: {fv.histogram_tv(result, p_target):.3f})."
+        )
     left, right = st.columns(2)
     with left:
         chart(fl.token_histogram_figure(result, labels), key="var_fig_tokens")
@@ -436,6 +466,13 @@ with render_slot():  # the labs draw one session at a time (specdec_ui.render_ga
     else:
         m_now = current["m"] if variant == "multi_draft" else 1
         chart(fv.candidates_figure(p_target, q_draft, k_sim, m_now), key="var_fig_candidates")
+        if variant == "multi_draft":
+            alpha, beta = vr.multidraft_acceptance(p_target, q_draft, [1, m_now])
+            st.caption(
+                f"With m = {m_now} candidates a position keeps one of them with probability "
+                f"beta_{m_now} = {beta:.3f}; with one candidate it is alpha = beta_1 = "
+                f"{alpha:.3f}."
+            )
         if variant == "typical_acceptance":
             st.caption(
                 f"Typical acceptance drafts one candidate per position and emits {ours:.3f} tokens "

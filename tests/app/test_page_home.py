@@ -45,3 +45,12 @@ def test_home_rerun_is_stable():
     at.run()
     assert not at.exception
     assert len(figures(at)) == 1
+
+
+def test_home_cards_come_in_the_sidebars_order():
+    # Row by row (issue 18): two columns filled one after the other read Round, Losslessness,
+    # Model pair, then Speedup, Self-test, Variants, unlike the sidebar (and on a phone,
+    # where columns stack, in that order too).
+    at = open_page("app.py")
+    cards = [link.proto.page for link in at.get("page_link")]
+    assert cards == [page.url_path for page in available_pages() if not page.is_home]

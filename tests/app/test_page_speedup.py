@@ -57,7 +57,8 @@ def test_charts_mark_the_optimum_and_the_heatmap_grid():
     assert _trace(vs_k, "best K")["x"] == [4]
     heat = next(f for t, f in by_title.items() if t.startswith("Speedup over alpha and K"))
     z = _values(_trace(heat, "speedup")["z"])
-    assert z.shape == (fs.HEATMAP_K_MAX, fs.HEATMAP_ALPHAS)
+    # K from 1 to 16, the range a student uses (issue 18), not 1 to 64
+    assert z.shape == (presets.SPEED_HEATMAP_K, fs.HEATMAP_ALPHAS)
     best = _values(_trace(heat, "best K")["y"])
     np.testing.assert_array_equal(best, np.argmax(z, axis=0) + 1)
     alphas = _values(_trace(heat, "speedup")["x"])
@@ -99,7 +100,11 @@ def test_ex7_free_draft_reaches_the_ceiling():
     assert (
         _optimum(at) == f"Best K = {presets.SPEED_K_MAX} (speedup {presets.SPEED_K_MAX + 1:.2f}x)"
     )
-    assert any("largest offered" in c.value for c in at.caption)
+    note = " ".join(c.value for c in at.get_by_key("speed_optimum").children.values())
+    # beside the best K: 32 is the slider's maximum, and a free draft has no cap
+    assert "largest K offered (the slider's maximum), not a true optimum" in note
+    assert "grows without limit" in note
+    assert at.metric[4].delta == "the slider's maximum"
 
 
 def test_moving_a_slider_switches_to_custom_and_updates_everything():

@@ -61,6 +61,28 @@ def test_tokens_per_round_law():
 
 
 @pytest.mark.parametrize(
+    ("alpha", "c_q", "c_p", "limit"),
+    [
+        (1.0, 1.0, 10.0, 10.0),  # c = 0.1: the cap 1/c the Speedup explorer names
+        (1.0, 0.0, 10.0, float("inf")),  # a free draft: K + 1 without limit
+        (0.5, 0.0, 10.0, 2.0),  # free draft, alpha < 1: E -> 1 / (1 - alpha)
+        (0.9, 5.0, 40.0, 0.0),  # a costly draft: the best K is finite
+    ],
+)
+def test_speedup_limit_is_where_speedup_goes_as_k_grows(alpha, c_q, c_p, limit):
+    assert sc.speedup_limit(alpha, c_q, c_p) == pytest.approx(limit)
+    far = sc.speedup(alpha, 256, c_q, c_p)  # K = 256, the theory's largest K
+    if limit == 0:  # falls like 1/K: below a slowdown already, and still falling
+        assert far < sc.speedup(alpha, 128, c_q, c_p) < 1.0
+    elif np.isfinite(limit):
+        assert far == pytest.approx(limit, rel=0.05)
+    else:
+        assert far == 257.0
+    if alpha == 1.0 and c_q > 0:  # a cap, approached from below and never passed
+        assert sc.speedup(alpha, np.arange(1, 257), c_q, c_p).max() < limit
+
+
+@pytest.mark.parametrize(
     ("call", "message"),
     [
         (lambda: sc.expected_tokens(1.2, 3), "alpha must lie in [0, 1]"),
@@ -70,6 +92,8 @@ def test_tokens_per_round_law():
         (lambda: sc.speedup(0.5, 3, -1.0, 10.0), "c_q (cost of one draft step) must be"),
         (lambda: sc.speedup(0.5, 3, 1.0, 0.0), "c_p (cost of one target pass) must be"),
         (lambda: sc.optimal_k(0.5, 1.0, 10.0, k_max=1000), "k_max = 1000 is out of range"),
+        (lambda: sc.speedup_limit(1.5, 1.0, 10.0), "alpha must lie in [0, 1]"),
+        (lambda: sc.speedup_limit(0.5, 1.0, 0.0), "c_p (cost of one target pass) must be"),
     ],
 )
 def test_theory_input_errors(call, message):

@@ -29,6 +29,14 @@ def _step_label(page) -> str:
     return page.get_by_text(re.compile(r"^Step \d+ of \d+$")).first.inner_text()
 
 
+def _round_settings(page) -> None:
+    """Open the round page's settings (folded under the title: the step comes first)."""
+    details = page.locator(f"{key('round_settings')} details")
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    expect(details).to_have_attribute("open", re.compile(".*"))
+
+
 def _choose(page, select_key: str, option: re.Pattern) -> None:
     """Pick an option of a selectbox by its visible text."""
     page.locator(key(select_key)).get_by_role("combobox").click()
@@ -40,6 +48,7 @@ def test_round_seed_000_click_next_to_the_end(page):
     open_app(page, "/")
     sidebar_link(page, "Step through a round").click()
     settle(page)
+    _round_settings(page)
     _choose(page, "round_preset", re.compile(r"Seed 000: a full round"))
     expect(page.get_by_text("Step 1 of 9", exact=True)).to_be_visible()
 
@@ -77,6 +86,7 @@ def test_round_seed_000_click_next_to_the_end(page):
 
 def test_round_bad_vector_shows_an_error_naming_the_entry(page):
     open_app(page, ROUND)
+    _round_settings(page)
     page.locator(key("round_mode")).get_by_text("Custom", exact=True).click()
     settle(page)
     field = page.locator(f"{key('round_p_text')} input")
@@ -110,6 +120,7 @@ def test_round_hostile_labels_render_as_text(page):
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     open_app(page, ROUND)
+    _round_settings(page)
     page.locator(key("round_mode")).get_by_text("Custom", exact=True).click()
     settle(page)
     field = page.locator(f"{key('round_labels')} input")

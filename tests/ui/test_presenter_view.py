@@ -94,9 +94,9 @@ def test_dark_theme_swaps_ink_that_would_vanish():
     light = json.loads(presenter_figure(coin, theme_type="light").to_json())
     u_dark = next(t for t in dark["data"] if t["type"] == "scatter")
     u_light = next(t for t in light["data"] if t["type"] == "scatter")
-    # The coin's label "u = 0.3" sits on the page background, above the diamond.
-    assert u_light["textfont"]["color"] == "#000000"
-    assert u_dark["textfont"]["color"] == "#FFFFFF"
+    # The coin's label "u = 0.3" sits on the page background, above the diamond: it sets no
+    # colour of its own (issue 18: black vanished in dark mode), so it takes the ink.
+    assert "color" not in u_light["textfont"] and "color" not in u_dark["textfont"]
     assert u_dark["marker"]["color"] == "#FFFFFF"
     assert dark["layout"]["font"]["color"] == "#FFFFFF"
     assert light["layout"]["font"]["color"] == "#000000"
@@ -158,3 +158,29 @@ def test_normal_view_by_default_and_for_a_bad_value():
         assert not at.exception
         assert at.markdown[0].value == "normal"
         assert at.toggle(key="presenter_toggle").value is False
+
+
+def _luminance(colour: str) -> float:
+    rgb = [int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_shared_figures_outline_in_a_grey_that_reads_on_both_themes():
+    # Issue 18: figures are shared by every session, whatever its theme; black vanished on
+    # Streamlit's dark background (#0E1117), so outlines and marks on the page use OUTLINE.
+    from specdec_ui.theme import OUTLINE
+
+    for background in ("#FFFFFF", "#0E1117"):
+        assert _contrast(OUTLINE, background) >= 4.0, background
+    assert _contrast("#000000", "#0E1117") < 1.5  # the old black: proof the check can fail
+    pq = fr.pq_figure(LABELS, P_000, Q_000, highlight=1, title="p and q")
+    outlined = [t for t in pq.data if max(t.marker.line.width) > 0]
+    assert outlined and all(t.marker.line.color == OUTLINE for t in outlined)
+    coin = next(t for t in _figures()["coin"].data if t.type == "scatter")
+    assert coin.textfont.color is None  # the label takes the theme's text colour
