@@ -56,7 +56,9 @@ def position_bars_figure(
     for i, pos in enumerate(positions):
         for trace in _position_traces(pos, vocab, n_bars, show_legend=i == 0):
             fig.add_trace(trace, row=i // columns + 1, col=i % columns + 1)
-    base_layout(fig, height=80 + 230 * rows)
+    base_layout(fig, height=100 + 230 * rows)
+    # The legend hangs from the figure's top edge, above the first row's subplot titles.
+    fig.update_layout(legend={"yref": "container", "y": 1, "yanchor": "top"}, margin={"t": 80})
     fig.update_yaxes(range=[0, 1], fixedrange=True)
     fig.update_xaxes(tickangle=-45, fixedrange=True, tickfont={"size": 12})
     fig.update_annotations(font_size=13)
@@ -134,7 +136,12 @@ def coin_figure(positions) -> go.Figure:
             name="coin u",
             text=[f"u = {p.coin:.2f}" for _, p in checked],
             textposition="middle right",
-            marker={"color": COLORS["coin"], "size": 14, "symbol": "diamond"},
+            marker={
+                "color": COLORS["coin"],
+                "size": 14,
+                "symbol": "diamond",
+                "line": {"color": "#FFFFFF", "width": 2},  # seen on a dark background too
+            },
             hovertemplate="u = %{x:.3f}<extra></extra>",
         )
     )
@@ -188,10 +195,12 @@ def speedup_figure(rows: Sequence[tuple[str, float]]) -> go.Figure:
             hovertemplate="%{y}: %{x:.2f}x<extra></extra>",
         )
     )
-    fig.add_vline(
-        x=1.0, line_dash="dash", annotation_text="no gain (1x)", annotation_position="bottom right"
+    fig.add_vline(x=1.0, line_dash="dash")  # named in the axis title: no label on the bars
+    base_layout(fig, title="Speedup over plain decoding", height=130 + 45 * len(rows))
+    fig.update_xaxes(
+        range=[0, max(2.0, 1.25 * max(v for _, v in rows))],
+        title="speedup (dashed line: 1x, no gain)",
+        fixedrange=True,
     )
-    base_layout(fig, title="Speedup over plain decoding", height=110 + 45 * len(rows))
-    fig.update_xaxes(range=[0, max(2.0, 1.25 * max(v for _, v in rows))], fixedrange=True)
     fig.update_yaxes(autorange="reversed", fixedrange=True)
     return fig

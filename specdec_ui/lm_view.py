@@ -343,7 +343,7 @@ def _calls_metric(column, counts: lw.RunCounts, k: int) -> None:
         column.metric(
             "Target calls",
             f"{counts.target_calls}",
-            f"−{saved} calls ({saved / counts.plain_calls:.0%})" if saved > 0 else "no saving",
+            f"-{saved} calls ({saved / counts.plain_calls:.0%})" if saved > 0 else "no saving",
             delta_color="inverse" if saved > 0 else "off",
             help="One call per round (it checks all K drafts at once); plain decoding calls "
             "the target once per token.",

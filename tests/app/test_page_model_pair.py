@@ -181,6 +181,10 @@ def test_counts_agree_and_a_cut_last_round_is_said():
         assert f"produced {c.cut} token" in page_text
         assert f"holds {c.text_count('accepted')} of the {c.kept} kept drafts" in page_text
     assert metric(at, "Tokens per round") == f"{c.tokens_per_round:.2f}"
+    calls = next(m for m in at.metric if m.label == "Target calls").proto
+    saved = c.plain_calls - c.target_calls
+    assert calls.delta.startswith(f"-{saved} calls")  # fewer calls: a green arrow down
+    assert calls.color == calls.MetricColor.GREEN
 
 
 def test_an_ngram_target_speaks_of_lookups_and_never_of_a_negative_saving():
