@@ -20,6 +20,7 @@ from specdec_core.lm.timing import SpeedMeasurement, impossible_reasons
 from . import figures_lm as fl
 from . import lm_work as lw
 from . import shared_work as sw
+from .figure_cache import shared_figure
 from .page_state import PageState
 from .presenter import chart
 from .stepper import stepper
@@ -562,5 +563,4 @@ def _comparison_chart(choice: Choice, speed, pred, reasons: list[str]) -> None:
 
 
 def _speedup_figure(rows: tuple[tuple[str, float], ...]):
-    """Shared read-only by every session (st.plotly_chart serialises a copy)."""
-    return sw.shared_result("lm.fig.speedup", rows, lambda: fl.speedup_figure(rows), heavy=False)
+    return shared_figure("lm.speedup", rows, lambda: fl.speedup_figure(rows))
