@@ -1,22 +1,20 @@
-"""Figures and tables of the Variants lab.
+"""Figures of the Variants lab.
 
-Pure functions of core results (and of p, q): they return plotly figures and
-pandas tables and never read widgets. The lab's presets live here, so that
-the page, its tests and the e2e flow share them.
+Pure functions of core results (and of p, q): they return plotly figures and never read
+widgets. The lab's presets are in :mod:`specdec_ui.presets`; its table of variants, the
+decisions in words and the CSV are in :mod:`specdec_ui.variants_table`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 
 import specdec_core as sc
 from specdec_core import variants as vr
 from specdec_core import variants_tree as vt
 
+from .presets import VARIANT_M_MAX
 from .text import plotly_escape
 from .theme import (
     COLORS,
@@ -28,101 +26,7 @@ from .theme import (
     make_figure,
 )
 
-VARIANT_NAMES: dict[str, str] = {
-    "multi_draft": "Multi-draft: m candidates per position (SpecInfer)",
-    "tree": "Token tree (SpecInfer, Medusa, EAGLE)",
-    "deterministic": "Deterministic draft: prompt lookup, n-gram (one-hot q)",
-    "typical_acceptance": "Typical acceptance (Medusa): fast but lossy",
-}
-LOSSLESS = {"multi_draft": True, "tree": True, "deterministic": True, "typical_acceptance": False}
-MIN_ROUNDS, MAX_ROUNDS_PAGE, DEFAULT_ROUNDS = 1_000, 300_000, 50_000
-MAX_M_PAGE = 8
 MAX_TREE_HEIGHT = 1_000  # px: a 340-node tree is drawn, not read node by node
-CUSTOM = "custom"
-
-
-@dataclass(frozen=True)
-class VariantPreset:
-    """A variant, a target p and a draft q that make one point."""
-
-    key: str
-    label: str
-    variant: str
-    p_text: str
-    q_text: str
-    labels: tuple[str, ...]
-    lesson: str
-    m: int = 2
-    widths_text: str = "2, 2"
-    k: int = 3
-    token: int = 0
-    settings: dict = field(default_factory=dict)
-
-
-PRESETS: dict[str, VariantPreset] = {
-    p.key: p
-    for p in (
-        VariantPreset(
-            "rescue",
-            "Two candidates rescue a draft that one cannot",
-            "multi_draft",
-            "0.70, 0.30, 0, 0",
-            "0.25, 0.25, 0.25, 0.25",
-            ("the", "a", "cat", "dog"),
-            "One candidate from the flat draft is kept only half the time (alpha = 0.5). After "
-            "a rejection the target shrinks to its residual [0.9, 0.1, 0, 0], and a second "
-            "candidate is kept with 0.35 more: beta_2 = 1 - 0.5 x 0.65 = 0.675.",
-            m=2,
-        ),
-        VariantPreset(
-            "disjoint",
-            "More candidates stop helping once p and q are disjoint",
-            "multi_draft",
-            "0.30, 0.30, 0.40",
-            "0.50, 0.50, 0",
-            ("yes", "no", "maybe"),
-            "The draft never proposes 'maybe'. After one rejection the residual is all on "
-            "'maybe', which no candidate can ever be: beta_m = 0.6 for every m.",
-            m=4,
-        ),
-        VariantPreset(
-            "typical-flat",
-            "Typical acceptance is faster and visibly biased on a flat p",
-            "typical_acceptance",
-            "0.20, 0.20, 0.20, 0.20, 0.20",
-            "0.60, 0.10, 0.10, 0.10, 0.10",
-            ("A", "B", "C", "D", "E"),
-            "A flat p has a high entropy, so the threshold min(0.09, 0.3 exp(-H)) = 0.06 is low: "
-            "every draft passes. Every round emits K + 1 tokens, but they follow q, not p: "
-            "TV = 0.4.",
-            k=3,
-        ),
-        VariantPreset(
-            "tree",
-            "A token tree: widths 2, 2 against a chain of 6 drafts",
-            "tree",
-            "0.50, 0.30, 0.20",
-            "0.20, 0.20, 0.60",
-            ("A", "B", "C"),
-            "Each node tries its children with the multi-draft rule; the walk enters the kept "
-            "child. Six drafted tokens in a tree of widths (2, 2) give fewer tokens per round "
-            "than a chain of 6 when the draft is this good, more when it is poor.",
-            widths_text="2, 2",
-        ),
-        VariantPreset(
-            "lookup",
-            "Prompt lookup: a draft without probabilities",
-            "deterministic",
-            "0.40, 0.25, 0.20, 0.10, 0.05",
-            "0, 1, 0, 0, 0",
-            ("A", "B", "C", "D", "E"),
-            "The draft proposes B for sure (q one-hot): keep it with probability p(B) = 0.25, "
-            "otherwise sample p with B removed. Same law as 'sample y ~ p, keep B iff y = B'.",
-            token=1,
-        ),
-    )
-}
-DEFAULT_PRESET = "rescue"
 
 
 def _x(labels) -> list[str]:
@@ -175,11 +79,6 @@ def residual_chain_figure(step: vr.MultiDraftResult, shown: int, labels) -> go.F
         barmode="group",
         yaxis={"title": {"text": "probability"}, "rangemode": "tozero"},
     )
-
-
-def chain_decisions(step: vr.MultiDraftResult) -> int:
-    """Decisions to step through: one per tried candidate, plus the final sample if all failed."""
-    return len(step.steps) + (step.kept_index is None)
 
 
 def _chain_title(step: vr.MultiDraftResult, shown: int, labels) -> str:
@@ -449,7 +348,7 @@ def _current_choice(x: float, y: float, name: str) -> dict:
     }
 
 
-def candidates_figure(p_target, q_draft, k: int, m_current: int, m_max: int = MAX_M_PAGE):
+def candidates_figure(p_target, q_draft, k: int, m_current: int, m_max: int = VARIANT_M_MAX):
     """Tokens per round against the number of candidates m (1..m_max), K positions.
 
     Traces: "E[tokens], m candidates" (line + markers: sum_i beta_m^i),
@@ -532,145 +431,94 @@ def tree_width_figure(p_target, q_draft, depth: int, width_current: int) -> go.F
     )
 
 
-def results_csv_table(result: sc.SimulationResult, labels, emitted, settings: dict) -> pd.DataFrame:
-    """Tokens observed, p, the exact emitted law; then rounds by length; settings on every row."""
-    observed = result.emitted_counts
-    tokens = pd.DataFrame(
+def strict_rules_figure(p_target, q_draft, labels, *, alpha: float, beta: float) -> go.Figure:
+    """P(keep x | x drafted) under each rule, token by token: min(1, p/q) against p(x).
+
+    Traces: "probabilistic: min(1, p/q)" and "strict: p(x)" bars, q as open circles.
+    Averaged over x ~ q they give alpha = sum min(p, q) and beta = sum p q.
+    """
+    x = _x(labels)
+    p_target, q_draft = np.asarray(p_target, float), np.asarray(q_draft, float)
+    ratio = np.divide(p_target, q_draft, out=np.ones_like(p_target), where=q_draft > 0)
+    traces = [
         {
-            "table": "tokens",
-            "item": [str(lab) for lab in labels],
-            "observed": observed,
-            "expected if lossless": result.expected_counts,
-            "exact emitted share (position 1)": np.asarray(emitted, float),
-        }
-    )
-    lengths = np.arange(1, result.k_drafts + 2)
-    rounds = pd.DataFrame(
+            "type": "bar",
+            "x": x,
+            "y": np.minimum(1.0, ratio),
+            "name": "probabilistic: keep with min(1, p/q)",
+            "marker": {"color": COLORS["accepted"]},
+        },
         {
-            "table": "tokens per round",
-            "item": lengths.astype(str),
-            "observed": result.tokens_per_round_counts[1:],
-            "expected if lossless": sc.tokens_per_round_distribution(result.alphas)
-            * result.n_rounds,
-        }
-    )
-    frame = pd.concat([tokens, rounds], ignore_index=True)
-    for name, value in settings.items():
-        frame[name] = value
-    return frame
-
-
-def chain_lines(step: vr.MultiDraftResult, shown: int, labels) -> list[str]:
-    """Plain-text decisions 1..shown+1 of a multi-draft step (escape before display)."""
-    lines = []
-    for s in step.steps[: shown + 1]:
-        verdict = "kept" if s.accepted else "rejected"
-        lines.append(
-            f"Candidate {s.index + 1} ({labels[s.token]}) meets p_{s.index + 1}: a = min(1, "
-            f"{s.p_x:.3f} / {s.q_x:.3f}) = {s.acceptance_probability:.3f}; coin {s.coin:.3f} "
-            f"{'<' if s.accepted else '>='} a: {verdict}."
-        )
-        if not s.accepted:
-            lines.append(
-                f"The target shrinks to its residual p_{s.index + 2} = norm(max(0, "
-                f"p_{s.index + 1} - q)) before the next try."
-            )
-    if shown >= len(step.steps):
-        lines.append(
-            f"No candidate kept: emit a sample of p_{len(step.targets)}, which gives "
-            f"{labels[step.emitted_token]}."
-        )
-    return lines
-
-
-def tree_lines(result: vt.TreeResult, shown: int, labels) -> list[str]:
-    """Plain-text node decisions 1..shown of a tree walk."""
-    lines = []
-    for d, step in enumerate(result.node_steps[:shown]):
-        tried = ", ".join(
-            f"{labels[s.token]} ({'kept' if s.accepted else 'rejected'}, a = "
-            f"{s.acceptance_probability:.3f}, coin {s.coin:.3f})"
-            for s in step.steps
-        )
-        lines.append(f"Depth {d + 1}: children tried in order: {tried}.")
-    if shown >= len(result.node_steps):
-        ending = (
-            "a kept leaf: bonus token from p"
-            if result.final_kind == "bonus"
-            else "every child rejected: a sample of the last residual"
-        )
-        emitted = ", ".join(labels[t] for t in result.emitted_tokens)
-        lines.append(f"End of the walk, {ending}. Emitted: {emitted} ({result.n_emitted} tokens).")
-    return lines
-
-
-def simulation_args(variant: str, *, k: int, m: int, widths, epsilon: float, delta: float):
-    """The page's variant -> (simulate_rounds variant, K, options).
-
-    A tree of widths b_1..b_D runs as multi-draft with one width per position
-    (K = D); a deterministic draft runs the basic rule with its one-hot q.
-    """
-    if variant == "multi_draft":
-        return "multi_draft", k, {"n_candidates": m}
-    if variant == "tree":
-        return "multi_draft", len(widths), {"n_candidates": tuple(widths)}
-    if variant == "deterministic":
-        return "correct", k, {}
-    return "typical_acceptance", k, {"epsilon": epsilon, "delta": delta}
-
-
-def emitted_law(
-    variant: str, p_target, q_draft, *, m: int, widths, epsilon, delta, broken: bool = False
-):
-    """The exact one-position law of the page's variant (via vr.emitted_distribution).
-
-    ``broken`` (multi-draft only): the bug that skips the residual update.
-    """
-    if variant == "multi_draft":
-        name = "multi_draft_no_residual" if broken else "multi_draft"
-        return vr.emitted_distribution(name, p_target, q_draft, n_candidates=m)
-    if variant == "tree":
-        return vr.emitted_distribution("tree", p_target, q_draft, branching=tuple(widths))
-    if variant == "deterministic":
-        return vr.emitted_distribution("deterministic", p_target, q_draft)
-    return vr.emitted_distribution(
-        "typical_acceptance", p_target, q_draft, epsilon=epsilon, delta=delta
+            "type": "bar",
+            "x": x,
+            "y": p_target,
+            "name": "strict: keep when y ~ p equals it, p(x)",
+            "marker": {"color": COLORS["p"], "pattern": {"shape": "/"}},
+        },
+        draft_markers(x, q_draft, name="draft q (how often x is drafted)"),
+    ]
+    return make_figure(
+        traces,
+        title=f"Keep a drafted x? On average α = {alpha:.3f} against β = {beta:.3f}",
+        yaxis={"title": {"text": "probability"}, "range": [0, 1.05]},
     )
 
 
-def expected_tokens_of(variant: str, p_target, q_draft, *, k, m, widths, epsilon, delta):
-    """E[tokens per round] of the page's variant and of the basic rule with as many drafts.
+def strict_sample_figure(p_target, step: vr.MatchStep, labels) -> go.Figure:
+    """The target's own sample y ~ p (outlined), the draft x marked: kept iff y == x."""
+    x = _x(labels)
+    p_target = np.asarray(p_target, float)
+    outline = [3 if i == step.sampled else 0 for i in range(p_target.size)]
+    traces = [
+        {
+            "type": "bar",
+            "x": x,
+            "y": p_target,
+            "name": "target p: y is drawn from it",
+            "marker": {"color": COLORS["p"], "line": {"width": outline, "color": OUTLINE}},
+        },
+        {
+            "type": "scatter",
+            "x": [x[step.token]],
+            "y": [float(p_target[step.token])],
+            "mode": "markers",
+            "name": "the draft x",
+            "marker": {"symbol": "triangle-down", "size": 18, "color": COLORS["q"]},
+        },
+    ]
+    verdict = "equal: keep x" if step.accepted else f"differ: emit y = {x[step.sampled]}"
+    return make_figure(
+        traces,
+        title=f"u = {step.coin:.3f} draws y = {x[step.sampled]}; x = {x[step.token]}: {verdict}",
+        yaxis={"title": {"text": "probability"}, "rangemode": "tozero"},
+    )
 
-    Returns (variant's, basic's, drafted tokens per round). Basic: one
-    candidate per position, K positions (a tree: a chain as long as it has nodes).
-    """
-    alpha = sc.acceptance_rate(p_target, q_draft)
-    if variant == "tree":
-        nodes = int(np.sum(np.cumprod(widths)))
-        return (
-            vt.tree_expected_tokens(p_target, q_draft, tuple(widths)),
-            vt.chain_expected_tokens(p_target, q_draft, nodes),
-            nodes,
-        )
-    basic = float(sc.expected_tokens(alpha, k))
-    if variant == "multi_draft":
-        return vr.multidraft_expected_tokens(p_target, q_draft, k, m), basic, k * m
-    if variant == "typical_acceptance":
-        return vr.typical_expected_tokens(p_target, q_draft, k, epsilon, delta), basic, k
-    return basic, basic, k
 
-
-def p_value_text(p_value: float) -> str:
-    """chi2.sf underflows to 0 below about 1e-300: say so instead of printing 0."""
-    return "< 1e-300" if p_value == 0 else f"{p_value:.3g}"
-
-
-def histogram_tv(result: sc.SimulationResult, p_target) -> float:
-    """TV(simulated share, p) = 1/2 sum_x |n(x)/n - p(x)| over every emitted token.
-
-    What the token histogram shows: all tokens of all rounds, the token after K kept
-    drafts included (typical acceptance takes that one as argmax p as well), so it can
-    differ from the one-position law of :func:`emitted_law`.
-    """
-    counts = np.asarray(result.emitted_counts, dtype=np.float64)  # (V,)
-    return vr.total_variation(counts / counts.sum(), p_target)
+def strict_length_figure(alpha: float, beta: float, k_max: int, k_now: int) -> go.Figure:
+    """Expected tokens per round against K: E(alpha, K) (probabilistic) and E(beta, K)."""
+    ks = np.arange(1, k_max + 1)
+    traces = [
+        {
+            "type": "scatter",
+            "x": ks,
+            "y": [float(sc.expected_tokens(alpha, k)) for k in ks],
+            "mode": "lines+markers",
+            "name": f"probabilistic, α = {alpha:.3f}",
+            "line": {"color": COLORS["accepted"], "width": 3},
+        },
+        {
+            "type": "scatter",
+            "x": ks,
+            "y": [float(sc.expected_tokens(beta, k)) for k in ks],
+            "mode": "lines+markers",
+            "name": f"strict, β = {beta:.3f}",
+            "line": {"color": COLORS["p"], "width": 3, "dash": "dash"},
+        },
+        _current_choice(k_now, float(sc.expected_tokens(beta, k_now)), f"K = {k_now}"),
+    ]
+    return make_figure(
+        traces,
+        title="Tokens per round: E(α, K) against E(β, K)",
+        xaxis={"title": {"text": "K (draft positions)"}, "dtick": 1},
+        yaxis={"title": {"text": "expected tokens per round"}, "rangemode": "tozero"},
+    )

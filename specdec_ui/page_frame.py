@@ -11,8 +11,8 @@ A page script reads::
 switch, helpers), holds a drawing slot for the pages the registry marks ``heavy``
 (:mod:`specdec_ui.render_gate`: the labs draw one session at a time) and writes the
 title with its intro, which folds into "What this page asks" in presenter view so the
-result comes first. ``inputs_area`` is a bordered container, folded into an expander in
-presenter view.
+result comes first. ``inputs_area`` is an expander in the main column, open in normal
+view and folded in presenter view.
 """
 
 from __future__ import annotations
@@ -50,9 +50,8 @@ def page_frame(page_file: str | Path, intro: str | None = None) -> Iterator[Fram
         yield frame
 
 
-def inputs_area(label: str, *, expanded_when_presenting: bool = False):
-    """The container of a page's inputs: bordered in the main column (a sidebar is hidden
-    on a phone), an expander labelled ``label`` in presenter view."""
-    if presenting():
-        return st.expander(label, expanded=expanded_when_presenting)
-    return st.container(border=True)
+def inputs_area(label: str):
+    """The container of a page's inputs: an expander labelled ``label`` in the main column
+    (a sidebar is hidden on a phone), open in normal view and folded in presenter view,
+    where the projector shows the results."""
+    return st.expander(label, expanded=not presenting())

@@ -6,7 +6,7 @@ round counts, the test's significance level) is configured here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import specdec_core as sc
 
@@ -168,3 +168,104 @@ LAB_PRESETS: dict[str, LabPreset] = {
     )
 }
 DEFAULT_LAB_PRESET = "000"
+
+
+# ----------------------------------------------------------------------------- variants lab
+VARIANT_MIN_ROUNDS, VARIANT_MAX_ROUNDS, VARIANT_DEFAULT_ROUNDS = 1_000, 300_000, 50_000
+VARIANT_M_MAX = 8  # candidates per position the Variants lab offers
+VARIANT_K_MAX = 8  # positions per round of its Monte Carlo
+
+
+@dataclass(frozen=True)
+class VariantPreset:
+    """A variant, a target p and a draft q that make one point."""
+
+    key: str
+    label: str
+    variant: str
+    p_text: str
+    q_text: str
+    labels: tuple[str, ...]
+    lesson: str
+    m: int = 2
+    widths_text: str = "2, 2"
+    k: int = 3
+    token: int = 0
+    settings: dict = field(default_factory=dict)
+
+
+VARIANT_PRESETS: dict[str, VariantPreset] = {
+    p.key: p
+    for p in (
+        VariantPreset(
+            "rescue",
+            "Two candidates rescue a draft that one cannot",
+            "multi_draft",
+            "0.70, 0.30, 0, 0",
+            "0.25, 0.25, 0.25, 0.25",
+            ("the", "a", "cat", "dog"),
+            "One candidate from the flat draft is kept only half the time (alpha = 0.5). After "
+            "a rejection the target shrinks to its residual [0.9, 0.1, 0, 0], and a second "
+            "candidate is kept with 0.35 more: beta_2 = 1 - 0.5 x 0.65 = 0.675.",
+            m=2,
+        ),
+        VariantPreset(
+            "disjoint",
+            "More candidates stop helping once p and q are disjoint",
+            "multi_draft",
+            "0.30, 0.30, 0.40",
+            "0.50, 0.50, 0",
+            ("yes", "no", "maybe"),
+            "The draft never proposes 'maybe'. After one rejection the residual is all on "
+            "'maybe', which no candidate can ever be: beta_m = 0.6 for every m.",
+            m=4,
+        ),
+        VariantPreset(
+            "typical-flat",
+            "Typical acceptance is faster and visibly biased on a flat p",
+            "typical_acceptance",
+            "0.20, 0.20, 0.20, 0.20, 0.20",
+            "0.60, 0.10, 0.10, 0.10, 0.10",
+            ("A", "B", "C", "D", "E"),
+            "A flat p has a high entropy, so the threshold min(0.09, 0.3 exp(-H)) = 0.06 is low: "
+            "every draft passes. Every round emits K + 1 tokens, but they follow q, not p: "
+            "TV = 0.4.",
+            k=3,
+        ),
+        VariantPreset(
+            "tree",
+            "A token tree: widths 2, 2 against a chain of 6 drafts",
+            "tree",
+            "0.50, 0.30, 0.20",
+            "0.20, 0.20, 0.60",
+            ("A", "B", "C"),
+            "Each node tries its children with the multi-draft rule; the walk enters the kept "
+            "child. Six drafted tokens in a tree of widths (2, 2) give fewer tokens per round "
+            "than a chain of 6 when the draft is this good, more when it is poor.",
+            widths_text="2, 2",
+        ),
+        VariantPreset(
+            "lookup",
+            "Prompt lookup: a draft without probabilities",
+            "deterministic",
+            "0.40, 0.25, 0.20, 0.10, 0.05",
+            "0, 1, 0, 0, 0",
+            ("A", "B", "C", "D", "E"),
+            "The draft proposes B for sure (q one-hot): keep it with probability p(B) = 0.25, "
+            "otherwise sample p with B removed. Same law as 'sample y ~ p, keep B iff y = B'.",
+            token=1,
+        ),
+        VariantPreset(
+            "strict",
+            "Strict verification keeps fewer drafts, and stays lossless",
+            "strict",
+            "0.40, 0.25, 0.20, 0.10, 0.05",
+            "0.30, 0.30, 0.15, 0.15, 0.10",
+            ("A", "B", "C", "D", "E"),
+            "Seed 000's p and q. The probabilistic rule keeps a draft with alpha = sum min(p, "
+            "q) = 0.85; strict verification only when the target's own sample equals it: "
+            "beta = sum p q = 0.245. Both emit exactly p; strict gives far fewer tokens per round.",
+        ),
+    )
+}
+DEFAULT_VARIANT_PRESET = "rescue"

@@ -2,8 +2,9 @@
 
 import pytest
 
-from specdec_ui import figures_variants as fv
+from specdec_ui import presets
 from specdec_ui.text import md_escape
+from specdec_ui.variants_table import VARIANTS
 from tests.app.conftest import figures, open_page
 
 PAGE = "pages/scripts/variants.py"
@@ -18,18 +19,19 @@ def _titles(at) -> list[str]:
     return [f["layout"].get("title", {}).get("text", "") for f in figures(at)]
 
 
-@pytest.mark.parametrize("preset", list(fv.PRESETS))
+@pytest.mark.parametrize("preset", list(presets.VARIANT_PRESETS))
 def test_every_preset_renders_with_the_right_verdict(preset):
     at = open_page(PAGE, {"preset": preset} | FAST)
     assert not at.exception
-    spec = fv.PRESETS[preset]
+    spec = presets.VARIANT_PRESETS[preset]
     assert at.selectbox(key="var_variant").value == spec.variant
     verdict = _verdict(at)
-    assert verdict.startswith("PASS" if fv.LOSSLESS[spec.variant] else "FAIL"), verdict
+    assert verdict.startswith("PASS" if VARIANTS[spec.variant].lossless else "FAIL"), verdict
     assert any(md_escape(spec.label) in i.value for i in at.info)
     tv = float(at.metric[3].value)
-    assert (tv == 0.0) == fv.LOSSLESS[spec.variant]
-    assert len(figures(at)) == 4  # step, token histogram, round lengths, candidates/width chart
+    assert (tv == 0.0) == VARIANTS[spec.variant].lossless
+    # step, token histogram, round lengths, engine rates, candidates/width chart
+    assert len(figures(at)) == 5
 
 
 def test_rescue_preset_steps_through_the_residual_chain():
@@ -75,9 +77,8 @@ def test_more_candidates_change_the_stepping_and_the_chart():
     at = open_page(PAGE, {"preset": "rescue"} | FAST)
     at.slider(key="var_m").set_value(5).run()
     assert not at.exception
-    assert at.selectbox(key="var_preset").value == fv.CUSTOM
-    chart = figures(at)[3]
-    star = [t for t in chart["data"] if t.get("name") == "m = 5"]
+    assert at.selectbox(key="var_preset").value == presets.CUSTOM
+    star = [t for fig in figures(at) for t in fig["data"] if t.get("name") == "m = 5"]
     assert star
 
 
@@ -125,9 +126,9 @@ def test_share_link_reopens_a_custom_run():
     query = {"variant": "multi_draft", "p": "0.5, 0.5", "q": "0.9, 0.1", "m": "3", "k": "2"}
     at = open_page(PAGE, query | FAST)
     assert not at.exception and not at.warning
-    assert at.selectbox(key="var_preset").value == fv.CUSTOM
+    assert at.selectbox(key="var_preset").value == presets.CUSTOM
     assert at.slider(key="var_m").value == 3
-    code = at.code[0].value
+    code = next(c.value for c in at.code if c.value.startswith("?"))  # the share link
     assert "m=3" in code and "p=0.5" in code
     assert _verdict(at).startswith("PASS")
 
@@ -181,3 +182,31 @@ def test_router_opens_the_page_at_its_old_address():
     at = open_app(PAGE)
     assert not at.exception
     assert at.title[0].value == "🌳 Variants lab"
+
+
+def test_strict_verification_is_stepped_beside_the_probabilistic_rule_and_passes():
+    """Issue 20: seed 000's p and q keep a draft with alpha = 0.85 under the probabilistic
+    rule and beta = sum p q = 0.245 under strict verification; strict is lossless."""
+    at = open_page(PAGE, {"preset": "strict", "seed": "3"} | FAST)
+    assert not at.exception
+    assert at.selectbox(key="var_variant").value == "strict"
+    assert "α = 0.850 against β = 0.245" in _titles(at)[0]
+    words = " ".join(m.value for m in at.markdown)
+    assert md_escape("alpha = sum min(p, q) = 0.850 against beta = sum p q = 0.245") in words
+    at.button(key="var_next").click().run()
+    assert _titles(at)[0].startswith("u = ")  # the target's own sample y
+    at.button(key="var_last").click().run()
+    assert _titles(at)[0] == "What strict emits: p exactly"
+    assert _verdict(at).startswith("PASS")
+    exact = next(m for m in at.metric if m.label == "tokens per round (exact)").value
+    assert exact == "1.320"  # E(0.245, 3) = 1 + 0.245 + 0.245**2 + 0.245**3
+    al = float(next(m for m in at.metric if m.label.startswith("Mean acceptance length")).value)
+    assert al == pytest.approx(1.32, abs=0.02)  # 20,000 simulated rounds
+
+
+def test_broken_strict_verification_fails_the_same_test():
+    at = open_page(PAGE, {"preset": "strict", "broken": "1"} | FAST)
+    assert not at.exception
+    assert at.checkbox(key="var_broken").value is True
+    assert _verdict(at).startswith("FAIL")
+    assert any("cannot tell whether the output follows p" in c.value for c in at.caption)

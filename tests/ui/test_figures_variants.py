@@ -7,6 +7,8 @@ import specdec_core as sc
 from specdec_core import variants as vr
 from specdec_core import variants_tree as vt
 from specdec_ui import figures_variants as fv
+from specdec_ui import variants_table as vtab
+from specdec_ui.presets import VARIANT_PRESETS
 
 P3 = np.array([0.5, 0.3, 0.2])
 Q3 = np.array([0.2, 0.2, 0.6])
@@ -19,26 +21,26 @@ def _trace(fig, name):
 
 
 def test_presets_make_their_points():
-    rescue = fv.PRESETS["rescue"]
+    rescue = VARIANT_PRESETS["rescue"]
     p, q = sc.parse_distribution(rescue.p_text), sc.parse_distribution(rescue.q_text)
     beta = vr.multidraft_acceptance(p, q, np.array([1, 2]))
     np.testing.assert_allclose(beta, [0.5, 0.675])  # the numbers the lesson quotes
-    disjoint = fv.PRESETS["disjoint"]
+    disjoint = VARIANT_PRESETS["disjoint"]
     p, q = sc.parse_distribution(disjoint.p_text), sc.parse_distribution(disjoint.q_text)
     np.testing.assert_allclose(vr.multidraft_acceptance(p, q, np.arange(1, 9)), 0.6)
-    flat = fv.PRESETS["typical-flat"]
+    flat = VARIANT_PRESETS["typical-flat"]
     p, q = sc.parse_distribution(flat.p_text), sc.parse_distribution(flat.q_text)
     e = vr.emitted_distribution("typical_acceptance", p, q)
     assert vr.total_variation(e, p) == pytest.approx(0.4)
     assert vr.typical_threshold(p) == pytest.approx(0.06)
-    for preset in fv.PRESETS.values():
+    for preset in VARIANT_PRESETS.values():
         assert len(preset.labels) == sc.parse_distribution(preset.p_text).size
-        assert preset.variant in fv.VARIANT_NAMES
+        assert preset.variant in vtab.VARIANTS
 
 
 def test_residual_chain_shows_each_target_and_the_candidates():
     step = vr.multidraft_step([0.7, 0.3, 0, 0], [0.25] * 4, [2, 0], uniforms=[0.1, 0.99])
-    assert fv.chain_decisions(step) == 2  # C rejected, A kept: no final sample
+    assert vtab.chain_decisions(step) == 2  # C rejected, A kept: no final sample
     first = fv.residual_chain_figure(step, 0, "ABCD")
     assert [t.name for t in first.data][:2] == ["p_1 (target)", "draft q"]
     assert "rejected" in first.layout.title.text
@@ -47,13 +49,13 @@ def test_residual_chain_shows_each_target_and_the_candidates():
     assert _trace(second, "p_2 (residual)").opacity == 1.0
     assert _trace(second, "p_1 (target)").opacity < 1.0
     assert "kept" in second.layout.title.text
-    lines = fv.chain_lines(step, 1, "ABCD")
+    lines = vtab.chain_lines(step, 1, "ABCD")
     assert "residual p_2" in lines[1] and lines[-1].endswith("kept.")
 
 
 def test_all_rejected_has_a_final_decision():
     step = vr.multidraft_step(P3, Q3, [2], uniforms=[0.9], final_token=0)
-    assert fv.chain_decisions(step) == 2
+    assert vtab.chain_decisions(step) == 2
     assert "sample of p_2 gives A" in fv.residual_chain_figure(step, 1, "ABC").layout.title.text
 
 
@@ -68,7 +70,7 @@ def test_tree_figure_colours_the_walk():
     bonus = _trace(end, "★ bonus token")
     assert bonus.text == ("B",) and bonus.x[0] == 3  # beside the leaf at depth 2
     assert end.layout.title.text == "3 tokens emitted: A, B, B (bonus)"
-    assert any("bonus" in line for line in fv.tree_lines(result, 2, "ABC"))
+    assert any("bonus" in line for line in vtab.tree_lines(result, 2, "ABC"))
 
 
 def test_typical_figure_marks_the_threshold():
@@ -99,18 +101,24 @@ def test_candidates_and_tree_width_charts():
     assert chain.y[1] == pytest.approx((1 - 0.6**7) / 0.4)
 
 
-def test_simulation_args_and_expected_tokens():
-    assert fv.simulation_args("tree", k=5, m=2, widths=(3, 1), epsilon=0.1, delta=0.3) == (
-        "multi_draft",
-        2,
-        {"n_candidates": (3, 1)},
+def _inputs(variant, **changes) -> vtab.Inputs:
+    values = dict(
+        variant=variant, p_target=np.array(P3), q_draft=np.array(Q3), labels=("A", "B", "C"),
+        m=2, widths=None, token=0, k=4, epsilon=0.09, delta=0.3, broken=False, seed=0,
+        rounds=1000,
+    )  # fmt: skip
+    return vtab.Inputs(**{**values, **changes})
+
+
+def test_simulation_and_expected_tokens_of_a_tree_and_a_one_hot_draft():
+    tree = _inputs("tree", widths=(3, 1), k=5)
+    assert vtab.VARIANTS["tree"].simulation(tree) == vtab.Simulation(
+        "multi_draft", 2, {"n_candidates": (3, 1)}
     )
-    assert fv.simulation_args("deterministic", k=4, m=2, widths=None, epsilon=1, delta=1)[0] == (
+    assert vtab.VARIANTS["deterministic"].simulation(_inputs("deterministic")).variant == (
         "correct"
     )
-    ours, basic, drafted = fv.expected_tokens_of(
-        "tree", P3, Q3, k=4, m=1, widths=(2, 2), epsilon=0.09, delta=0.3
-    )
+    ours, basic, drafted = vtab.VARIANTS["tree"].expected(_inputs("tree", widths=(2, 2)))
     assert (ours, drafted) == (pytest.approx(2.3376), 6)
     assert basic == pytest.approx((1 - 0.6**7) / 0.4)
 
@@ -119,7 +127,7 @@ def test_csv_table_has_tokens_rounds_and_settings():
     result = sc.simulate_rounds(
         P3, Q3, 2, 5000, rng=np.random.default_rng(0), variant="multi_draft", n_candidates=2
     )
-    frame = fv.results_csv_table(result, "ABC", P3, {"variant": "multi_draft", "seed": 0})
+    frame = vtab.results_csv_table(result, "ABC", P3, {"variant": "multi_draft", "seed": 0})
     assert list(frame["table"]).count("tokens") == 3
     assert list(frame["table"]).count("tokens per round") == 3
     assert frame["observed"][:3].sum() == result.emitted_counts.sum()
@@ -130,4 +138,4 @@ def test_labels_are_escaped_for_plotly():
     step = vr.multidraft_step([0.5, 0.5], [0.5, 0.5], [0], uniforms=[0.1])
     fig = fv.residual_chain_figure(step, 0, ("<b>x</b>", "a&b"))
     assert list(fig.data[0].x) == ["&lt;b&gt;x&lt;/b&gt;", "a&amp;b"]
-    assert fv.p_value_text(0.0) == "< 1e-300"
+    assert vtab.p_value_text(0.0) == "< 1e-300"

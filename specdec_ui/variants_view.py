@@ -1,0 +1,405 @@
+"""The Variants lab's sections, top to bottom (``pages/scripts/variants.py`` calls them).
+
+Every variant is a row of :data:`specdec_ui.variants_table.VARIANTS`; the sections read
+the row of the chosen variant and never branch on its name.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import streamlit as st
+
+import specdec_core as sc
+from specdec_core import variants as vr
+from specdec_core import variants_tree as vt
+from specdec_core.engine_metrics import metrics_from_accepted_histogram
+from specdec_core.errors import mismatch_message
+
+from . import figures_lab as fl
+from . import lab_work, presets
+from .engine_view import engine_panel
+from .page_state import PageState
+from .presenter import chart
+from .processes import HelperTimeoutError
+from .share import LinkReader
+from .shared_work import QueueFullError
+from .stepper import StepLabels, stepper
+from .text import md_escape
+from .variants_table import VARIANTS, Inputs, histogram_tv, p_value_text, results_csv_table
+from .widgets import MAX_SEED, download_csv, queue_status, seed_control, show_error
+
+PRESETS = presets.VARIANT_PRESETS
+OPTIONS = [*PRESETS, presets.CUSTOM]
+STEP = "var__step"  # index of the decision on screen
+SIGNATURE = "var__signature"  # what the stepped example was drawn from
+INTRO = (
+    "Real systems go beyond one draft per position: several candidates, token trees, drafts "
+    "without probabilities, a stricter check, and rules that trade exactness for speed. "
+    "Step through each rule one decision at a time, then test it with the same chi-square "
+    "test as the Losslessness lab."
+)
+
+
+# ----------------------------------------------------------------------------- state and link
+def _checked(parse):
+    """A link parser that keeps the raw text once ``parse`` accepts it."""
+
+    def check(raw: str) -> str:
+        parse(raw)
+        return raw
+
+    return check
+
+
+def _unit_interval(raw: str) -> float:
+    value = sc.parse_number(raw.strip(), name="link value")
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"{value:g} is out of range; allowed: (0, 1]")
+    return value
+
+
+def preset_values(key: str) -> dict[str, object] | None:
+    """The widget values a preset sets (None for Custom)."""
+    preset = PRESETS.get(key)
+    if preset is None:
+        return None
+    return {
+        "variant": preset.variant,
+        "p_text": preset.p_text,
+        "q_text": preset.q_text,
+        "m": preset.m,
+        "widths": preset.widths_text,
+        "token": preset.token,
+        "k": preset.k,
+        "broken": False,
+    }
+
+
+def _values_from_link(link: LinkReader) -> dict[str, object]:
+    """The link's run; typed p or q make it a custom run."""
+    preset_key = link.choice("preset", OPTIONS, presets.DEFAULT_VARIANT_PRESET)
+    base = preset_values(preset_key) or preset_values(presets.DEFAULT_VARIANT_PRESET)
+    p_text = link.get("p", _checked(lambda r: sc.parse_distribution(r, name="p")), None)
+    q_text = link.get("q", _checked(lambda r: sc.parse_distribution(r, name="q")), None)
+    if p_text is not None or q_text is not None:
+        preset_key = presets.CUSTOM
+    rounds = (presets.VARIANT_MIN_ROUNDS, presets.VARIANT_MAX_ROUNDS)
+    return {
+        "preset": preset_key,
+        "variant": link.choice("variant", list(VARIANTS), base["variant"]),
+        "p_text": p_text if p_text is not None else base["p_text"],
+        "q_text": q_text if q_text is not None else base["q_text"],
+        "m": link.int_in("m", 1, presets.VARIANT_M_MAX, base["m"]),
+        "widths": link.get("widths", _checked(vt.parse_branching), base["widths"]),
+        "token": link.int_in("token", 0, sc.MAX_TYPED_ENTRIES - 1, base["token"]),
+        "k": link.int_in("k", 1, presets.VARIANT_K_MAX, base["k"]),
+        "rounds": link.int_in("rounds", *rounds, presets.VARIANT_DEFAULT_ROUNDS),
+        "seed": link.int_in("seed", 0, MAX_SEED, 0),
+        "epsilon": link.get("epsilon", _unit_interval, vr.MEDUSA_EPSILON),
+        "delta": link.get("delta", _unit_interval, vr.MEDUSA_DELTA),
+        "broken": link.choice("broken", ["0", "1"], "0") == "1",
+    }
+
+
+def page_state() -> PageState:
+    """The page's kept state; on a session's first visit, the settings from its link."""
+    state = PageState(
+        "var",
+        {
+            "preset": presets.DEFAULT_VARIANT_PRESET,
+            **preset_values(presets.DEFAULT_VARIANT_PRESET),
+            "rounds": presets.VARIANT_DEFAULT_ROUNDS,
+            "seed": 0,
+            "epsilon": vr.MEDUSA_EPSILON,
+            "delta": vr.MEDUSA_DELTA,
+            "broken": False,
+        },
+    )
+    if (link := state.first_visit()) is not None:
+        state.start(_values_from_link(link), link.problems)
+    state.restore()
+    return state
+
+
+# ----------------------------------------------------------------------------- inputs
+def inputs(state: PageState) -> None:
+    """The preset, the variant, p and q, and each variant's own settings."""
+    to_custom = state.to_custom(presets.CUSTOM)
+    in_left, in_right = st.columns(2)
+    with in_left:
+        st.selectbox(
+            "Preset",
+            OPTIONS,
+            key="var_preset",
+            on_change=state.apply_preset(preset_values),
+            format_func=lambda k: "Custom" if k == presets.CUSTOM else PRESETS[k].label,
+        )
+        st.selectbox(
+            "Variant",
+            list(VARIANTS),
+            key="var_variant",
+            format_func=lambda name: VARIANTS[name].name,
+            on_change=to_custom,
+        )
+        row = VARIANTS[st.session_state["var_variant"]]
+        st.text_input(
+            "Target p", key="var_p_text", on_change=to_custom, max_chars=sc.MAX_TEXT_LENGTH
+        )
+        if row.uses_q:
+            st.text_input(
+                "Draft q", key="var_q_text", on_change=to_custom, max_chars=sc.MAX_TEXT_LENGTH
+            )
+    with in_right:
+        _variant_inputs(st.session_state["var_variant"], to_custom)
+        if row.uses_k:
+            st.slider("K: positions per round (Monte Carlo)", 1, presets.VARIANT_K_MAX, key="var_k")
+        st.number_input(
+            "Rounds to simulate",
+            presets.VARIANT_MIN_ROUNDS,
+            presets.VARIANT_MAX_ROUNDS,
+            step=10_000,
+            key="var_rounds",
+        )
+        seed_control("var")
+
+
+def _variant_inputs(variant: str, to_custom) -> None:
+    """The inputs only one variant has (candidates, tree widths, the draft token, ...)."""
+    if variant == "multi_draft":
+        st.slider(
+            "m: candidates per position", 1, presets.VARIANT_M_MAX, key="var_m", on_change=to_custom
+        )
+    if variant == "tree":
+        st.text_input(
+            "Tree widths per level",
+            key="var_widths",
+            on_change=to_custom,
+            max_chars=40,
+            help="Children per node at each level, e.g. 3, 2: three children of the root, two "
+            "under each. 1 to 4 levels, 1 to 4 children.",
+        )
+    if variant == "deterministic":
+        st.number_input(
+            "Draft token (its index, from 0)",
+            0,
+            sc.MAX_TYPED_ENTRIES - 1,
+            key="var_token",
+            on_change=to_custom,
+            help="Prompt lookup proposes this token for sure: q is one-hot on it.",
+        )
+    if variant == "typical_acceptance":
+        st.number_input("epsilon (hard threshold)", 0.01, 1.0, step=0.01, key="var_epsilon")
+        st.number_input("delta (entropy factor)", 0.01, 1.0, step=0.01, key="var_delta")
+    row = VARIANTS[variant]
+    if row.bug is not None:
+        st.checkbox(row.bug, key="var_broken", help=row.bug_help)
+
+
+def parse(current: dict) -> Inputs:
+    """The kept widget values as checked inputs (raises SpecDecError on bad input)."""
+    row = VARIANTS[current["variant"]]
+    preset = PRESETS.get(current["preset"])
+    p_target = sc.parse_distribution(current["p_text"], name="p")
+    labels = preset.labels if preset is not None else sc.default_labels(p_target.size)
+    if len(labels) != p_target.size:
+        labels = sc.default_labels(p_target.size)
+    if row.uses_q:
+        q_draft = sc.parse_distribution(current["q_text"], name="q")
+        if q_draft.size != p_target.size:
+            raise sc.InvalidDistributionError(mismatch_message(p_target.size, q_draft.size))
+    elif not 0 <= current["token"] < p_target.size:
+        raise sc.InvalidParameterError(
+            f"draft token {current['token']} does not exist; p has tokens 0 to {p_target.size - 1}."
+        )
+    else:
+        q_draft = vr.one_hot(p_target.size, current["token"])
+    return Inputs(
+        variant=current["variant"],
+        p_target=p_target,
+        q_draft=q_draft,
+        labels=tuple(labels),
+        m=int(current["m"]),
+        widths=vt.parse_branching(current["widths"]) if current["variant"] == "tree" else None,
+        token=int(current["token"]),
+        k=int(current["k"]),
+        epsilon=float(current["epsilon"]),
+        delta=float(current["delta"]),
+        broken=bool(current["broken"]) and row.bug is not None,
+        seed=int(current["seed"]),
+        rounds=int(current["rounds"]),
+    )
+
+
+def preset_lesson(current: dict) -> None:
+    """The chosen preset's point, in one box."""
+    preset = PRESETS.get(current["preset"])
+    if preset is not None:
+        st.info(f"**{md_escape(preset.label)}.** {md_escape(preset.lesson)}", icon="💡")
+
+
+# ----------------------------------------------------------------------------- 1. stepping
+def step_through(inp: Inputs) -> None:
+    """One example of the rule, one decision per click: its figure and its words."""
+    st.header("Step through one decision at a time")
+    row = VARIANTS[inp.variant]
+    if st.session_state.get(SIGNATURE) != inp.signature():
+        st.session_state[SIGNATURE] = inp.signature()
+        st.session_state[STEP] = 0
+    try:
+        example = row.example(inp, np.random.default_rng(inp.seed))
+    except sc.SpecDecError as err:
+        show_error(err)
+        st.stop()
+    n_steps = row.n_steps(example)
+    shown, rest = stepper("var", STEP, 0, n_steps - 1, labels=StepLabels(first="⏮ Start over"))
+    rest.progress((shown + 1) / n_steps)
+    st.subheader(f"Decision {shown + 1} of {n_steps}")
+    view = row.step(inp, example, shown)
+    if view.caption:
+        st.caption(md_escape(view.caption))
+    chart(view.figure, key="var_fig_step")
+    st.markdown("\n".join(f"{i + 1}. {md_escape(line)}" for i, line in enumerate(view.lines)))
+
+
+# ----------------------------------------------------------------------------- 2. many rounds
+def simulate(inp: Inputs):
+    """The shared Monte Carlo of the rule (or its bug): (result, report, simulation)."""
+    sim = VARIANTS[inp.variant].simulation(inp)
+    try:
+        with queue_status(f"Simulating {inp.rounds:,} rounds…") as on_wait:
+            result, report = lab_work.shared_simulation(
+                tuple(inp.p_target.tolist()),
+                tuple(inp.q_draft.tolist()),
+                sim.k,
+                inp.rounds,
+                inp.seed,
+                sim.variant,
+                options=tuple(sim.options.items()),
+                typed=True,  # p and q may be typed: the stored result expires
+                on_wait=on_wait,
+            )
+    except (sc.SpecDecError, QueueFullError, HelperTimeoutError) as err:
+        show_error(err)
+        st.stop()
+    return result, report, sim
+
+
+def verdict(inp: Inputs, result, report, sim) -> None:
+    """PASS or FAIL of the chi-square test, the tokens-per-round numbers and the charts."""
+    st.header("Many rounds: does the output follow p?")
+    row = VARIANTS[inp.variant]
+    if inp.broken:
+        st.caption(
+            f"Broken on purpose ({md_escape(row.bug.removeprefix('Break it: '))}). The stepper "
+            "above shows the correct rule; the broken one runs here."
+        )
+    tok = report.tokens
+    words = (
+        f"chi-square {tok.statistic:.1f}, dof {tok.dof}, p-value {p_value_text(tok.p_value)}; "
+        f"significance level {presets.SIGNIFICANCE:g}"
+    )
+    with st.container(key="var_verdict", border=True):
+        if tok.p_value >= presets.SIGNIFICANCE:
+            st.success(f"PASS: the emitted tokens follow p ({words}).", icon="✅")
+        else:
+            st.error(f"FAIL: the emitted tokens do not follow p ({words}).", icon="❌")
+    _round_metrics(inp, result, sim)
+    left, right = st.columns(2)
+    with left:
+        chart(fl.token_histogram_figure(result, inp.labels), key="var_fig_tokens")
+    with right:
+        chart(fl.tokens_per_round_figure(result), key="var_fig_rounds")
+
+
+def _round_metrics(inp: Inputs, result, sim) -> None:
+    ours, basic, drafted = VARIANTS[inp.variant].expected(inp)
+    tv = vr.total_variation(VARIANTS[inp.variant].emitted(inp), inp.p_target)
+    a, b, c, d = st.columns(4)
+    a.metric("tokens per round (simulated)", f"{result.mean_tokens_per_round:.3f}")
+    b.metric(
+        "tokens per round (exact, correct rule)" if inp.broken else "tokens per round (exact)",
+        f"{ours:.3f}",
+        help="The correct rule's exact value: the broken run beside it is not held to it."
+        if inp.broken
+        else None,
+    )
+    c.metric(
+        "basic rule, as many drafts",
+        f"{basic:.3f}",
+        help=f"One candidate per position; {drafted} drafted tokens per round.",
+    )
+    d.metric(
+        "TV(emitted, p) at one position, exact",
+        f"{tv:.3f}",
+        help="The exact law of the token emitted at one drafted position, against p; "
+        "0 for a lossless rule.",
+    )
+    if inp.variant == "typical_acceptance":
+        st.caption(
+            f"The exact TV, {tv:.3f}, is that of one drafted position: its token is the kept "
+            "draft, or argmax p after a rejection. The histogram below counts every token of "
+            "every round, including the token after K kept drafts, which typical acceptance "
+            "also takes as argmax p (Medusa's default) instead of sampling p: so its bars lie "
+            f"further from p (TV of the histogram: {histogram_tv(result, inp.p_target):.3f})."
+        )
+
+
+def engine_numbers(inp: Inputs, result, sim) -> None:
+    """The same run in the numbers a serving engine prints."""
+    st.header("The same rounds as an engine would log them")
+    about = f"your {result.n_rounds:,} simulated rounds ({sim.k} positions each)"
+    metrics = metrics_from_accepted_histogram(result.n_accepted_counts)
+    engine_panel(metrics, key="var_engine", about=about)
+    if not VARIANTS[inp.variant].lossless or inp.broken:
+        st.caption(
+            "These numbers only count kept drafts: they cannot tell whether the output follows "
+            "p. A lossy or broken rule can print a fine acceptance length; the chi-square test "
+            "above is what checks the output."
+        )
+
+
+# ----------------------------------------------------------------------------- 3. compare
+def compare(inp: Inputs) -> None:
+    """Tokens per round against the number of candidates (or K, or the tree's width)."""
+    st.header("Tokens per round against the number of candidates")
+    figure, caption = VARIANTS[inp.variant].compare(inp)
+    chart(figure, key="var_fig_compare")
+    if caption:
+        st.caption(md_escape(caption))
+
+
+def downloads(inp: Inputs, result, sim) -> None:
+    """The run as a CSV (tokens, rounds by length, the settings on every row)."""
+    settings = {
+        "variant": inp.variant,
+        "simulated as": sim.variant,
+        "K": sim.k,
+        "rounds simulated": result.n_rounds,
+        "seed": inp.seed,
+        **{name: str(value) for name, value in sim.options.items()},
+    }
+    emitted = VARIANTS[inp.variant].emitted(inp)
+    download_csv(
+        functools.partial(results_csv_table, result, inp.labels, emitted, settings),
+        "variants_lab.csv",
+        key="var_csv",
+        label="Download the results (CSV)",
+    )
+
+
+def share(state: PageState, current: dict) -> None:
+    """The page's link (typed p and q only for a custom run)."""
+    values = {
+        name: current[name]
+        for name in ("preset", "variant", "m", "widths", "token", "k", "rounds", "seed")
+    }
+    values |= {
+        "epsilon": current["epsilon"],
+        "delta": current["delta"],
+        "broken": int(bool(current["broken"])),
+    }
+    if current["preset"] == presets.CUSTOM:
+        values |= {"p": current["p_text"], "q": current["q_text"]}
+    state.share(values)
