@@ -36,7 +36,7 @@ def position_rates_figure(metrics: AcceptanceMetrics, *, title: str = "") -> go.
             name="r_i: rounds that kept draft i (unconditional)",
             marker={"color": COLORS["accepted"]},
             text=[f"{r:.3f}" for r in metrics.rates],
-            textposition="outside",
+            textposition="auto",  # inside a tall bar: the conditional marker at r_1 sits on top
             hovertemplate="position %{x}: r = %{y:.3f}<extra></extra>",
         )
     )
