@@ -21,6 +21,7 @@ KIND_STYLE = {
     "accepted": (COLORS["accepted"], STATUS_SYMBOL["accepted"], "draft token, kept"),
     "resampled": (COLORS["resampled"], STATUS_SYMBOL["resampled"], "resampled after a rejection"),
     "bonus": (COLORS["bonus"], STATUS_SYMBOL["bonus"], "bonus token from the target"),
+    "plain": (COLORS["p"], "○", "plain step of the target (no draft)"),
     "target": (COLORS["p"], "", "target token (plain decoding)"),
     "rejected": (COLORS["rejected"], STATUS_SYMBOL["rejected"], STATUS_WORD["rejected"]),
     "discarded": (COLORS["discarded"], STATUS_SYMBOL["discarded"], "discarded (never checked)"),
