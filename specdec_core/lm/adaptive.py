@@ -175,6 +175,13 @@ def best_draft_length(keep: Sequence[float], cost: Sequence[float], rate: float)
     return best
 
 
+def later_cost_per_token(cost: Sequence[float]) -> list[float]:
+    """min_{m > n} (C(m) - C(n)) / (m - n) for n = 0..K-1: the cheapest extra cost per
+    extra draft of any longer round (:func:`could_pay_later`; computed once a run)."""
+    k = len(cost) - 1
+    return [min((cost[m] - cost[n]) / (m - n) for m in range(n + 1, k + 1)) for n in range(k)]
+
+
 def could_pay_later(chance: float, n: int, cost: Sequence[float], rate: float) -> bool:
     """Could any longer draft m > n beat n? True iff chance > R min_m (C(m) - C(n)) / (m - n).
 
@@ -182,7 +189,7 @@ def could_pay_later(chance: float, n: int, cost: Sequence[float], rate: float) -
     draft adds at most (m - n) chance tokens for C(m) - C(n): when no m pays even so, a
     draft that knows its guesses one by one can stop computing them (nothing is lost).
     """
-    return any(chance * (m - n) > rate * (cost[m] - cost[n]) for m in range(n + 1, len(cost)))
+    return n < len(cost) - 1 and chance > rate * later_cost_per_token(cost)[n]
 
 
 def one_more_pays(chance: float, keep: float, n: int, cost: Sequence[float], rate: float) -> bool:
@@ -238,6 +245,7 @@ class AdaptiveState:
     first: list[float] = field(default_factory=lambda: [0.0, 0.0])  # faded sum, count of p_1
     rates: list[float] = field(default_factory=list)  # R used in each round
     cost: list[float] = field(init=False)  # C(0..K)
+    later: list[float] = field(init=False)  # later_cost_per_token(C)
     rate: float = field(init=False)
     calibration: float = 1.0
 
@@ -245,6 +253,7 @@ class AdaptiveState:
         if math.isnan(self.spent):
             self.spent = PRIOR_ROUNDS * self.costs.verify[0]
         self.cost = round_costs(self.costs, self.k)
+        self.later = later_cost_per_token(self.cost)
         self.rate = max(self.tokens / self.spent, 1.0 / self.costs.verify[0])
 
     def chances(self, estimates: Sequence[float]) -> list[float]:
@@ -254,12 +263,13 @@ class AdaptiveState:
 
     def more_guesses(self, estimates: Sequence[float]) -> bool:
         """Should a lookup draft compute another guess after these? (:func:`could_pay_later`)"""
-        if len(estimates) >= self.k:
+        n = len(estimates)
+        if n >= self.k:
             return False
-        chance = 1.0
-        for p in self.chances(estimates):
-            chance *= p
-        return could_pay_later(chance, len(estimates), self.cost, self.rate)
+        chance, kappa = 1.0, self.calibration
+        for e in estimates:
+            chance *= min(1.0, kappa * e)
+        return chance > self.rate * self.later[n]  # could_pay_later, bound precomputed
 
     def worth_looking(self) -> bool:
         """Compute a model draft's first row (cost c)? As :func:`one_more_pays` from no
