@@ -9,10 +9,12 @@ the benchmark's prompts): at every position of the generated text,
   match first): how often the j-th continuation token (j = 1, 2, 3+) is the target's
   choice, given that the tokens before it were;
 - the choice table: how often its guess is the target's choice, by the table's share
-  (bins of 0.1), and the mean share in each bin.
+  (bins of 0.1), and the mean share in each bin: for a round's first guess, and for a
+  later guess given that the ones before it were right (they are right more often: a
+  predictable phrase stays predictable).
 
-It prints the numbers that ``prompt_lookup.LOOKUP_HIT`` and ``choice_table.SHARE_HIT``
-hold. Deterministic (T = 0).
+It prints the numbers that ``prompt_lookup.KEEP_BY_MATCH`` and ``choice_table``'s
+``SHARE_POINTS`` / ``SHARE_KEEP`` / ``SHARE_KEEP_LATER`` hold. Deterministic (T = 0).
 
     OPENBLAS_NUM_THREADS=1 python tools/measure_draft_hits.py
 """
@@ -65,17 +67,24 @@ def lookup_hits(texts, max_n: int = 4) -> dict:
     return out
 
 
-def table_hits(texts) -> dict:
-    """share bin -> [hits, tries, sum of shares] of the table's first guess."""
-    table, out = _choice_table(), {}
+def table_hits(texts) -> tuple[dict, dict]:
+    """share bin -> [hits, tries, sum of shares] of the table's guesses: the first guess
+    of a round, and a later one given that the guesses before it were right (a round of
+    up to 3 guesses, each read after the ones before, as the draft reads them)."""
+    table, first, later = _choice_table(), {}, {}
     for seq in texts:
-        for i in range(CONTEXT_TOKENS, len(seq)):
-            x, _, share = table.lookup(seq[:i])
-            cell = out.setdefault(min(int(share * 10), 9), [0, 0, 0.0])
-            cell[0] += x == seq[i]
-            cell[1] += 1
-            cell[2] += share
-    return out
+        for i in range(CONTEXT_TOKENS, len(seq) - 3):
+            ctx = list(seq[:i])
+            for j in range(3):
+                x, _, share = table.lookup(ctx)
+                cell = (first if j == 0 else later).setdefault(min(int(share * 10), 9), [0, 0, 0.0])
+                cell[0] += x == seq[i + j]
+                cell[1] += 1
+                cell[2] += share
+                if x != seq[i + j]:
+                    break
+                ctx.append(x)
+    return first, later
 
 
 def main() -> None:
@@ -84,10 +93,11 @@ def main() -> None:
         print(f"prompt lookup, n = {max_n}..1: (match length n, j-th token) hit rate (tries)")
         for (n, j), (hit, tries) in sorted(lookup_hits(texts, max_n).items()):
             print(f"  n = {n}, j = {j}{'+' if j == 3 else ' '}: {hit / tries:.3f} ({tries})")
-    print("choice table: share bin -> mean share, hit rate (tries)")
-    for b, (hit, tries, total) in sorted(table_hits(texts).items()):
-        low, high = b / 10, (b + 1) / 10
-        print(f"  [{low:.1f}, {high:.1f}): {total / tries:.3f} -> {hit / tries:.3f} ({tries})")
+    for name, hits in zip(("first guess", "later guess"), table_hits(texts), strict=True):
+        print(f"choice table, {name}: share bin -> mean share, hit rate (tries)")
+        for b, (hit, tries, total) in sorted(hits.items()):
+            low, high = b / 10, (b + 1) / 10
+            print(f"  [{low:.1f}, {high:.1f}): {total / tries:.3f} -> {hit / tries:.3f} ({tries})")
 
 
 if __name__ == "__main__":

@@ -8,24 +8,26 @@ issue 20). Measured the way :mod:`.timing` measures a speedup:
 - **per-thread CPU time** (``time.thread_time``): time spent waiting for a core while
   other sessions run does not count (BLAS runs on the calling thread: ``load_pair``
   limits it to one);
-- **interleaved repeats**: each repeat times one plain step, the verify of k = 0..K
-  drafts and one draft call, in turn (the order reversed every other repeat), so a slow
-  phase of the machine hits them all; the figures are medians over the repeats.
+- **interleaved repeats**: each repeat times the verify of k = 0..K drafts and one draft
+  call in turn (the order reversed every other repeat), so a slow phase of the machine
+  hits them all; each figure is the median over the repeats of its time divided by the
+  same repeat's plain step (paired ratios: the phase divides out).
 
-What is timed is what the engine does (:mod:`.generate`): a plain step is the target's
-call on one token and its choice (argmax at T = 0; softmax and a draw above); v(k) is
-the engine's ``_verify_step`` on k drafts (the call on k + 1 tokens and the decisions)
-plus the rollback, over the target's own greedy continuation (so the drafts are kept, as
-in a good round); c is one draft call: a model's call on one token, its row and its
-confidence, or one ``keep_chances`` of a lookup draft for 3 guesses (the adaptive engine
-stops a lookup draft's guesses once no longer draft could pay, so a round computes a
-few; the table's guesses cost a few microseconds each). Everything is divided by the
-median plain step. With the default 60 repeats and K = 8 it takes about 1.5-2 s of CPU
-for the shipped 4-layer target (a plain step of 0.6-0.9 ms here).
+What is timed is what the engine does (:mod:`.generate`): v(k) is the engine's
+``_verify_step`` on k drafts (the target's call on k + 1 tokens and the decisions: argmax
+at T = 0, softmax and coins above) plus the rollback, over the target's own greedy
+continuation (so the drafts are kept, as in a good round). Round 0, the target's call on
+one token and its choice, is a plain step: the unit, so v(0) = 1 by definition (plain
+decoding does the same work; the round's bookkeeping adds about 1 %). c is one draft
+call: a model's call on one token, its row and its confidence, or one ``keep_chances``
+of a lookup draft for 3 guesses (the adaptive engine stops a lookup draft's guesses once
+no longer draft could pay, so a round computes a few; the table's guesses cost a few
+microseconds each). With the default 60 repeats and K = 8 it takes about 1.5-2 s of CPU
+for the shipped 4-layer target (a plain step of 0.4-0.9 ms here).
 
-On a shared machine the figures move with the load (here v(3) 1.3-1.8 and v(4) 2.3-3.6
-over a few minutes: the two cores are shared with other work): take them as this
-machine's costs at the time of the measurement.
+On a shared machine the figures move with the load (here v(3) 1.3-1.8 and v(4) 2.3-3.8
+within an hour: the two cores are shared with other work): take them as this machine's
+costs at the time of the measurement.
 """
 
 from __future__ import annotations
@@ -64,19 +66,12 @@ def _context(target, k_max: int) -> list[int]:
 
 
 def _target_timers(target, text, base, k_max, t):
-    """Callables that each do one timed target operation and undo it (cache at ``base``)."""
+    """v(0..k_max) timers: each makes one round's target work and undoes it (the cache is
+    left at ``base`` - 1 tokens). Round 0, a plain step, is the unit of every cost."""
     runner = target.fresh()
     runner.extend(text[: base - 1], last_only=True)
     rng = np.random.default_rng(0)
     vocab = target.tokenizer.vocab_size
-
-    def plain():
-        logits = runner.extend((text[base - 1],))
-        if t == 0.0:
-            int(logits[0].argmax())
-        else:
-            _sample(probabilities(logits, t)[0], t, rng)
-        runner.rollback(base - 1)
 
     def verify(k):
         drafts = text[base : base + k]
@@ -87,7 +82,7 @@ def _target_timers(target, text, base, k_max, t):
         _verify_step(runner, text[base - 1], drafts, q_rows, t, rng, trace=False)
         runner.rollback(base - 1)
 
-    return [plain] + [lambda k=k: verify(k) for k in range(k_max + 1)]
+    return [lambda k=k: verify(k) for k in range(k_max + 1)]
 
 
 def _draft_timer(draft, text, base, k_max, t):
@@ -109,8 +104,8 @@ def _draft_timer(draft, text, base, k_max, t):
     return call
 
 
-def _interleaved(timers, repeats: int, clock) -> list[float]:
-    """Median seconds of each timer over ``repeats`` rounds of all of them in turn."""
+def _interleaved(timers, repeats: int, clock) -> list[list[float]]:
+    """Seconds of each timer in each of ``repeats`` rounds of all of them in turn."""
     times: list[list[float]] = [[] for _ in timers]
     order = list(range(len(timers)))
     for r in range(repeats + 1):  # repeat 0 warms the caches and is not kept
@@ -119,7 +114,15 @@ def _interleaved(timers, repeats: int, clock) -> list[float]:
             timers[i]()
             if r:
                 times[i].append(clock() - start)
-    return [statistics.median(ts) for ts in times]
+    return times
+
+
+def _paired_ratios(times: list[list[float]]) -> list[float]:
+    """median_r times[i][r] / times[0][r] for every timer i: each repeat's own unit, so a
+    slow phase of the machine divides out instead of tilting one figure."""
+    return [
+        statistics.median(t / unit for t, unit in zip(ts, times[0], strict=True)) for ts in times
+    ]
 
 
 def measure_pair_costs(
@@ -149,14 +152,14 @@ def measure_pair_costs(
     base = len(text) - k_max
     timers = _target_timers(target, text, base, k_max, t)
     timers.append(_draft_timer(draft, text, base, k_max, t))
-    medians = _interleaved(timers, repeats, clock)
-    step = medians[0]
+    times = _interleaved(timers, repeats, clock)
+    ratios = _paired_ratios(times)  # (1.0, v(1), ..., v(K), c)
     return CostProfile(
         pair=name,
-        draft=medians[-1] / step,
-        verify=tuple(m / step for m in medians[1:-1]),
+        draft=ratios[-1],
+        verify=(1.0, *ratios[1:-1]),
         per_token=not hasattr(draft, "propose"),
-        step_s=step,
+        step_s=statistics.median(times[0]),
         temperature=t,
         kernel=blas_kernel(),
         clock=f"{getattr(clock, '__module__', '')}.{getattr(clock, '__name__', 'clock')}".lstrip(

@@ -42,7 +42,7 @@ from specdec_core.lm.adaptive import (
     round_costs,
     row_confidence,
 )
-from specdec_core.lm.choice_table import SHARE_CHANCE, ChoiceTable, LookupTableDraft
+from specdec_core.lm.choice_table import LATER_CHANCE, SHARE_CHANCE, ChoiceTable, LookupTableDraft
 from specdec_core.lm.generate import probabilities
 from specdec_core.lm.prompt_lookup import KEEP_BY_MATCH, PromptLookupDraft
 
@@ -441,7 +441,7 @@ def test_lookup_drafts_offer_measured_keep_chances():
     table = ChoiceTable.count([np.array([3, 4, 3, 5])], [np.array([4, 3, 5, 3])], 10, 1)
     both = LookupTableDraft(table, None)
     drafts, chances = both.keep_chances([9], 3)  # no match: the table (3 -> ? unknown)
-    assert len(drafts) == 3 and chances[0] == SHARE_CHANCE[0]
+    assert len(drafts) == 3 and chances == [SHARE_CHANCE[0], LATER_CHANCE[0], LATER_CHANCE[0]]
     asked = []
     stop = both.keep_chances([9], 3, more=lambda ch: asked.append(list(ch)) or len(ch) < 1)
     assert len(stop[0]) == 1 and asked == [[], [SHARE_CHANCE[0]]]
