@@ -80,6 +80,11 @@ PRIOR_CHECKS = 4.0  # weight of kappa = 1 in the calibration, in checked positio
 # stopped drafting would otherwise never be checked again; as the evidence fades, kappa
 # returns to 1 and the draft tries again. Text changes too (a loop starts or ends).
 FORGET = 0.96
+# kappa is kept apart for raw estimates below 0.3, 0.3-0.5, 0.5-0.7 and above: how far an
+# estimate runs high depends on the estimate (at T = 1 a sure lookup match is kept about
+# half as often as at T = 0, a weak table guess nearly as often), so one factor for all
+# would overrate exactly the guesses the rule picks. Each bin starts from the overall kappa.
+BIN_EDGES = (0.3, 0.5, 0.7)
 MAX_COST = 1000.0  # a cost above this many plain steps is a measurement gone wrong
 
 
@@ -225,29 +230,37 @@ def row_confidence(logits_row: np.ndarray, q_row: np.ndarray | None, temperature
     return float(np.dot(q_row, q_row))
 
 
+def estimate_bin(estimate: float) -> int:
+    """The calibration bin of a raw estimate (BIN_EDGES)."""
+    return sum(estimate >= edge for edge in BIN_EDGES)
+
+
 @dataclass
 class AdaptiveState:
     """The run's own rate R and calibration kappa, updated after every round.
 
     R = (tokens emitted + PRIOR_ROUNDS) / (cost spent + PRIOR_ROUNDS v(0)), at least
-    1 / v(0); kappa = (overlap at checked positions + PRIOR_CHECKS) / (estimates there +
-    PRIOR_CHECKS), each round's evidence weighted FORGET^(its age in rounds), and the
-    mean first-row estimate likewise. All read finished rounds only (never the round
-    being decided).
+    1 / v(0). kappa = (overlap at checked positions + PRIOR_CHECKS) / (estimates there +
+    PRIOR_CHECKS) overall, and per bin of the raw estimate (BIN_EDGES) the same ratio
+    with the overall kappa as its prior; the overlap of a checked position is
+    sum_x min(p, q), its expected chance of being kept. Each round's evidence is weighted
+    FORGET^(its age in rounds), and so is the mean first-row estimate. All read finished
+    rounds only (never the round being decided).
     """
 
     costs: CostProfile
     k: int
     tokens: float = PRIOR_ROUNDS
     spent: float = math.nan
-    observed: float = 0.0  # sum of sum_x min(p, q) at checked positions (faded)
-    predicted: float = 0.0  # sum of the raw estimates there (faded)
+    observed: list[float] = field(default_factory=lambda: [0.0] * (len(BIN_EDGES) + 1))
+    predicted: list[float] = field(default_factory=lambda: [0.0] * (len(BIN_EDGES) + 1))
     first: list[float] = field(default_factory=lambda: [0.0, 0.0])  # faded sum, count of p_1
     rates: list[float] = field(default_factory=list)  # R used in each round
     cost: list[float] = field(init=False)  # C(0..K)
     later: list[float] = field(init=False)  # later_cost_per_token(C)
     rate: float = field(init=False)
-    calibration: float = 1.0
+    calibration: float = 1.0  # the overall kappa
+    kappas: list[float] = field(default_factory=lambda: [1.0] * (len(BIN_EDGES) + 1))
 
     def __post_init__(self) -> None:
         if math.isnan(self.spent):
@@ -257,18 +270,18 @@ class AdaptiveState:
         self.rate = max(self.tokens / self.spent, 1.0 / self.costs.verify[0])
 
     def chances(self, estimates: Sequence[float]) -> list[float]:
-        """Calibrated estimates: min(1, kappa * estimate)."""
-        kappa = self.calibration
-        return [min(1.0, kappa * e) for e in estimates]
+        """Calibrated estimates: min(1, kappa_bin * estimate)."""
+        kappas = self.kappas
+        return [min(1.0, kappas[estimate_bin(e)] * e) for e in estimates]
 
     def more_guesses(self, estimates: Sequence[float]) -> bool:
         """Should a lookup draft compute another guess after these? (:func:`could_pay_later`)"""
         n = len(estimates)
         if n >= self.k:
             return False
-        chance, kappa = 1.0, self.calibration
-        for e in estimates:
-            chance *= min(1.0, kappa * e)
+        chance = 1.0
+        for p in self.chances(estimates):
+            chance *= p
         return chance > self.rate * self.later[n]  # could_pay_later, bound precomputed
 
     def worth_looking(self) -> bool:
@@ -281,19 +294,26 @@ class AdaptiveState:
         keep = self.chances([(self.first[0] + 1.0) / (self.first[1] + 1.0)])[0]
         return one_more_pays(1.0, keep, 0, [self.costs.verify[0], *self.cost[1:]], self.rate)
 
-    def record(
-        self, calls: int, n_drafts: int, emitted: int, checked: tuple[float, float], first
-    ) -> None:
+    def record(self, calls: int, n_drafts: int, emitted: int, checked, first) -> None:
         """Add a finished round: its draft calls, drafts and tokens emitted; ``checked`` =
-        (sum of the raw estimates, sum of sum_x min(p, q)) at the positions the target
-        checked; ``first`` = the raw estimate of its first row (None if none computed)."""
+        (raw estimate, sum_x min(p, q)) of each position the target checked; ``first`` =
+        the raw estimate of its first row (None if none computed)."""
         c = self.costs
         self.rates.append(self.rate)
         self.first[0] = FORGET * self.first[0] + (first or 0.0)
         self.first[1] = FORGET * self.first[1] + (first is not None)
         self.spent += c.draft * (calls if c.per_token else min(1, calls)) + c.verify[n_drafts]
         self.tokens += emitted
-        self.predicted = FORGET * self.predicted + checked[0]
-        self.observed = FORGET * self.observed + checked[1]
         self.rate = max(self.tokens / self.spent, 1.0 / c.verify[0])
-        self.calibration = (self.observed + PRIOR_CHECKS) / (self.predicted + PRIOR_CHECKS)
+        obs, pred = self.observed, self.predicted
+        for b in range(len(obs)):
+            obs[b] *= FORGET
+            pred[b] *= FORGET
+        for estimate, overlap in checked:
+            b = estimate_bin(estimate)
+            obs[b] += overlap
+            pred[b] += estimate
+        kappa = (sum(obs) + PRIOR_CHECKS) / (sum(pred) + PRIOR_CHECKS)
+        self.calibration = kappa
+        bins = zip(obs, pred, strict=True)
+        self.kappas = [(o + PRIOR_CHECKS * kappa) / (e + PRIOR_CHECKS) for o, e in bins]

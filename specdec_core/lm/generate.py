@@ -325,7 +325,7 @@ class _Round:
     emitted: tuple[int, ...]  # accepted drafts + the resampled, bonus or plain token
     final_kind: RoundKind
     checked: int  # drafts compared with a coin (up to the first rejection)
-    overlap: float  # sum over checked positions of sum_x min(p, q)
+    overlaps: tuple[float, ...]  # sum_x min(p, q) at each checked position
     result: RoundResult | None = None  # None on the greedy fast path
     p_rows: np.ndarray | None = None  # (K+1, V)
     q_rows: np.ndarray | None = None  # (K, V)
@@ -442,20 +442,21 @@ def _verify_step(t_model, last, drafts, q_rows, t, rng, trace: bool = True) -> _
             n += 1
         emitted = (*drafts[:n], int(best[n]))
         kind, checked = ("resample", n + 1) if n < k else ("bonus" if k else "plain", n)
-        return _Round(drafts, n, emitted, kind, checked, float(n))  # one-hot overlap: 1 or 0
+        overlaps = (1.0,) * n + (0.0,) * (checked - n)  # one-hot p and q: 1 kept, 0 not
+        return _Round(drafts, n, emitted, kind, checked, overlaps)
     p_rows = probabilities(logits, t)  # (k+1, V)
     if not (k or trace):  # a plain step: what _plain_round draws, without its record
-        return _Round(drafts, 0, (_sample(p_rows[0], t, rng),), "plain", 0, 0.0)
+        return _Round(drafts, 0, (_sample(p_rows[0], t, rng),), "plain", 0, ())
     rr = verify_block(p_rows, q_rows, drafts, rng) if k else _plain_round(p_rows[0], t, rng)
     checked = len(rr.steps)
-    overlap = float(np.minimum(p_rows[:checked], q_rows[:checked]).sum())
+    overlaps = np.minimum(p_rows[:checked], q_rows[:checked]).sum(axis=1)  # (checked,)
     return _Round(
         drafts,
         rr.n_accepted,
         rr.emitted_tokens,
         rr.final_kind if k else "plain",
         checked,
-        overlap,
+        tuple(overlaps.tolist()),
         result=rr,
         p_rows=p_rows,
         q_rows=q_rows,
@@ -475,7 +476,7 @@ def _count(res: GenerationResult, rnd: _Round, parallel_verify: bool, draft_call
     res.emitted += len(rnd.emitted)
     res.draft_calls += draft_calls
     res.target_calls += 1 if parallel_verify else k + 1
-    res.overlap_sum += rnd.overlap
+    res.overlap_sum += sum(rnd.overlaps)
     res.kinds.extend(["accepted"] * rnd.n_accepted + [ROUND_TOKEN_KIND[rnd.final_kind]])
 
 
@@ -556,7 +557,7 @@ def _one_round(run, k, t, rng, parallel_verify: bool, trace: bool) -> None:
     d_model.rollback(min(d_model.length, base + rnd.n_accepted))
     _count(res, rnd, parallel_verify, drafted.calls)
     if policy is not None:
-        checked = (sum(drafted.estimates[: rnd.checked]), rnd.overlap)
+        checked = zip(drafted.estimates, rnd.overlaps, strict=False)  # checked positions
         policy.record(drafted.calls, len(rnd.drafts), len(rnd.emitted), checked, drafted.first)
     if trace:
         res.rounds.append(

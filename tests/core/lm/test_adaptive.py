@@ -134,13 +134,17 @@ def test_the_runs_rate_and_calibration_learn_from_finished_rounds():
     state = AdaptiveState(profile(0.0, [1.0, 1.5, 1.5, 1.5, 2.5], per_token=False), K)
     assert state.rate == pytest.approx(1.0) and state.calibration == 1.0
     for _ in range(30):  # rounds of 3 drafts, estimated at 0.9 each, half as good
-        state.record(1, 3, 2, (2.7, 1.35), None)
+        state.record(1, 3, 2, [(0.9, 0.45)] * 3, None)
     assert state.calibration < 0.6
+    assert state.chances([0.9]) == [pytest.approx(0.9 * state.kappas[3])]
+    assert state.kappas[3] < state.calibration == state.kappas[0]  # unseen bins: the overall
     assert state.rate == pytest.approx((4 + 60) / (4 + 45), rel=1e-6)
     kappa = state.calibration
     for _ in range(40):  # plain rounds: the evidence fades, kappa returns towards 1
-        state.record(1, 0, 1, (0.0, 0.0), None)
+        state.record(1, 0, 1, [], None)
     assert kappa < state.calibration < 1.0
+    state.record(1, 2, 1, [(0.2, 0.2), (0.9, 0.0)], None)  # each estimate calibrates its bin
+    assert state.kappas[0] > state.calibration > state.kappas[3]
 
 
 @pytest.mark.parametrize(
