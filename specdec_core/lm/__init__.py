@@ -8,10 +8,15 @@ Public entry points:
   :class:`GenerationResult` (tokens, how each was produced, per-round trace, counts,
   acceptance rate, time split into draft / verify / overhead);
 - :func:`encode_prompt` (checked text -> ids) and :func:`cost_model` (c, v(K) and the
-  predicted speedups from a speculative and a plain run).
+  predicted speedups from a speculative and a plain run);
+- :func:`measure_costs` -> :class:`CostProfile` (c and v(0..K) on this machine), which
+  ``speculative_generate(..., adaptive=profile)`` uses to choose each round's draft
+  length (:mod:`.adaptive`).
 """
 
+from .adaptive import CostProfile
 from .corpus import Corpus, load_corpus
+from .costs import measure_costs, measure_pair_costs
 from .errors import (
     MAX_NEW_TOKENS,
     MAX_PROMPT_CHARS,
@@ -20,9 +25,12 @@ from .errors import (
     PromptError,
 )
 from .generate import (
+    DraftLength,
     GenerationResult,
     PositionTrace,
+    RoundKind,
     RoundTrace,
+    TokenKind,
     autoregressive_generate,
     probabilities,
     speculative_generate,
@@ -51,6 +59,8 @@ __all__ = [
     "ContextLengthError",
     "Corpus",
     "CostModel",
+    "CostProfile",
+    "DraftLength",
     "GPTModel",
     "GenerationResult",
     "LanguageModel",
@@ -63,7 +73,9 @@ __all__ = [
     "PairUnavailableError",
     "PositionTrace",
     "PromptError",
+    "RoundKind",
     "RoundTrace",
+    "TokenKind",
     "Tokenizer",
     "autoregressive_generate",
     "available_pairs",
@@ -74,6 +86,8 @@ __all__ = [
     "load_corpus",
     "load_pair",
     "load_tokenizer",
+    "measure_costs",
+    "measure_pair_costs",
     "pair_info",
     "probabilities",
     "speculative_generate",

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InvalidParameterError
-from .prompt_lookup import PromptLookupDraft, find_match
+from .prompt_lookup import PromptLookupDraft, find_match, match_keep_chances
 from .tokenizer import Tokenizer
 
 TABLE_ORDER = 4  # longest context of the choice table (held-out alpha: 3 -> 0.502, 4 -> 0.514)
@@ -43,6 +43,20 @@ LOOKUP_HIT = {4: 0.74, 3: 0.65, 2: 0.59, 0: 0.0}  # 0: no match (no tokens)
 # benchmarks/results_model_pairs.md), and the estimate below runs high. 2.0 gave the
 # most tokens per unit of cost on the same validation text (1.8: -0.3 %, 2.4: -7 %).
 MIN_EXPECTED_TOKENS = 2.0
+# The table's share runs high as a chance of being kept: at the target's greedy text after
+# 40 validation paragraphs (tools/measure_draft_hits.py), a round's first guess with a
+# mean share of SHARE_POINTS[i] was the target's choice SHARE_KEEP[i] of the time, and a
+# later guess, given that the guesses before it were right, LATER_KEEP[i] of the time at
+# LATER_POINTS[i] (a predictable phrase stays predictable). The adaptive draft length
+# reads the share through these curves; the fixed threshold above does not.
+SHARE_POINTS = (0.0, 0.155, 0.250, 0.343, 0.435, 0.525, 0.648, 0.751, 0.842, 0.987, 1.0)
+SHARE_KEEP = (0.0, 0.091, 0.223, 0.279, 0.331, 0.380, 0.471, 0.645, 0.742, 0.734, 0.734)
+LATER_POINTS = (0.0, 0.156, 0.248, 0.341, 0.438, 0.533, 0.648, 0.755, 0.844, 0.977, 1.0)
+LATER_KEEP = (0.0, 0.110, 0.279, 0.346, 0.353, 0.465, 0.515, 0.756, 0.793, 0.889, 0.889)
+# The curves at every share the shipped table can hold (q / 255): a list index per guess
+# instead of an np.interp call (a few microseconds each, every round).
+SHARE_CHANCE = np.interp(np.arange(256) / 255, SHARE_POINTS, SHARE_KEEP).tolist()
+LATER_CHANCE = np.interp(np.arange(256) / 255, LATER_POINTS, LATER_KEEP).tolist()
 
 
 def context_keys(tokens: np.ndarray, n: int, vocab: int) -> np.ndarray:
@@ -207,6 +221,26 @@ class LookupTableDraft(PromptLookupDraft):
             sure.append(share)
             text.append(x)
         return drafts, sure
+
+    def keep_chances(self, tokens, k: int, more=None) -> tuple[list[int], list[float]]:
+        """Up to k guesses and each one's measured chance of being kept at T = 0 if those
+        before it were: a lookup match by its length (:func:`.prompt_lookup.match_keep_chances`),
+        a table guess by its share read through the measured curve SHARE_KEEP (to 1/255),
+        or LATER_KEEP for a guess after another guess of the same round.
+
+        ``more(chances) -> bool``, if given, is asked before each table guess; False stops
+        (the adaptive engine: when no longer draft could pay, :mod:`.adaptive`).
+        """
+        drafts, n = find_match(tokens, k, LOOKUP_MAX, LOOKUP_MIN)
+        chances = match_keep_chances(n, len(drafts), LOOKUP_MAX)
+        text = list(tokens[len(tokens) - self.table.order :]) + drafts
+        while len(drafts) < k and (more is None or more(chances)):
+            x, _, share = self.table.lookup(text)
+            drafts.append(x)
+            curve = LATER_CHANCE if len(drafts) > 1 else SHARE_CHANCE  # x appended already
+            chances.append(curve[int(share * 255 + 0.5)])
+            text.append(x)
+        return drafts, chances
 
     def propose(self, tokens, k: int) -> list[int]:
         """k guesses, or none when the round is expected to emit < MIN_EXPECTED_TOKENS.

@@ -5,7 +5,14 @@ the draft proposes K tokens x_i ~ q_i (K draft calls), the target scores the las
 accepted token and the K drafts in one call (K+1 rows p_1..p_{K+1}), and
 :func:`specdec_core.verify_round` keeps x_i while u_i < min(1, p_i(x_i)/q_i(x_i)), then
 emits a residual sample at the first rejection or the bonus from p_{K+1}. Both models
-then roll their caches back to the accepted prefix.
+then roll their caches back to the accepted prefix. A round whose draft proposed nothing
+(prompt lookup without a match, the choice table or the adaptive length choosing 0) is
+one plain target step: its token is a "plain" token, not a bonus.
+
+Draft length: K every round (``adaptive=None``), or chosen by each round from 0 to K by
+what one more draft is expected to earn and cost on this machine (``adaptive`` = a
+:class:`.adaptive.CostProfile`; the rule, its derivation and why it stays lossless are
+in :mod:`.adaptive`).
 
 Distributions: at temperature T > 0, p and q are softmax(logits / T): exactly the
 distributions the models sample from, so the q in the ratio is the q the draft sampled
@@ -27,28 +34,59 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
 from ..distributions import check_k
 from ..errors import InvalidParameterError
-from ..sampling import RoundResult, acceptance_probability, decide_round, sample_index
+from ..sampling import (
+    FINAL_STATUS,
+    DraftStatus,
+    FinalKind,
+    RoundResult,
+    TokenStatus,
+    acceptance_probability,
+    decide_round,
+    sample_index,
+)
+from .adaptive import (
+    AdaptiveState,
+    CostProfile,
+    best_draft_length,
+    check_costs,
+    one_more_pays,
+    row_confidence,
+)
 from .errors import MAX_NEW_TOKENS, ContextLengthError, PromptError
 
 MAX_TEMPERATURE = 5.0
 TOP_N = 10  # bars per position in the trace
 
+# The core's vocabulary (specdec_core.sampling), extended by what only the engine does: a
+# round whose draft proposed nothing is one plain target step ("plain", not a bonus), and
+# plain decoding's tokens are "target" tokens.
+RoundKind = Literal[FinalKind, "plain"]  # how a round's last token was drawn
+TokenKind = Literal[TokenStatus, "plain", "target"]  # how a generated token came about
+PositionStatus = Literal[DraftStatus, "bonus"]  # "bonus": the position after the drafts
+DraftLength = Literal["fixed", "adaptive"]
+ROUND_TOKEN_KIND: dict[RoundKind, TokenKind] = {**FINAL_STATUS, "plain": "plain"}
+
 
 @dataclass(frozen=True)
 class PositionTrace:
-    """One draft position of a round (position 0..K-1; K is the bonus position)."""
+    """One draft position of a round (position 0..K-1; K is the bonus position).
+
+    A round without drafts has only the position after them (status "bonus"): its p is
+    the plain step's distribution.
+    """
 
     token: int  # the drafted token (-1 at the bonus position)
     q_x: float
     p_x: float
     acceptance_probability: float  # min(1, p_x / q_x)
     coin: float | None  # None: never checked (after a rejection) or bonus position
-    status: str  # "accepted" | "rejected" | "discarded" | "bonus"
+    status: PositionStatus
     overlap: float  # sum_x min(p, q) at this position (expected acceptance rate)
     top_p: tuple[tuple[int, float], ...]  # top-10 of p (token, prob)
     top_q: tuple[tuple[int, float], ...]  # top-10 of q (empty at the bonus position)
@@ -61,7 +99,7 @@ class RoundTrace:
     start: int  # index in the generated tokens where this round's output begins
     positions: tuple[PositionTrace, ...]  # K draft positions + the bonus position
     n_accepted: int
-    final_kind: str  # "resample" | "bonus"
+    final_kind: RoundKind  # "resample" | "bonus" | "plain" (no drafts: one plain step)
     final_token: int
     final_top: tuple[tuple[int, float], ...]  # top-10 of residual or p_{K+1}, + the drawn one
     emitted: tuple[int, ...]
@@ -73,8 +111,8 @@ class GenerationResult:
 
     prompt_ids: tuple[int, ...]
     tokens: list[int]  # the generated tokens (without the prompt)
-    kinds: list[str]  # per token: "accepted" | "resampled" | "bonus" | "target"
-    k: int
+    kinds: list[TokenKind]  # per token: accepted | resampled | bonus | plain | target
+    k: int  # drafts per round (fixed), or the most a round may draft (adaptive)
     temperature: float
     rounds: list[RoundTrace] = field(default_factory=list)
     n_rounds: int = 0
@@ -84,9 +122,11 @@ class GenerationResult:
     emitted: int = 0  # tokens the rounds emitted, before the last round's surplus is cut
     overlap_sum: float = 0.0  # sum over checked positions of sum_x min(p, q)
     target_calls: int = 0  # decoding calls of the target (the prefill is not counted)
-    draft_calls: int = 0  # draft forward passes (K a round), or lookups (1 a round)
+    draft_calls: int = 0  # draft forward passes (<= K a round), or lookups (1 a round)
     draft_sizes: list[int] = field(default_factory=list)  # drafts proposed, per round
+    accepted_sizes: list[int] = field(default_factory=list)  # drafts kept, per round
     empty_rounds: int = 0  # rounds whose draft proposed nothing (prompt lookup: no match)
+    draft_length: DraftLength = "fixed"  # "adaptive": each round chose its length <= k
     time_prefill: float = 0.0
     time_draft: float = 0.0
     time_verify: float = 0.0
@@ -104,8 +144,28 @@ class GenerationResult:
 
     @property
     def expected_acceptance_rate(self) -> float:
-        """Mean of sum_x min(p, q) over the checked positions (NaN when none checked)."""
+        """Mean of sum_x min(p, q) over the checked positions (NaN when none checked).
+
+        Computed in every run, traced or not (at T = 0 p and q are one-hot, so it is 1 at
+        a kept draft and 0 at a mismatch).
+        """
         return self.overlap_sum / self.checked if self.checked else math.nan
+
+    @property
+    def plain_rounds(self) -> int:
+        """Rounds whose draft proposed nothing: one plain target step each."""
+        return self.draft_sizes.count(0)
+
+    @property
+    def bonus_rounds(self) -> int:
+        """Rounds that drafted at least one token, kept them all and added the bonus."""
+        sizes = zip(self.draft_sizes, self.accepted_sizes, strict=True)
+        return sum(n > 0 and a == n for n, a in sizes)
+
+    @property
+    def resample_rounds(self) -> int:
+        """Rounds that ended with a rejection and a resampled token."""
+        return sum(a < n for n, a in zip(self.draft_sizes, self.accepted_sizes, strict=True))
 
     @property
     def tokens_per_round(self) -> float:
@@ -246,55 +306,102 @@ def autoregressive_generate(
 
 
 @dataclass
+class _Draft:
+    """What the draft proposed in one round (internal to :func:`speculative_generate`)."""
+
+    tokens: list[int]
+    q_rows: np.ndarray | None  # (n, V); None on the greedy fast path
+    estimates: list[float]  # its own chance of each being kept (adaptive only, else [])
+    calls: int  # forward passes of a model draft, or 1 lookup
+    first: float | None = None  # a model draft's estimate from its first row (adaptive)
+
+
+@dataclass
 class _Round:
     """What one round proposed and decided (internal to :func:`speculative_generate`)."""
 
     drafts: list[int]
     n_accepted: int
-    emitted: tuple[int, ...]  # accepted drafts + the resampled or bonus token
-    final_kind: str  # "resample" | "bonus"
+    emitted: tuple[int, ...]  # accepted drafts + the resampled, bonus or plain token
+    final_kind: RoundKind
     checked: int  # drafts compared with a coin (up to the first rejection)
-    overlap: float  # sum over checked positions of sum_x min(p, q)
+    overlaps: tuple[float, ...]  # sum_x min(p, q) at each checked position
     result: RoundResult | None = None  # None on the greedy fast path
     p_rows: np.ndarray | None = None  # (K+1, V)
     q_rows: np.ndarray | None = None  # (K, V)
 
 
-def _draft_step(d_model, seq, k, t, rng, fast_greedy):
+def _lookup_drafts(d_model, seq, k, fast_greedy, policy: AdaptiveState | None) -> _Draft:
+    """A draft without a model: ``propose`` (fixed), or ``keep_chances`` cut to the
+    length :func:`.adaptive.best_draft_length` picks (adaptive). q is one-hot."""
+    if policy is None:
+        drafts, estimates = d_model.propose(seq, k), []
+    else:
+        drafts, estimates = d_model.keep_chances(seq, k, more=policy.more_guesses)
+        n = best_draft_length(policy.chances(estimates), policy.cost, policy.rate)
+        drafts, estimates = drafts[:n], estimates[:n]
+    if fast_greedy:
+        return _Draft(drafts, None, estimates, 1)
+    q_rows = np.zeros((len(drafts), d_model.tokenizer.vocab_size))  # (n, V) one-hot
+    q_rows[np.arange(len(drafts)), drafts] = 1.0
+    return _Draft(drafts, q_rows, estimates, 1)
+
+
+def _model_drafts(d_model, seq, k, t, rng, fast_greedy, policy: AdaptiveState | None) -> _Draft:
     """Up to K drafts x_i ~ q_i = softmax(logits / T) (argmax at T = 0), and q_rows.
 
-    A model draft makes K calls; the first feeds every committed token it has not read
-    yet. A lookup draft (``propose``, see :mod:`.prompt_lookup`) returns 0..K tokens at
-    once, with one-hot q. q_rows (k, V) is None on the greedy fast path.
+    One call per draft; the first feeds every committed token the draft has not read
+    yet. Adaptive: the row q_i is computed, then position i is drafted only if
+    :func:`.adaptive.one_more_pays` with the row's own confidence (read before x_i is
+    drawn, so the length never depends on x_i itself); a first row is computed only if
+    earlier rounds' first rows promise a gain (:meth:`.adaptive.AdaptiveState.worth_looking`).
     """
-    if hasattr(d_model, "propose"):
-        drafts = d_model.propose(seq, k)
-        if fast_greedy:
-            return drafts, None
-        q_rows = np.zeros((len(drafts), d_model.tokenizer.vocab_size))  # (k, V) one-hot
-        q_rows[np.arange(len(drafts)), drafts] = 1.0
-        return drafts, q_rows
     feed = seq[d_model.length :]
-    drafts: list[int] = []
-    if fast_greedy:
-        for _ in range(k):
-            x = int(d_model.extend(feed, last_only=True)[0].argmax())
-            drafts.append(x)
-            feed = (x,)
-        return drafts, None
-    q_rows = np.empty((k, d_model.tokenizer.vocab_size))  # (K, V)
+    drafts, rows, estimates, chance = [], [], [], 1.0
+    if policy is not None and not policy.worth_looking():
+        k = 0
     for i in range(k):
-        q_rows[i] = probabilities(d_model.extend(feed, last_only=True), t)[0]
-        x = _sample(q_rows[i], t, rng)
+        logits = d_model.extend(feed, last_only=True)  # (1, V)
+        q_row = None if fast_greedy else probabilities(logits, t)[0]
+        if policy is not None:
+            estimate = row_confidence(logits[0], q_row, t)
+            keep = policy.chances([estimate])[0]
+            if not one_more_pays(chance, keep, i, policy.cost, policy.rate):
+                estimates.append(estimate)  # the first row's, when i = 0
+                return _finish_drafts(drafts, rows, estimates, i + 1, fast_greedy, d_model)
+            chance *= keep
+            estimates.append(estimate)
+        x = int(logits[0].argmax()) if q_row is None else _sample(q_row, t, rng)
         drafts.append(x)
+        rows.append(q_row)
         feed = (x,)
-    return drafts, q_rows
+    return _finish_drafts(drafts, rows, estimates, k, fast_greedy, d_model)
+
+
+def _finish_drafts(drafts, rows, estimates, calls, fast_greedy, d_model) -> _Draft:
+    """The :class:`_Draft` of a model draft; ``estimates`` may hold one more entry than
+    ``drafts`` (the row that stopped the round), kept only as ``first``."""
+    first = estimates[0] if calls and estimates else None
+    estimates = estimates[: len(drafts)]
+    if fast_greedy:
+        return _Draft(drafts, None, estimates, calls, first)
+    q_rows = np.array(rows) if rows else np.zeros((0, d_model.tokenizer.vocab_size))
+    return _Draft(drafts, q_rows, estimates, calls, first)  # q_rows (n, V)
+
+
+def _draft_step(d_model, seq, k, t, rng, fast_greedy, policy=None) -> _Draft:
+    """Up to K drafts: a lookup draft (``propose``, see :mod:`.prompt_lookup`) returns
+    0..K tokens at once with one-hot q; a model draft makes one call per token."""
+    if hasattr(d_model, "propose"):
+        return _lookup_drafts(d_model, seq, k, fast_greedy, policy)
+    return _model_drafts(d_model, seq, k, t, rng, fast_greedy, policy)
 
 
 def _plain_round(p_row: np.ndarray, t: float, rng) -> RoundResult:
-    """A round without drafts (K = 0): the bonus token x ~ p_1, i.e. one plain step.
+    """A round without drafts (K = 0): the token x ~ p_1, i.e. one plain step.
 
-    Same draws as the rule with K = 0 (one uniform for the final token).
+    Same draws as the rule with K = 0 (one uniform for the final token); the core's
+    :class:`RoundResult` calls it "bonus" (the rule's K = 0 case), the engine "plain".
     """
     u = float(rng.random())
     token = int(p_row.argmax()) if t == 0.0 else int(sample_index(p_row, u))
@@ -313,7 +420,7 @@ def _plain_round(p_row: np.ndarray, t: float, rng) -> RoundResult:
     )
 
 
-def _verify_step(t_model, last, drafts, q_rows, t, rng, trace) -> _Round:
+def _verify_step(t_model, last, drafts, q_rows, t, rng, trace: bool = True) -> _Round:
     """One target call on the last committed token + k drafts (k+1 rows), then decide.
 
     Greedy without rows (q_rows None): keep drafts while they equal the target's
@@ -321,8 +428,10 @@ def _verify_step(t_model, last, drafts, q_rows, t, rng, trace) -> _Round:
     :func:`specdec_core.verify_round` decides with one-hot p and q, since the residual
     max(0, p - q) of two different one-hot rows is p itself. Otherwise the rule of
     Leviathan et al. 2023, Alg. 1 via :func:`verify_block` on p = softmax(logits / T);
-    with no drafts (k = 0) a plain step. The overlap sum_x min(p, q) is only computed
-    for a traced run (it is a statistic, not part of the rule).
+    with no drafts (k = 0) a plain step (untraced: the token only, drawn with the same
+    uniform as the rule's K = 0 case, as plain decoding draws it). The overlap
+    sum_x min(p, q) at the checked positions (a statistic, not part of the rule) is
+    computed in every run.
     """
     k = len(drafts)
     logits = t_model.extend([last, *drafts])  # (k+1, V)
@@ -332,40 +441,50 @@ def _verify_step(t_model, last, drafts, q_rows, t, rng, trace) -> _Round:
         while n < k and drafts[n] == best[n]:
             n += 1
         emitted = (*drafts[:n], int(best[n]))
-        kind, checked = ("bonus", n) if n == k else ("resample", n + 1)
-        return _Round(drafts, n, emitted, kind, checked, float(n))  # one-hot overlap: 1 or 0
+        kind, checked = ("resample", n + 1) if n < k else ("bonus" if k else "plain", n)
+        overlaps = (1.0,) * n + (0.0,) * (checked - n)  # one-hot p and q: 1 kept, 0 not
+        return _Round(drafts, n, emitted, kind, checked, overlaps)
     p_rows = probabilities(logits, t)  # (k+1, V)
+    if not (k or trace):  # a plain step: what _plain_round draws, without its record
+        return _Round(drafts, 0, (_sample(p_rows[0], t, rng),), "plain", 0, ())
     rr = verify_block(p_rows, q_rows, drafts, rng) if k else _plain_round(p_rows[0], t, rng)
     checked = len(rr.steps)
-    overlap = float(np.minimum(p_rows[:checked], q_rows[:checked]).sum()) if trace else 0.0
+    overlaps = np.minimum(p_rows[:checked], q_rows[:checked]).sum(axis=1)  # (checked,)
     return _Round(
         drafts,
         rr.n_accepted,
         rr.emitted_tokens,
-        rr.final_kind,
+        rr.final_kind if k else "plain",
         checked,
-        overlap,
+        tuple(overlaps.tolist()),
         result=rr,
         p_rows=p_rows,
         q_rows=q_rows,
     )
 
 
-def _count(res: GenerationResult, rnd: _Round, parallel_verify: bool, lookup: bool) -> None:
+def _count(res: GenerationResult, rnd: _Round, parallel_verify: bool, draft_calls: int) -> None:
     """Add one round to the counters of ``res``."""
     k = len(rnd.drafts)
     res.n_rounds += 1
     res.drafted += k
     res.draft_sizes.append(k)
+    res.accepted_sizes.append(rnd.n_accepted)
     res.empty_rounds += k == 0
     res.checked += rnd.checked
     res.accepted += rnd.n_accepted
     res.emitted += len(rnd.emitted)
-    res.draft_calls += 1 if lookup else k
+    res.draft_calls += draft_calls
     res.target_calls += 1 if parallel_verify else k + 1
-    res.overlap_sum += rnd.overlap
-    final = "bonus" if rnd.final_kind == "bonus" else "resampled"
-    res.kinds.extend(["accepted"] * rnd.n_accepted + [final])
+    res.overlap_sum += sum(rnd.overlaps)
+    res.kinds.extend(["accepted"] * rnd.n_accepted + [ROUND_TOKEN_KIND[rnd.final_kind]])
+
+
+def _adaptive_state(adaptive, k: int, lookup: bool) -> AdaptiveState | None:
+    """The run's draft-length state, or None for a fixed K (checked costs otherwise)."""
+    if adaptive is None:
+        return None
+    return AdaptiveState(check_costs(adaptive, k, per_token=not lookup), k)
 
 
 def speculative_generate(
@@ -379,6 +498,7 @@ def speculative_generate(
     rng: np.random.Generator,
     trace: bool = True,
     on_round: Callable[[int], None] | None = None,
+    adaptive: CostProfile | None = None,
 ) -> GenerationResult:
     """Speculative decoding (Leviathan et al. 2023, Alg. 1) with K drafts per round.
 
@@ -388,48 +508,71 @@ def speculative_generate(
     surplus is cut), ``kinds``, the per-round trace (``trace=False`` skips it, for
     benchmarks; at T = 0 it also takes the argmax fast path), counts and wall-clock
     split. ``on_round(n_tokens_so_far)`` is called after every round (a progress bar).
+
+    ``adaptive``: None drafts K tokens every round (a lookup draft: up to K). A
+    :class:`.adaptive.CostProfile` (:func:`specdec_core.lm.measure_costs`, measured on
+    this machine for this pair, v(k) up to at least K) makes every round choose its own
+    length 0..K: it drafts while one more token is expected to pay for its cost, by the
+    draft's own estimates and this run's own rate (:mod:`.adaptive`). Lossless either way.
     """
     k = check_k(k)
     ids, n_new, t = _check_common([draft, target], prompt_ids, k, max_new_tokens, temperature, rng)
     d_model, t_model = draft.fresh(), target.fresh()
-    fast_greedy = t == 0.0 and not trace
     lookup = hasattr(d_model, "propose")  # a draft without a model (prompt lookup)
+    policy = _adaptive_state(adaptive, k, lookup)
     res = GenerationResult(tuple(ids), [], [], k, t)
-    perf = time.perf_counter
-    start = perf()
+    res.draft_length = "fixed" if policy is None else "adaptive"
+    start = time.perf_counter()
     if len(ids) > 1:
         if not lookup:
             d_model.extend(ids[:-1], last_only=True)
         t_model.extend(ids[:-1], last_only=True)
-    res.time_prefill = perf() - start
+    res.time_prefill = time.perf_counter() - start
     seq = list(ids)  # committed tokens; both models cache seq[:-1] (draft maybe less)
-    cpu, start = time.thread_time(), perf()
+    run = (d_model, t_model, seq, res, policy, t == 0.0 and not trace)
+    cpu, start = time.thread_time(), time.perf_counter()
     while len(seq) - len(ids) < n_new:
-        base = len(seq)
-        t0 = perf()
-        drafts, q_rows = _draft_step(d_model, seq, k, t, rng, fast_greedy)
-        t1 = perf()
-        rnd = _verify_step(t_model, seq[-1], drafts, q_rows, t, rng, trace)
-        res.time_draft += t1 - t0
-        res.time_verify += perf() - t1  # the target call and the accept / reject decisions
-        seq.extend(rnd.emitted)
-        t_model.rollback(base + rnd.n_accepted)
-        d_model.rollback(min(d_model.length, base + rnd.n_accepted))
-        _count(res, rnd, target.parallel_verify, lookup)
-        if trace:
-            res.rounds.append(
-                _round_trace(res.n_rounds - 1, base - len(ids), rnd.result, rnd.p_rows, rnd.q_rows)
-            )
+        _one_round(run, k, t, rng, target.parallel_verify, trace)
         if on_round is not None:
             on_round(min(n_new, len(seq) - len(ids)))
-    res.time_total = perf() - start
+    res.time_total = time.perf_counter() - start
     res.cpu_total = time.thread_time() - cpu
     res.tokens = seq[len(ids) : len(ids) + n_new]
     res.kinds = res.kinds[:n_new]
     return res
 
 
-def _round_trace(index, start, rr, p_rows, q_rows) -> RoundTrace:
+def _one_round(run, k, t, rng, parallel_verify: bool, trace: bool) -> None:
+    """Draft, verify, commit, roll both caches back, count, trace, and (adaptive) learn."""
+    d_model, t_model, seq, res, policy, fast_greedy = run
+    perf, base = time.perf_counter, len(seq)
+    t0 = perf()
+    drafted = _draft_step(d_model, seq, k, t, rng, fast_greedy, policy)
+    t1 = perf()
+    rnd = _verify_step(t_model, seq[-1], drafted.tokens, drafted.q_rows, t, rng, trace)
+    res.time_draft += t1 - t0
+    res.time_verify += perf() - t1  # the target call and the accept / reject decisions
+    seq.extend(rnd.emitted)
+    t_model.rollback(base + rnd.n_accepted)
+    d_model.rollback(min(d_model.length, base + rnd.n_accepted))
+    _count(res, rnd, parallel_verify, drafted.calls)
+    if policy is not None:
+        checked = zip(drafted.estimates, rnd.overlaps, strict=False)  # checked positions
+        policy.record(drafted.calls, len(rnd.drafts), len(rnd.emitted), checked, drafted.first)
+    if trace:
+        res.rounds.append(
+            _round_trace(
+                res.n_rounds - 1,
+                base - len(res.prompt_ids),
+                rnd.result,
+                rnd.p_rows,
+                rnd.q_rows,
+                rnd.final_kind,
+            )
+        )
+
+
+def _round_trace(index, start, rr, p_rows, q_rows, final_kind: RoundKind) -> RoundTrace:
     k = rr.k_drafts
     positions = []
     for i in range(k):
@@ -482,7 +625,7 @@ def _round_trace(index, start, rr, p_rows, q_rows) -> RoundTrace:
         start,
         tuple(positions),
         rr.n_accepted,
-        rr.final_kind,
+        final_kind,
         rr.final_token,
         final_top,
         rr.emitted_tokens,

@@ -73,7 +73,16 @@ def test_prompt_lookup_rounds_without_a_match_are_plain_steps():
     )
     empty = [r for r in spec.rounds if len(r.positions) == 1]  # only the bonus position
     assert spec.empty_rounds == len(empty) == spec.draft_sizes.count(0) > 0
-    assert all(len(r.emitted) == 1 and r.final_kind == "bonus" for r in empty)
+    assert all(len(r.emitted) == 1 and r.final_kind == "plain" for r in empty)
+    # a plain step is its own kind of token and round, never counted as a bonus
+    starts = [r.start for r in empty if r.start < len(spec.kinds)]
+    assert {spec.kinds[i] for i in starts} == {"plain"}
+    assert spec.kinds.count("plain") == len(starts)
+    assert spec.plain_rounds == len(empty)
+    assert spec.bonus_rounds == sum(r.final_kind == "bonus" for r in spec.rounds)
+    assert spec.resample_rounds == sum(r.final_kind == "resample" for r in spec.rounds)
+    assert spec.plain_rounds + spec.bonus_rounds + spec.resample_rounds == spec.n_rounds
+    assert spec.accepted_sizes == [r.n_accepted for r in spec.rounds]
     assert spec.n_rounds > spec.empty_rounds  # and some rounds did find a match
     assert spec.draft_calls == spec.n_rounds  # one lookup a round, whatever it proposed
 

@@ -1,0 +1,183 @@
+"""What drafting and verifying cost on the running machine: c and v(k), k = 0..K.
+
+The adaptive draft length (:mod:`.adaptive`) prices one more draft token with these
+numbers, so they must be this machine's: a verify of k + 1 rows costs 1.06 plain steps on
+one processor and 1.7 on another (OpenBLAS picks its small-matrix kernels by processor;
+issue 20). Measured the way :mod:`.timing` measures a speedup:
+
+- **per-thread CPU time** (``time.thread_time``): time spent waiting for a core while
+  other sessions run does not count (BLAS runs on the calling thread: ``load_pair``
+  limits it to one);
+- **interleaved repeats**: each repeat times the verify of k = 0..K drafts and one draft
+  call in turn (the order reversed every other repeat), so a slow phase of the machine
+  hits them all; each figure is the median over the repeats of its time divided by the
+  same repeat's plain step (paired ratios: the phase divides out).
+
+What is timed is what the engine does (:mod:`.generate`): v(k) is the engine's
+``_verify_step`` on k drafts (the target's call on k + 1 tokens and the decisions: argmax
+at T = 0, softmax and coins above) plus the rollback, over the target's own greedy
+continuation (so the drafts are kept, as in a good round). Round 0, the target's call on
+one token and its choice, is a plain step: the unit, so v(0) = 1 by definition (plain
+decoding does the same work; the round's bookkeeping adds about 1 %). c is one draft
+call: a model's call on one token, its row and its confidence, or one ``keep_chances``
+of a lookup draft for 3 guesses (the adaptive engine stops a lookup draft's guesses once
+no longer draft could pay, so a round computes a few; the table's guesses cost a few
+microseconds each). With the default 60 repeats and K = 8 it takes about 1.5-2 s of CPU
+for the shipped 4-layer target (a plain step of 0.4-0.9 ms here).
+
+On a shared machine the figures move with the load (here v(3) 1.3-1.8 and v(4) 2.3-3.8
+within an hour: the two cores are shared with other work): take them as this machine's
+costs at the time of the measurement.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from ..distributions import check_k
+from ..errors import InvalidParameterError
+from .adaptive import CostProfile, row_confidence
+from .blas import blas_kernel
+from .generate import MAX_TEMPERATURE, _sample, _verify_step, autoregressive_generate, probabilities
+
+COST_PROMPT = "def add(a, b):\n    return a + b\n\n"  # a fixed context for the timed calls
+# The target's greedy text after the prompt is the context of every timed call: 128
+# tokens, the middle of a 200-token answer (attention grows with the context).
+CONTEXT_TOKENS = 128
+LOOKUP_GUESSES = 3  # a lookup draft's call is timed computing 3 guesses (see below)
+MAX_COST_REPEATS = 200
+
+
+def _context(target, k_max: int) -> list[int]:
+    """The prompt and the target's greedy continuation: CONTEXT_TOKENS + k_max + 1 ids."""
+    ids = target.tokenizer.encode(COST_PROMPT)
+    run = autoregressive_generate(
+        target,
+        ids,
+        max_new_tokens=CONTEXT_TOKENS + k_max + 1,
+        temperature=0.0,
+        rng=np.random.default_rng(0),
+    )
+    return ids + run.tokens
+
+
+def _target_timers(target, text, base, k_max, t):
+    """v(0..k_max) timers: each makes one round's target work and undoes it (the cache is
+    left at ``base`` - 1 tokens). Round 0, a plain step, is the unit of every cost."""
+    runner = target.fresh()
+    runner.extend(text[: base - 1], last_only=True)
+    rng = np.random.default_rng(0)
+    vocab = target.tokenizer.vocab_size
+
+    def verify(k):
+        drafts = text[base : base + k]
+        q_rows = None
+        if t > 0.0:
+            q_rows = np.zeros((k, vocab))
+            q_rows[np.arange(k), drafts] = 1.0
+        _verify_step(runner, text[base - 1], drafts, q_rows, t, rng, trace=False)
+        runner.rollback(base - 1)
+
+    return [lambda k=k: verify(k) for k in range(k_max + 1)]
+
+
+def _draft_timer(draft, text, base, k_max, t):
+    """A callable that makes one draft call the way the adaptive engine does."""
+    if hasattr(draft, "propose"):
+        n = min(LOOKUP_GUESSES, k_max)
+        return lambda: draft.keep_chances(text[:base], n)
+    runner = draft.fresh()
+    runner.extend(text[: base - 1], last_only=True)
+    rng = np.random.default_rng(0)
+
+    def call():
+        logits = runner.extend((text[base - 1],), last_only=True)
+        q_row = None if t == 0.0 else probabilities(logits, t)[0]
+        row_confidence(logits[0], q_row, t)
+        int(logits[0].argmax()) if q_row is None else _sample(q_row, t, rng)
+        runner.rollback(base - 1)
+
+    return call
+
+
+def _interleaved(timers, repeats: int, clock) -> list[list[float]]:
+    """Seconds of each timer in each of ``repeats`` rounds of all of them in turn."""
+    times: list[list[float]] = [[] for _ in timers]
+    order = list(range(len(timers)))
+    for r in range(repeats + 1):  # repeat 0 warms the caches and is not kept
+        for i in order if r % 2 else order[::-1]:
+            start = clock()
+            timers[i]()
+            if r:
+                times[i].append(clock() - start)
+    return times
+
+
+def _paired_ratios(times: list[list[float]]) -> list[float]:
+    """median_r times[i][r] / times[0][r] for every timer i: each repeat's own unit, so a
+    slow phase of the machine divides out instead of tilting one figure."""
+    return [
+        statistics.median(t / unit for t, unit in zip(ts, times[0], strict=True)) for ts in times
+    ]
+
+
+def measure_pair_costs(
+    pair: tuple,
+    k_max: int,
+    *,
+    name: str = "",
+    temperature: float = 0.0,
+    repeats: int = 60,
+    clock: Callable[[], float] = time.thread_time,
+) -> CostProfile:
+    """c and v(0..k_max) of ``pair`` = (draft, target), in plain target steps.
+
+    See the module docstring for what is timed; ``clock`` is a per-thread clock (a test
+    may pass another). T = 0 times the engine's greedy path, T > 0 its softmax and coins.
+    """
+    k_max = check_k(k_max)
+    if isinstance(repeats, bool) or not isinstance(repeats, int):
+        raise InvalidParameterError(f"repeats is {repeats!r}; allowed: 1 to {MAX_COST_REPEATS}.")
+    if not 1 <= repeats <= MAX_COST_REPEATS:
+        raise InvalidParameterError(f"repeats is {repeats}; allowed: 1 to {MAX_COST_REPEATS}.")
+    t = float(temperature)
+    if not 0.0 <= t <= MAX_TEMPERATURE:
+        raise InvalidParameterError(f"temperature is {temperature!r}; allowed: 0 to 5.")
+    draft, target = pair
+    text = _context(target, k_max)
+    base = len(text) - k_max
+    timers = _target_timers(target, text, base, k_max, t)
+    timers.append(_draft_timer(draft, text, base, k_max, t))
+    times = _interleaved(timers, repeats, clock)
+    ratios = _paired_ratios(times)  # (1.0, v(1), ..., v(K), c)
+    return CostProfile(
+        pair=name,
+        draft=ratios[-1],
+        verify=(1.0, *ratios[1:-1]),
+        per_token=not hasattr(draft, "propose"),
+        step_s=statistics.median(times[0]),
+        temperature=t,
+        kernel=blas_kernel(),
+        clock=f"{getattr(clock, '__module__', '')}.{getattr(clock, '__name__', 'clock')}".lstrip(
+            "."
+        ),
+    )
+
+
+def measure_costs(
+    pair_name: str, k_max: int, *, temperature: float = 0.0, repeats: int = 60
+) -> CostProfile:
+    """:func:`measure_pair_costs` of the shipped pair ``pair_name`` (loaded here).
+
+    From names and numbers only, so a helper process or a background thread can run it
+    (``load_pair`` sets numpy's BLAS to one thread first).
+    """
+    from .pairs import load_pair  # the registry imports the models; costs do not need them
+
+    return measure_pair_costs(
+        load_pair(pair_name), k_max, name=pair_name, temperature=temperature, repeats=repeats
+    )

@@ -1,0 +1,467 @@
+"""The cost-aware adaptive draft length (issue 20) and the engine fixes of issue 18.
+
+- the policy on hand-made costs (its formulas, short drafts when a verify row is dear,
+  K drafts when verifying is free and the draft sure, no draft at all when c >= 1);
+- losslessness: greedy equality on every pair; a chi-square of the first three tokens
+  of a tiny synthetic pair (every decision of a round matters there) and of the first
+  token on every pair; two leaky policies (one peeks at p, one at the drawn token's own
+  q) fail the same chi-square;
+- the expected acceptance rate in every run (traced or not) and the "plain" round kind;
+- the cost measurement (with a counting clock: no timed test) and its checks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import specdec_core.lm.generate as gen
+from specdec_core import chi_square_test
+from specdec_core.errors import InvalidParameterError
+from specdec_core.lm import (
+    CostProfile,
+    autoregressive_generate,
+    available_pairs,
+    encode_prompt,
+    load_pair,
+    load_tokenizer,
+    measure_pair_costs,
+    speculative_generate,
+)
+from specdec_core.lm.adaptive import (
+    AdaptiveState,
+    best_draft_length,
+    check_costs,
+    could_pay_later,
+    expected_tokens_by_length,
+    one_more_pays,
+    round_costs,
+    row_confidence,
+)
+from specdec_core.lm.choice_table import LATER_CHANCE, SHARE_CHANCE, ChoiceTable, LookupTableDraft
+from specdec_core.lm.generate import probabilities
+from specdec_core.lm.prompt_lookup import KEEP_BY_MATCH, PromptLookupDraft
+
+TOK = load_tokenizer()
+PAIRS = available_pairs()
+# repeats itself, so prompt lookup has something to propose from the first round on
+PROMPT = encode_prompt(TOK, "the list and the list and the")
+K = 4
+
+
+def profile(c, v, *, per_token=True) -> CostProfile:
+    return CostProfile("hand-made", c, tuple(v), per_token)
+
+
+def cheap(per_token: bool) -> CostProfile:
+    """A verify that costs little more per row (a GPU-like machine): drafts pay often."""
+    return profile(0.05, [1.0 + 0.1 * k for k in range(9)], per_token=per_token)
+
+
+def costs_for(draft) -> CostProfile:
+    return cheap(not hasattr(draft, "propose"))
+
+
+# --- the policy on hand-made numbers ---------------------------------------------------
+
+
+def test_expected_tokens_and_round_costs_follow_their_formulas():
+    assert expected_tokens_by_length([0.8, 0.5]) == pytest.approx([1.0, 1.8, 2.2])
+    v = [1.0, 1.5, 1.6, 1.7]
+    assert round_costs(profile(0.2, v, per_token=False), 3) == pytest.approx(
+        [1.2, 1.7, 1.8, 1.9]
+    )  # c + v(n): one call a round
+    # c min(n + 1, K) + v(n): a model draft pays the row that stops the round, none at K
+    assert round_costs(profile(0.2, v), 3) == pytest.approx([1.2, 1.9, 2.2, 2.3])
+
+
+def test_the_best_length_maximises_tokens_minus_rate_times_cost():
+    costs = profile(0.0, [1.0, 1.5, 1.5, 1.5, 2.5], per_token=False)
+    cost = round_costs(costs, 4)
+    # E = 1, 1.9, 2.62, 3.124, 3.4264; E - C = 0, 0.4, 1.12, 1.624, 0.9264
+    assert best_draft_length([0.9, 0.8, 0.7, 0.6], cost, 1.0) == 3
+    # a higher rate R makes every draft dearer: 2.124 extra tokens < 5 x 0.5 extra cost
+    assert best_draft_length([0.9, 0.8, 0.7, 0.6], cost, 5.0) == 0
+    assert best_draft_length([], cost, 1.0) == 0
+
+
+def test_a_verify_row_that_costs_a_plain_step_gives_no_draft():
+    steep = profile(0.01, [1.0 + k for k in range(K + 1)], per_token=False)  # v(k) = 1 + k
+    assert best_draft_length([0.95] * K, round_costs(steep, K), 1.0) == 0
+    gentle = profile(0.01, [1.0 + 0.3 * k for k in range(K + 1)], per_token=False)
+    lengths = [best_draft_length([0.8] * K, round_costs(c, K), 1.0) for c in (gentle, steep)]
+    assert lengths[0] > lengths[1] == 0  # the faster v(k) grows, the shorter the draft
+
+
+def test_a_free_verify_and_a_sure_draft_draft_to_k():
+    free = profile(0.0, [1.0] * (K + 1), per_token=False)
+    assert best_draft_length([0.99] * K, round_costs(free, K), 1.0) == K
+    model = profile(0.0, [1.0] * (K + 1))
+    assert one_more_pays(1.0, 0.99, 0, round_costs(model, K), 1.0)
+
+
+def test_one_more_pays_projects_the_rows_confidence_onto_later_positions():
+    cost = round_costs(profile(0.1, [1.0, 1.6, 1.6, 1.6, 2.6]), K)  # [1.1, 1.8, 1.9, 2.0, 3.0]
+    # one token at 0.5: 0.5 < 0.7; but three at 0.8: 0.8 + 0.64 + 0.512 > 0.9
+    assert not one_more_pays(1.0, 0.5, 0, cost, 1.0)
+    assert one_more_pays(1.0, 0.8, 0, cost, 1.0)
+    # after an unlikely prefix (0.1): 0.08 < 0.1, 0.144 < 0.2, 0.195 < 1.2
+    assert not one_more_pays(0.1, 0.8, 1, cost, 1.0)
+    assert one_more_pays(0.3, 0.8, 1, cost, 1.0)  # 0.24 > 0.1: the next row is cheap
+
+
+def test_a_lookup_draft_stops_guessing_when_no_longer_draft_could_pay():
+    cost = round_costs(profile(0.0, [1.0, 1.5, 1.5, 1.5, 2.5], per_token=False), K)
+    # chance 0.3 after 1 guess: (1.5 - 1.5) / 1 = 0 at m = 2 -> still could pay
+    assert could_pay_later(0.3, 1, cost, 1.0)
+    # after 3 guesses only m = 4 is left: 0.3 < (2.5 - 1.5) / 1
+    assert not could_pay_later(0.3, 3, cost, 1.0)
+    assert not could_pay_later(1.0, 4, cost, 1.0)  # nothing after K
+
+
+def test_row_confidence_reads_the_row_before_the_draw():
+    logits = np.log(np.array([0.5, 0.3, 0.2]))
+    assert row_confidence(logits, None, 0.0) == pytest.approx(0.5)  # top probability
+    q = np.array([0.5, 0.3, 0.2])
+    assert row_confidence(logits, q, 1.0) == pytest.approx(0.25 + 0.09 + 0.04)  # sum q^2
+
+
+def test_the_runs_rate_and_calibration_learn_from_finished_rounds():
+    state = AdaptiveState(profile(0.0, [1.0, 1.5, 1.5, 1.5, 2.5], per_token=False), K)
+    assert state.rate == pytest.approx(1.0) and state.calibration == 1.0
+    for _ in range(30):  # rounds of 3 drafts, estimated at 0.9 each, half as good
+        state.record(1, 3, 2, [(0.9, 0.45)] * 3, None)
+    assert state.calibration < 0.6
+    assert state.chances([0.9]) == [pytest.approx(0.9 * state.kappas[3])]
+    assert state.kappas[3] < state.calibration == state.kappas[0]  # unseen bins: the overall
+    assert state.rate == pytest.approx((4 + 60) / (4 + 45), rel=1e-6)
+    kappa = state.calibration
+    for _ in range(40):  # plain rounds: the evidence fades, kappa returns towards 1
+        state.record(1, 0, 1, [], None)
+    assert kappa < state.calibration < 1.0
+    state.record(1, 2, 1, [(0.2, 0.2), (0.9, 0.0)], None)  # each estimate calibrates its bin
+    assert state.kappas[0] > state.calibration > state.kappas[3]
+
+
+@pytest.mark.parametrize(
+    ("costs", "fragment"),
+    [
+        ((0.1, 1.0, 1.5), "adaptive drafting needs a CostProfile"),
+        (profile(0.1, [1.0, 1.5]), "v(k) for k = 0..1 but K = 4"),
+        (profile(-0.1, [1.0] * 5), "cost c = -0.1"),
+        (profile(0.1, [1.0, 1.5, float("nan"), 2, 2]), "cost v(2) = nan"),
+        (profile(0.1, [0.0] * 5), "v(0) is 0"),
+        (profile(0.1, [1.0] * 5, per_token=False), "measured for a draft that proposes"),
+    ],
+)
+def test_bad_costs_are_clear_errors(costs, fragment):
+    draft, target = load_pair("gpt-1L-to-gpt-4L")
+    with pytest.raises(InvalidParameterError, match=re.escape(fragment)):
+        speculative_generate(
+            draft, target, PROMPT, k=K, max_new_tokens=3, temperature=0.0,
+            rng=np.random.default_rng(0), adaptive=costs,
+        )  # fmt: skip
+    with pytest.raises(InvalidParameterError, match=re.escape(fragment)):
+        check_costs(costs, K, per_token=True)
+
+
+# --- the engine with adaptive drafting ---------------------------------------------------
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_adaptive_greedy_output_equals_the_targets_greedy_output(name):
+    draft, target = load_pair(name)
+    prompt = encode_prompt(TOK, "The for statement is used to")
+    plain = autoregressive_generate(
+        target, prompt, max_new_tokens=60, temperature=0.0, rng=np.random.default_rng(0)
+    )
+    runs = []
+    for trace in (True, False):  # the traced rule and the argmax fast path
+        spec = speculative_generate(
+            draft, target, prompt, k=8, max_new_tokens=60, temperature=0.0,
+            rng=np.random.default_rng(1), trace=trace, adaptive=costs_for(draft),
+        )  # fmt: skip
+        assert spec.tokens == plain.tokens
+        assert spec.draft_length == "adaptive" and max(spec.draft_sizes) <= 8
+        runs.append(spec)
+    assert runs[0].draft_sizes == runs[1].draft_sizes  # both paths choose the same lengths
+
+
+def test_adaptive_lengths_follow_the_drafts_confidence():
+    draft, target = load_pair("gpt-1L-aligned-to-gpt-4L")
+    spec = speculative_generate(
+        draft, target, PROMPT, k=8, max_new_tokens=80, temperature=0.0,
+        rng=np.random.default_rng(0), adaptive=profile(0.05, [1.0, 1.5, 1.5, 1.5] + [2.5] * 5),
+    )  # fmt: skip
+    assert len(set(spec.draft_sizes)) >= 3  # not one fixed K
+    kept = [r.n_accepted / len(r.positions[:-1]) for r in spec.rounds if len(r.positions) > 1]
+    assert np.mean(kept) > spec.acceptance_rate * 0.5  # it drafts where it is kept
+
+
+def test_a_draft_call_dearer_than_a_plain_step_is_never_made():
+    draft, target = load_pair("gpt-1L-to-gpt-4L")
+    plain = autoregressive_generate(
+        target, PROMPT, max_new_tokens=20, temperature=0.0, rng=np.random.default_rng(0)
+    )
+    for c in (1.0, 1.5):
+        spec = speculative_generate(
+            draft, target, PROMPT, k=K, max_new_tokens=20, temperature=0.0,
+            rng=np.random.default_rng(0), adaptive=profile(c, [1.0] * (K + 1)),
+        )  # fmt: skip
+        assert spec.draft_calls == 0 and spec.draft_sizes == [0] * 20
+        assert spec.kinds == ["plain"] * 20 and spec.tokens == plain.tokens
+
+
+# --- losslessness: a tiny synthetic pair, all positions of a short text --------------------
+
+P_TABLE = np.array(
+    [
+        [0.70, 0.10, 0.10, 0.10],
+        [0.25, 0.25, 0.25, 0.25],
+        [0.10, 0.20, 0.30, 0.40],
+        [0.40, 0.40, 0.1, 0.1],
+    ]
+)
+Q_TABLE = np.array(
+    [
+        [0.90, 0.04, 0.03, 0.03],
+        [0.60, 0.30, 0.05, 0.05],
+        [0.30, 0.30, 0.20, 0.20],
+        [0.05, 0.05, 0.45, 0.45],
+    ]
+)
+N_TOKENS = 3
+
+
+class Bigram:
+    """A model whose next-token distribution depends on the last token only."""
+
+    parallel_verify = True
+    context_length = 64
+
+    def __init__(self, table, name):
+        self.table, self.name = np.log(table), name
+        self.tokenizer = SimpleNamespace(vocab_size=table.shape[0])
+        self.length = 0
+
+    def fresh(self):
+        return Bigram(np.exp(self.table), self.name)
+
+    def extend(self, tokens, *, last_only=False):
+        tokens = list(tokens)
+        self.length += len(tokens)
+        rows = self.table[tokens]  # (m, V)
+        return rows[-1:] if last_only else rows
+
+    def rollback(self, length):
+        self.length = length
+
+
+def _joint_counts(n_runs: int, seed: int, temperature: float = 1.0) -> np.ndarray:
+    """Counts of the first N_TOKENS tokens (V^3 cells) over seeded adaptive runs."""
+    draft, target = Bigram(Q_TABLE, "q"), Bigram(P_TABLE, "p")
+    costs = profile(0.05, [1.0, 1.1, 1.2, 1.3, 1.4])
+    counts = np.zeros(4**N_TOKENS)
+    rng = np.random.default_rng(seed)
+    for _ in range(n_runs):
+        res = speculative_generate(
+            draft, target, [0], k=K, max_new_tokens=N_TOKENS, temperature=temperature,
+            rng=rng, trace=False, adaptive=costs,
+        )  # fmt: skip
+        a, b, c = res.tokens
+        counts[16 * a + 4 * b + c] += 1
+    return counts
+
+
+def _joint_target(temperature: float = 1.0) -> np.ndarray:
+    p = probabilities(np.log(P_TABLE), temperature)  # rows of the target at T
+    return np.array(
+        [p[0, a] * p[a, b] * p[b, c] for a, b, c in itertools.product(range(4), repeat=3)]
+    )
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.6])
+def test_adaptive_drafting_keeps_the_joint_distribution_of_the_text(temperature):
+    fit = chi_square_test(
+        _joint_counts(4000, seed=3, temperature=temperature), _joint_target(temperature)
+    )
+    assert fit.p_value > 1e-4
+
+
+def _peek_target_rows(d_model, seq, drafts, t):
+    """The target's rows for this round's drafts: what no honest length may read."""
+    if isinstance(d_model, Bigram):  # the synthetic pair
+        return probabilities(Bigram(P_TABLE, "peek").extend([seq[-1], *drafts]), t)
+    logits = _TARGET_PEEK[0].fresh().extend([*seq, *drafts])  # (len(seq) + n, V)
+    return probabilities(logits[len(seq) - 1 :], t)  # (n + 1, V)
+
+
+def _leaky(monkeypatch, cut):
+    """Draft with the honest adaptive rule, then cut the drafts at the first position where
+    ``cut(p_row, q_row, x)`` says so: a length chosen with what the draft may not use."""
+    honest = gen._draft_step
+
+    def leaky(d_model, seq, k, t, rng, fast_greedy, policy=None):
+        drafted = honest(d_model, seq, k, t, rng, fast_greedy, policy)
+        p_rows = _peek_target_rows(d_model, seq, drafted.tokens, t)
+        for i, x in enumerate(drafted.tokens):
+            if cut(p_rows[i], drafted.q_rows[i], x):
+                drafted.tokens, drafted.q_rows = drafted.tokens[:i], drafted.q_rows[:i]
+                drafted.estimates = drafted.estimates[:i]
+                break
+        return drafted
+
+    monkeypatch.setattr(gen, "_draft_step", leaky)
+
+
+_TARGET_PEEK: list = [None]  # the real target a leaky length peeks at
+PEEKS_AT_P = {"peeks at p": lambda p, q, x: p[x] < q[x]}  # drop the drafts p dislikes
+PEEKS_AT_X = {"reads q(x) of the drawn token": lambda p, q, x: q[x] < 0.5}
+
+
+@pytest.mark.parametrize(
+    "cut", [*PEEKS_AT_P.values(), *PEEKS_AT_X.values()], ids=[*PEEKS_AT_P, *PEEKS_AT_X]
+)
+def test_a_leaky_length_fails_the_same_test(monkeypatch, cut):
+    _leaky(monkeypatch, cut)
+    fit = chi_square_test(_joint_counts(4000, seed=3), _joint_target())
+    assert fit.p_value < 1e-6
+
+
+# --- losslessness on every shipped pair: the first token at T = 1 ---------------------------
+
+
+def _first_tokens(draft, target, n, seed):
+    """Counts of the first token over ``n`` seeded adaptive runs at T = 1, priced so that
+    even a draft that is seldom kept drafts (a verify row costs 0.005 steps): the round
+    checks drafts, and the test fails if none was drafted."""
+    counts, drafted = np.zeros(TOK.vocab_size), 0
+    rng = np.random.default_rng(seed)
+    verify = [1.0 + 0.005 * k for k in range(K + 1)]
+    gpu = profile(0.0, verify, per_token=not hasattr(draft, "propose"))
+    for _ in range(n):
+        res = speculative_generate(
+            draft, target, PROMPT, k=K, max_new_tokens=1, temperature=1.0, rng=rng,
+            trace=False, adaptive=gpu,
+        )  # fmt: skip
+        counts[res.tokens[0]] += 1
+        drafted += res.drafted
+    assert drafted > 0
+    return counts
+
+
+def _target_first(target):
+    return probabilities(target.fresh().extend(PROMPT)[-1:], 1.0)[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", PAIRS)
+def test_adaptive_first_token_at_temperature_1_follows_the_target(name):
+    draft, target = load_pair(name)
+    fit = chi_square_test(_first_tokens(draft, target, 1500, seed=21), _target_first(target))
+    assert fit.p_value > 1e-4
+
+
+@pytest.mark.slow
+def test_a_length_that_peeks_at_p_fails_on_a_real_pair(monkeypatch):
+    """Drop the drafts the target likes less than the draft. (With a one-hot q, a lookup
+    draft, no length can bias the text: a checked one-hot draft emits exactly p at its
+    position, so the leak needs a draft that samples.)"""
+    draft, target = load_pair("gpt-1L-to-gpt-4L")
+    _TARGET_PEEK[0] = target
+    _leaky(monkeypatch, PEEKS_AT_P["peeks at p"])
+    fit = chi_square_test(_first_tokens(draft, target, 1500, seed=21), _target_first(target))
+    assert fit.p_value < 1e-6
+
+
+# --- issue 18: expected alpha in every run, and the plain round ---------------------------
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_expected_acceptance_is_the_same_traced_or_not(name):
+    draft, target = load_pair(name)
+    for t in (0.0, 0.5, 1.0, 1.5):
+        runs = [
+            speculative_generate(
+                draft,
+                target,
+                PROMPT,
+                k=3,
+                max_new_tokens=30,
+                temperature=t,
+                rng=np.random.default_rng(7),
+                trace=trace,
+            )  # fmt: skip
+            for trace in (True, False)
+        ]
+        traced, untraced = runs
+        assert traced.tokens == untraced.tokens and traced.checked == untraced.checked > 0
+        alpha = untraced.expected_acceptance_rate
+        assert alpha == pytest.approx(traced.expected_acceptance_rate, abs=1e-12)
+        assert 0.0 < alpha <= 1.0
+        overlaps = [
+            p.overlap for r in traced.rounds for p in r.positions[: len(r.positions) - 1]
+            if p.coin is not None
+        ]  # fmt: skip
+        assert alpha == pytest.approx(np.mean(overlaps), abs=1e-9)
+        if t == 0.0:  # one-hot p and q: the overlap is 1 at a kept draft, 0 at a mismatch
+            assert alpha == pytest.approx(untraced.acceptance_rate)
+
+
+def test_a_round_without_drafts_is_a_plain_step_not_a_bonus():
+    draft, target = load_pair("lookup-table-to-gpt-4L")
+    prompt = encode_prompt(TOK, "How do I read a file line by line in Python?")
+    for trace in (True, False):
+        spec = speculative_generate(
+            draft, target, prompt, k=3, max_new_tokens=60, temperature=1.0,
+            rng=np.random.default_rng(2), trace=trace,
+        )  # fmt: skip
+        assert spec.plain_rounds == spec.draft_sizes.count(0) > 0
+        assert spec.plain_rounds + spec.bonus_rounds + spec.resample_rounds == spec.n_rounds
+        assert spec.bonus_rounds == sum(
+            n > 0 and a == n for n, a in zip(spec.draft_sizes, spec.accepted_sizes, strict=True)
+        )
+        assert sum(spec.accepted_sizes) == spec.accepted
+        assert spec.kinds.count("bonus") <= spec.bonus_rounds
+        assert spec.kinds.count("plain") >= spec.plain_rounds - 1  # the last may be cut
+        if trace:
+            assert {r.final_kind for r in spec.rounds if len(r.positions) == 1} == {"plain"}
+            assert all(r.final_kind != "plain" for r in spec.rounds if len(r.positions) > 1)
+
+
+# --- what the drafts offer, and the cost measurement --------------------------------------
+
+
+def test_lookup_drafts_offer_measured_keep_chances():
+    lookup = PromptLookupDraft(None)
+    drafts, chances = lookup.keep_chances([5, 6, 7, 8, 9, 5, 6, 7], 4)
+    assert drafts == [8, 9, 5, 6]  # after the 3-token match "5 6 7"
+    assert chances == list(KEEP_BY_MATCH[(3, 3)]) + [KEEP_BY_MATCH[(3, 3)][2]]
+    assert lookup.keep_chances([1, 2, 3], 4) == ([], [])
+    table = ChoiceTable.count([np.array([3, 4, 3, 5])], [np.array([4, 3, 5, 3])], 10, 1)
+    both = LookupTableDraft(table, None)
+    drafts, chances = both.keep_chances([9], 3)  # no match: the table (3 -> ? unknown)
+    assert len(drafts) == 3 and chances == [SHARE_CHANCE[0], LATER_CHANCE[0], LATER_CHANCE[0]]
+    asked = []
+    stop = both.keep_chances([9], 3, more=lambda ch: asked.append(list(ch)) or len(ch) < 1)
+    assert len(stop[0]) == 1 and asked == [[], [SHARE_CHANCE[0]]]
+
+
+def test_measured_costs_have_one_verify_per_length_and_name_the_machine():
+    ticks = itertools.count()
+    for name, per_token in (("gpt-1L-to-gpt-4L", True), ("lookup-table-to-gpt-4L", False)):
+        costs = measure_pair_costs(
+            load_pair(name), 5, name=name, repeats=3, clock=lambda: float(next(ticks))
+        )
+        # every timed call reads the counting clock twice: one tick each, one step each
+        assert costs.verify == (1.0,) * 6 and costs.draft == 1.0
+        assert costs.per_token is per_token and costs.k_max == 5 and costs.pair == name
+        assert costs.kernel and costs.temperature == 0.0
+    with pytest.raises(InvalidParameterError, match="repeats is 0"):
+        measure_pair_costs(load_pair("gpt-1L-to-gpt-4L"), 3, repeats=0)
+    with pytest.raises(InvalidParameterError, match="temperature"):
+        measure_pair_costs(load_pair("gpt-1L-to-gpt-4L"), 3, temperature=-1.0)
