@@ -204,3 +204,63 @@ def speedup_figure(rows: Sequence[tuple[str, float]]) -> go.Figure:
     )
     fig.update_yaxes(autorange="reversed", fixedrange=True)
     return fig
+
+
+def draft_lengths_figure(draft_sizes, accepted_sizes) -> go.Figure:
+    """Per round: the drafts proposed (bars) and the drafts kept (narrower bars inside)."""
+    rounds = list(range(1, len(draft_sizes) + 1))
+    fig = go.Figure(
+        [
+            go.Bar(
+                x=rounds,
+                y=list(draft_sizes),
+                name="drafts proposed",
+                marker={"color": COLORS["q"], "opacity": 0.45},
+                hovertemplate="round %{x}: %{y} drafted<extra></extra>",
+            ),
+            go.Bar(
+                x=rounds,
+                y=list(accepted_sizes),
+                name=f"{STATUS_SYMBOL['accepted']} drafts kept",
+                marker={"color": COLORS["accepted"]},
+                width=0.45,
+                hovertemplate="round %{x}: %{y} kept<extra></extra>",
+            ),
+        ]
+    )
+    base_layout(fig, title="Draft length chosen in each round", height=300)
+    fig.update_layout(barmode="overlay")
+    fig.update_xaxes(title="round", fixedrange=True)
+    fig.update_yaxes(title="tokens", dtick=1, rangemode="tozero", fixedrange=True)
+    return fig
+
+
+def round_costs_figure(verify: Sequence[float], whole: Sequence[float]) -> go.Figure:
+    """What a round of k drafts costs in plain target steps, k = 0..K: ``verify`` v(k)
+    (the target's check) and ``whole`` C(k), the round with its drafting
+    (:func:`specdec_core.lm.adaptive.round_costs`)."""
+    ks = list(range(len(verify)))
+    fig = go.Figure(
+        [
+            go.Scatter(
+                x=ks,
+                y=list(verify),
+                mode="lines+markers",
+                name="v(k): checking k drafts",
+                line={"color": COLORS["p"], "width": 3},
+                hovertemplate="k = %{x}: v = %{y:.2f} steps<extra></extra>",
+            ),
+            go.Scatter(
+                x=ks,
+                y=list(whole),
+                mode="lines+markers",
+                name="C(k): the whole round, drafting included",
+                line={"color": COLORS["q"], "width": 3, "dash": "dash"},
+                hovertemplate="k = %{x}: %{y:.2f} steps<extra></extra>",
+            ),
+        ]
+    )
+    base_layout(fig, title="This server's price of a round", height=300)
+    fig.update_xaxes(title="drafts checked k", dtick=1, fixedrange=True)
+    fig.update_yaxes(title="plain target steps", rangemode="tozero", fixedrange=True)
+    return fig

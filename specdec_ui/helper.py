@@ -7,8 +7,9 @@ exception), until the server closes the pipe.
 A helper runs only the jobs it was started for, named ``module:qualname``:
 
 - :data:`PRODUCTION_JOBS`, always: the preset Monte Carlo of the labs
-  (``specdec_ui.lab_work:simulate_and_test``) and the speed measurement
-  (``specdec_core.lm.timing:measure_pair``);
+  (``specdec_ui.lab_work:simulate_and_test``), the speed measurement
+  (``specdec_core.lm.timing:measure_pair``) and the cost profile of the adaptive draft
+  length (``specdec_core.lm.costs:measure_costs``);
 - and the ``JOB`` names on its command line. Only a pool object that was built with extra
   jobs passes any (``processes._Pool(spec, extra_jobs=...)``); the server's pools are built
   from ``processes.POOLS`` alone and pass none, so a test's own functions
@@ -16,7 +17,7 @@ A helper runs only the jobs it was started for, named ``module:qualname``:
 
 An exact list and not a prefix such as ``specdec_`` or ``tests.``: a prefix let a server
 helper import and run any function of the test suite, or any function of this project
-(one that writes a file, say); the list names the two that need a process of their own.
+(one that writes a file, say); the list names the three that need a process of their own.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ PRODUCTION_JOBS = frozenset(
     {
         "specdec_ui.lab_work:simulate_and_test",
         "specdec_core.lm.timing:measure_pair",
+        "specdec_core.lm.costs:measure_costs",
     }
 )
 

@@ -15,11 +15,14 @@ import streamlit as st
 
 import specdec_core.lm as lm
 from specdec_core import SpecDecError
+from specdec_core.engine_metrics import metrics_from_accepted_per_round
+from specdec_core.lm.adaptive import CostProfile, round_costs
 from specdec_core.lm.timing import SpeedMeasurement, impossible_reasons
 
 from . import figures_lm as fl
 from . import lm_work as lw
 from . import shared_work as sw
+from .engine_view import engine_panel
 from .figure_cache import shared_figure
 from .page_state import PageState
 from .presenter import chart
@@ -58,6 +61,7 @@ class Choice:
             "pair": r.pair,
             "prompt": r.prompt,
             "k": r.k,
+            "draft": r.draft_length,
             "temperature": r.temperature,
             "seed": r.seed,
             "tokens": r.n_tokens,
@@ -68,13 +72,19 @@ class Choice:
 
 
 def page_state(pairs: list[str]) -> PageState:
-    """The page's kept state; on a session's first visit, the settings from its link."""
+    """The page's kept state; on a session's first visit, the settings from its link.
+
+    A first visit without a draft length in its link opens on the one that measured
+    faster on this server (fixed K until that is known).
+    """
+    preferred = lw.preferred_draft_length()
     page = PageState(
         "lm",
         {
             "pair": lw.DEFAULT_PAIR if lw.DEFAULT_PAIR in pairs else pairs[0],
             "prompt": lw.DEFAULT_PROMPT,
-            "k": lw.DEFAULT_K,
+            "k": lw.default_k(preferred),
+            "draft": preferred,
             "temperature": 0.0,
             "seed": 0,
             "tokens": lw.DEFAULT_TOKENS,
@@ -83,7 +93,7 @@ def page_state(pairs: list[str]) -> PageState:
         },
     )
     if (link := page.first_visit()) is not None:
-        values, problems = lw.state_from_link(link.params, pairs)
+        values, problems = lw.state_from_link(link.params, pairs, preferred=preferred)
         values["mode"] = lw.MODES[values["mode"]]  # the radio holds the label
         page.start(values, problems)
     page.restore()
@@ -114,7 +124,20 @@ def inputs(pairs: list[str]) -> Choice:
             help="0 = greedy (argmax on both sides): the output must equal "
             "the target's own greedy output.",
         )
-        k = st.slider("K (draft tokens per round)", 1, lw.K_MAX, key="lm_k")
+        draft_length = st.radio(
+            "Draft length",
+            list(lw.DRAFT_LENGTHS),
+            format_func=lw.DRAFT_LENGTHS.get,
+            key="lm_draft",
+            help="Adaptive: each round the draft proposes tokens while one more pays for "
+            "itself at this server's measured costs (at most K).",
+        )
+        k = st.slider(
+            "K (the most drafts a round)" if draft_length == "adaptive" else "K (drafts a round)",
+            1,
+            lw.K_MAX,
+            key="lm_k",
+        )
         n_tokens = st.slider(
             "Tokens to generate", lw.TOKENS_MIN, lw.TOKENS_MAX, step=lw.TOKENS_STEP, key="lm_tokens"
         )
@@ -130,13 +153,17 @@ def inputs(pairs: list[str]) -> Choice:
         temperature=round(float(temperature), 1),
         n_tokens=int(n_tokens),
         seed=seed,
+        draft_length=draft_length,
     )
     return Choice(request=request, mode=MODE_KEYS[mode])
 
 
 def fetch_run(choice: Choice) -> lw.LabRun:
     """The shared run of ``choice``, with the queue's words while it waits; a bad input or
-    a full queue is said in words and the page stops there."""
+    a full queue is said in words and the page stops there. An adaptive run waits for
+    this server's costs first (measured once, in the background)."""
+    if choice.request.adaptive:
+        _costs_or_stop(choice.request)
     waiting = st.empty()
     try:
         run = lw.get_run(
@@ -154,6 +181,32 @@ def fetch_run(choice: Choice) -> lw.LabRun:
         st.stop()
     waiting.empty()
     return run
+
+
+def _costs_or_stop(request: lw.RunRequest) -> CostProfile:
+    """This server's costs; while they are measured, a notice that polls, and the page
+    stops (an adaptive run is priced by them)."""
+    costs = lw.get_costs(request.pair, request.temperature)
+    if isinstance(costs, CostProfile):
+        return costs
+    if isinstance(costs, lw.Unmeasured):
+        st.warning(costs.reason, icon="⏳")
+    else:
+        st.fragment(_wait_for_costs, run_every=POLL_S)(request)
+    st.stop()
+
+
+def _wait_for_costs(request: lw.RunRequest) -> None:
+    """(A fragment.) Say where the cost measurement stands; rerun the page once it is there."""
+    if lw.get_costs(request.pair, request.temperature) is not sw.MISSING:
+        st.rerun()
+    status = lw.costs_status(request.pair, request.temperature)
+    where = status.text if status is not None else "Starting…"
+    st.info(
+        "⏱️ Measuring what drafting and verifying cost on this server (c and v(k) for k = 0 "
+        f"to {lw.K_MAX}, once per server): the adaptive draft length is priced by them. {where}",
+        icon="⏳",
+    )
 
 
 def round_stepper(run: lw.LabRun) -> int:
@@ -371,6 +424,63 @@ def _calls_metric(column, counts: lw.RunCounts, k: int) -> None:
     )
 
 
+def draft_lengths(choice: Choice, run: lw.LabRun) -> None:
+    """Adaptive runs: the length each round chose, and this server's prices behind it."""
+    request, spec = choice.request, run.spec
+    if not request.adaptive:
+        return
+    costs = lw.get_costs(request.pair, request.temperature)  # pinned: the run was priced by it
+    st.subheader("How long each round drafted, and why")
+    left, right = st.columns(2)
+    with left:
+        sizes = (tuple(spec.draft_sizes), tuple(spec.accepted_sizes))
+        figure = shared_figure("lm.draft_lengths", sizes, lambda: fl.draft_lengths_figure(*sizes))
+        chart(figure, key="lm_draft_lengths")
+        st.caption(
+            f"Each round drafted while one more token paid for its price: "
+            f"{spec.drafted / spec.n_rounds:.2f} drafts a round on average (at most K = "
+            f"{request.k}); {spec.plain_rounds} of {spec.n_rounds} rounds drafted nothing and "
+            "ran one plain step."
+        )
+    with right:
+        whole = tuple(round_costs(costs, costs.k_max))
+        figure = shared_figure(
+            "lm.round_costs",
+            (costs.verify, whole),
+            lambda: fl.round_costs_figure(costs.verify, whole),
+        )
+        chart(figure, key="lm_round_costs")
+        st.caption(
+            f"What priced them, measured on this server (BLAS kernels: {costs.kernel}): "
+            f"checking k drafts costs v(k) plain steps, from v(1) = {costs.verify[1]:.2f} to "
+            f"v({costs.k_max}) = {costs.verify[-1]:.2f}, and a draft call c = {costs.draft:.3f}; "
+            "on a machine where checking is dearer the same draft stops sooner."
+        )
+
+
+def engine_numbers(choice: Choice, run: lw.LabRun) -> None:
+    """This run in the numbers a serving engine prints (rounds that drafted)."""
+    spec = run.spec
+    drafting = [kept for n, kept in zip(spec.draft_sizes, spec.accepted_sizes, strict=True) if n]
+    st.subheader("Your run as an engine would log it")
+    if not drafting:
+        st.caption("No round drafted anything, so there is no acceptance to report.")
+        return
+    about = (
+        f"your run's {len(drafting)} rounds that drafted (the {spec.plain_rounds} plain steps "
+        "left out: engines count only rounds with drafts)"
+    )
+    metrics = metrics_from_accepted_per_round(drafting, choice.request.k)
+    engine_panel(metrics, key="lm_engine", about=about)
+    if spec.drafted < len(drafting) * choice.request.k:
+        st.caption(
+            f"Rounds here proposed fewer than K drafts ({spec.drafted} in {len(drafting)} "
+            f"rounds): kept / proposed = {spec.accepted / spec.drafted:.1%} in this run, "
+            "while (AL − 1) / K above assumes K drafts every round, as engines with a "
+            "fixed K do."
+        )
+
+
 def greedy_verdict(choice: Choice, run: lw.LabRun) -> None:
     """At T = 0 the output must equal the target's greedy output; at T > 0, the same law."""
     if choice.request.temperature == 0:
@@ -506,8 +616,32 @@ def _reference_line(choice: Choice) -> None:
     )
 
 
+def _adaptive_formulas(counts: lw.RunCounts, speed: SpeedMeasurement, pred) -> None:
+    """An adaptive run's own accounting: its tokens per round over its cost per round."""
+    d = speed.drafts_per_round
+    st.write(
+        f"Measured unit costs of your run: one draft step costs **c = {speed.c:.3f}** target "
+        f"steps; its rounds drafted **d = {d:.2f}** tokens on average, and everything else in "
+        f"a round (the target's check, the decisions, the rollback) cost **v = {speed.v:.2f}** "
+        f"target steps on average (a plain target step: {speed.target_step * 1e6:.0f} µs)."
+    )
+    st.latex(
+        rf"S = rac{{	ext{{tokens per round}}}}{{d\,c + v}} = "
+        rf"rac{{{counts.tokens_per_round:.2f}}}{{{d:.2f}\cdot{speed.c:.3f} + {speed.v:.2f}}}"
+        rf" = {pred.accounting:.2f}"
+    )
+    st.caption(
+        "E(α, K) assumes K drafts in every round; an adaptive run chooses its length round by "
+        "round, so the formula here is the run's own accounting: what its rounds produced "
+        "over what they cost, in plain steps."
+    )
+
+
 def _formulas(choice: Choice, counts: lw.RunCounts, speed: SpeedMeasurement, pred) -> None:
     """Unit costs, E(alpha, K) and the seeds' and corrected predictions, with numbers."""
+    if choice.request.adaptive:
+        _adaptive_formulas(counts, speed, pred)
+        return
     k = choice.request.k
     st.write(
         f"Measured unit costs of your run: one draft step costs **c = {speed.c:.3f}** target "
@@ -539,12 +673,17 @@ def _formulas(choice: Choice, counts: lw.RunCounts, speed: SpeedMeasurement, pre
 
 def _comparison_chart(choice: Choice, speed, pred, reasons: list[str]) -> None:
     """Measured vs predicted speedups of this run, with an optional GPU-like (v = 1) row."""
+    rows = [] if reasons else [("measured", speed.speedup)]
+    if choice.request.adaptive:
+        rows.append(("accounting (measured c, v)", pred.accounting))
+        rounded = tuple((label, round(float(value), 2)) for label, value in rows)
+        chart(_speedup_figure(rounded), key="lm_speedup")
+        return
     gpu = st.toggle(
         "GPU-like cost model (v = 1)",
         key="lm_gpu",
         help="What the papers' hardware gives: verifying K + 1 tokens costs one step.",
     )
-    rows = [] if reasons else [("measured", speed.speedup)]
     rows += [("seeds' formula", pred.seeds), ("corrected (measured v)", pred.corrected)]
     if gpu:
         c_gpu = st.slider("c (draft step / target step)", 0.0, 1.0, 0.05, 0.01, key="lm_gpu_c")

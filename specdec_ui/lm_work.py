@@ -19,13 +19,18 @@
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 
 import specdec_core.lm as lm
-from specdec_core.lm.timing import SpeedMeasurement, measure_pair
+from specdec_core.errors import InvalidParameterError
+from specdec_core.lm.adaptive import CostProfile
+from specdec_core.lm.costs import measure_costs
+from specdec_core.lm.timing import SpeedMeasurement, impossible_reasons, measure_pair
 from specdec_core.theory import expected_tokens
 
 from .processes import HelperTimeoutError, run_apart
@@ -39,10 +44,12 @@ DEFAULT_K = 3  # its best K at T = 0 on the default prompt
 DEFAULT_TOKENS = 60
 K_MAX, TOKENS_MIN, TOKENS_MAX, TOKENS_STEP, T_MAX = 8, 10, 200, 10, 2.0
 MODES = {"run": "Run to the end", "step": "Step round by round"}
+DRAFT_LENGTHS = {"fixed": "Fixed: K drafts a round", "adaptive": "Adaptive: at most K, priced"}
 GREEDY_SEED_NOTE = (
     "At T = 0 both models take their most likely token and no random number is drawn, "
     "so every seed gives the same text. Raise T to see the seed matter."
 )
+T = TypeVar("T")
 SPEED_TOKENS, SPEED_REPEATS, SPEED_SEED = 200, 5, 0  # the reference workload of the timing
 TOKEN_KINDS = ("accepted", "resampled", "bonus", "plain")  # how a generated token was made
 
@@ -144,10 +151,15 @@ class RunRequest:
 
     pair: str
     prompt: str
-    k: int
+    k: int  # drafts a round, or the most a round may draft (adaptive)
     temperature: float
     n_tokens: int
     seed: int
+    draft_length: str = "fixed"  # "adaptive": each round chooses 0..k, priced by this server
+
+    @property
+    def adaptive(self) -> bool:
+        return self.draft_length == "adaptive"
 
     def shared(self, *, trace: bool) -> RunRequest:
         """The request as it is computed and shared.
@@ -168,7 +180,9 @@ def compute_run(request: RunRequest, *, trace: bool) -> LabRun:
     ids = lm.encode_prompt(target.tokenizer, request.prompt)
     common = {"max_new_tokens": request.n_tokens, "temperature": request.temperature}
     rng = np.random.default_rng(request.seed)
-    spec = lm.speculative_generate(draft, target, ids, k=request.k, rng=rng, trace=trace, **common)
+    spec = lm.speculative_generate(
+        draft, target, ids, k=request.k, rng=rng, trace=trace, adaptive=_costs_of(request), **common
+    )
     identical = None
     if request.temperature == 0:  # the greedy output does not depend on the seed: shared
         greedy = shared_result(
@@ -220,6 +234,7 @@ def measure_run(request: RunRequest) -> SpeedMeasurement:
         "max_new_tokens": request.n_tokens,
         "seed": request.seed,
         "repeats": SPEED_REPEATS,
+        "adaptive": _costs_of(request),
     }
     if request.prompt == DEFAULT_PROMPT:
         return run_apart("speed", measure_pair, request.pair, request.prompt, **options)
@@ -234,15 +249,15 @@ class Unmeasured:
     reason: str
 
 
-def _measured_or_why(request: RunRequest) -> SpeedMeasurement | Unmeasured:
+def _or_why(measure: Callable[[], T], what: str) -> T | Unmeasured:
+    """``measure()``, or :class:`Unmeasured` with the reason when its helper timed out."""
     try:
-        return measure_run(request)
+        return measure()
     except HelperTimeoutError as err:
-        minutes = TEXT_TTL_S / 60
         return Unmeasured(
-            f"The speed measurement of this run did not finish in {err.timeout_s:g} s: the "
-            f"server is very busy. It is tried again after {minutes:g} minutes; other "
-            "settings are measured at once."
+            f"The {what} did not finish in {err.timeout_s:g} s: the server is very busy. "
+            f"It is tried again after {TEXT_TTL_S / 60:g} minutes; other settings are "
+            "measured at once."
         )
 
 
@@ -255,7 +270,7 @@ def get_run_speed(request: RunRequest, *, wait: bool = False):
     return shared_result(
         "lm.run_speed",
         shared,
-        lambda: _measured_or_why(shared),
+        lambda: _or_why(lambda: measure_run(shared), "speed measurement of this run"),
         lane="background",
         wait=wait,
         ttl_s=TEXT_TTL_S,
@@ -313,6 +328,109 @@ def get_speed(pair: str, k: int, temperature: float, *, wait: bool = False):
     )
 
 
+# ----------------------------------------------------------------------------- adaptive length
+_PINNED_COSTS: dict[tuple[str, bool], CostProfile] = {}
+_PIN_LOCK = threading.Lock()
+
+
+def _costs_key(pair: str, temperature: float) -> tuple[str, bool]:
+    """Costs are measured once per pair and per kind of decision: argmax (T = 0) or coins."""
+    return (pair, float(temperature) == 0.0)
+
+
+def _measure_costs(pair: str, greedy: bool) -> CostProfile:
+    """This server's costs of ``pair`` (c, v(0..K_MAX)), measured in a helper process once
+    and kept for the life of the process: a run priced by them never changes afterwards,
+    whoever measures first (``setdefault``)."""
+    key = (pair, greedy)
+    if (costs := _PINNED_COSTS.get(key)) is not None:
+        return costs
+    temperature = 0.0 if greedy else 1.0
+    measured = run_apart("speed", measure_costs, pair, K_MAX, temperature=temperature)
+    with _PIN_LOCK:
+        return _PINNED_COSTS.setdefault(key, measured)
+
+
+def get_costs(pair: str, temperature: float, *, wait: bool = False):
+    """The pinned costs of ``pair`` on this server, an :class:`Unmeasured`, or
+    ``shared_work.MISSING`` while they are measured (in the background lane)."""
+    key = _costs_key(pair, temperature)
+    if (costs := _PINNED_COSTS.get(key)) is not None:
+        return costs
+    return shared_result(
+        "lm.costs",
+        key,
+        lambda: _or_why(lambda: _measure_costs(*key), "measurement of this server's costs"),
+        lane="background",
+        wait=wait,
+    )
+
+
+def costs_status(pair: str, temperature: float) -> WaitStatus | None:
+    """Where the cost measurement of ``pair`` stands in the queue (None when none runs)."""
+    return status("lm.costs", _costs_key(pair, temperature))
+
+
+def _costs_of(request: RunRequest) -> CostProfile | None:
+    """The costs an adaptive run is priced by (None for a fixed K). The page asks for a run
+    only once :func:`get_costs` has them; a lost race is said in words, never guessed."""
+    if not request.adaptive:
+        return None
+    costs = _PINNED_COSTS.get(_costs_key(request.pair, request.temperature))
+    if costs is None:
+        raise InvalidParameterError(
+            "this server's costs are still being measured; the adaptive run starts once "
+            "they are there (reload the page in a moment)."
+        )
+    return costs
+
+
+@dataclass(frozen=True)
+class DraftLengthChoice:
+    """The default pair on its reference workload at T = 0: fixed K against adaptive."""
+
+    fixed: SpeedMeasurement  # K = DEFAULT_K drafts a round
+    adaptive: SpeedMeasurement  # at most K_MAX a round, priced by this server's costs
+
+    @property
+    def faster(self) -> str:
+        """The draft length that measured faster here ("fixed" when either measurement
+        is one no correct run can give)."""
+        if impossible_reasons(self.fixed) or impossible_reasons(self.adaptive):
+            return "fixed"
+        return "adaptive" if self.adaptive.speedup >= self.fixed.speedup else "fixed"
+
+
+def _compare_draft_lengths() -> DraftLengthChoice:
+    costs = _measure_costs(DEFAULT_PAIR, True)
+    pair, prompt = DEFAULT_PAIR, DEFAULT_PROMPT
+    fixed = run_apart("speed", measure_pair, pair, prompt, **_speed_options(DEFAULT_K, 0.0))
+    adaptive = run_apart(
+        "speed", measure_pair, pair, prompt, **_speed_options(K_MAX, 0.0), adaptive=costs
+    )
+    return DraftLengthChoice(fixed=fixed, adaptive=adaptive)
+
+
+def draft_length_choice() -> DraftLengthChoice | None:
+    """The measured comparison (started in the background on first call), or None while
+    it runs or when it could not finish."""
+    value = shared_result(
+        "lm.prefer",
+        DEFAULT_PAIR,
+        lambda: _or_why(_compare_draft_lengths, "comparison of fixed and adaptive drafting"),
+        lane="background",
+        wait=False,
+    )
+    return value if isinstance(value, DraftLengthChoice) else None
+
+
+def preferred_draft_length() -> str:
+    """What the page opens on: the draft length that measured faster on this server, or
+    "fixed" until that is known."""
+    choice = draft_length_choice()
+    return "fixed" if choice is None else choice.faster
+
+
 @dataclass(frozen=True)
 class Predictions:
     """The formula's view of a run, with the measured unit costs c and v(K)."""
@@ -321,18 +439,23 @@ class Predictions:
     expected: float  # E(alpha, K) = (1 - alpha^(K+1)) / (1 - alpha)
     seeds: float  # E / (K c + 1)
     corrected: float  # E / (K c + v(K))
+    accounting: float  # tokens per round / (d c + v), d = drafts per round: the run's own
 
 
 def predictions(counts: RunCounts, speed: SpeedMeasurement) -> Predictions:
-    """Seeds' formula (seed 003 Ex 7) and the corrected one, S = E / (K c + v(K))."""
+    """Seeds' formula (seed 003 Ex 7), the corrected one, S = E / (K c + v(K)), and the
+    run's own accounting, S = tokens per round / (d c + v) with d its drafts per round
+    (what an adaptive length, which drafts d <= K, is measured against)."""
     alpha = counts.acceptance_rate
     alpha = 0.0 if math.isnan(alpha) else alpha
     e = float(expected_tokens(alpha, counts.k))
+    per_round = speed.drafts_per_round * speed.c + speed.v
     return Predictions(
         alpha=alpha,
         expected=e,
         seeds=e / (counts.k * speed.c + 1.0),
         corrected=e / (counts.k * speed.c + speed.v),
+        accounting=counts.tokens_per_round / per_round,
     )
 
 
@@ -350,12 +473,21 @@ def _temperature(raw: str) -> float:
     return round(value, 1)
 
 
-def state_from_link(params: Mapping[str, str], pairs: list[str]) -> tuple[dict, list[str]]:
+def default_k(draft_length: str) -> int:
+    """K a page opens with: the best fixed K here, or the most an adaptive length may draft."""
+    return K_MAX if draft_length == "adaptive" else DEFAULT_K
+
+
+def state_from_link(
+    params: Mapping[str, str], pairs: list[str], *, preferred: str = "fixed"
+) -> tuple[dict, list[str]]:
     """The page's settings from a link, and its problems ([] when every value was fine).
 
-    Each bad value falls back to its default and is named in a problem.
+    Each bad value falls back to its default and is named in a problem. A link without a
+    draft length opens on ``preferred`` (:func:`preferred_draft_length`).
     """
     reader = LinkReader(params)
+    draft = reader.choice("draft", list(DRAFT_LENGTHS), preferred)
     default_pair = DEFAULT_PAIR if DEFAULT_PAIR in pairs else pairs[0]
     tokens = reader.int_in("tokens", TOKENS_MIN, TOKENS_MAX, DEFAULT_TOKENS)
     if tokens % TOKENS_STEP:
@@ -364,7 +496,8 @@ def state_from_link(params: Mapping[str, str], pairs: list[str]) -> tuple[dict, 
     state = {
         "pair": reader.choice("pair", pairs, default_pair),
         "prompt": reader.get("prompt", _prompt, DEFAULT_PROMPT),
-        "k": reader.int_in("k", 1, K_MAX, DEFAULT_K),
+        "k": reader.int_in("k", 1, K_MAX, default_k(draft)),
+        "draft": draft,
         "temperature": reader.get("t", _temperature, 0.0),
         "seed": reader.int_in("seed", 0, MAX_SEED, 0),
         "tokens": tokens,
@@ -380,6 +513,7 @@ def link_params(state: Mapping[str, object]) -> dict[str, str]:
         "pair": state["pair"],
         "prompt": state["prompt"],
         "k": state["k"],
+        "draft": state["draft"],
         "t": f"{float(state['temperature']):.1f}",
         "seed": state["seed"],
         "tokens": state["tokens"],

@@ -17,7 +17,7 @@ with page_frame(__file__, INTRO):
     pairs = lm.available_pairs()
     page = view.page_state(pairs)
     page.warn_link()
-    with inputs_area("⚙️ Inputs: model pair, prompt, K, temperature, seed"):
+    with inputs_area("⚙️ Inputs: model pair, prompt, draft length, K, temperature, seed"):
         choice = view.inputs(pairs)
 
     run = view.fetch_run(choice)
@@ -27,6 +27,8 @@ with page_frame(__file__, INTRO):
     if shown is not None:
         view.round_detail(choice, run, shown)
     view.counts(choice, run)
+    view.draft_lengths(choice, run)
+    view.engine_numbers(choice, run)
     view.greedy_verdict(choice, run)
     view.speed_section(choice, run)
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvalidParameterError
+from .adaptive import CostProfile
 from .generate import autoregressive_generate, speculative_generate
 
 MAX_REPEATS = 15
@@ -55,6 +56,8 @@ class SpeedMeasurement:
     accepted: int  # drafts kept in one run
     checked: int  # drafts checked in one run
     clock: str  # name of the clock, e.g. "time.thread_time"
+    drafted: int | None = None  # drafts proposed in one run (None: K every round)
+    draft_length: str = "fixed"  # "fixed": K a round; "adaptive": at most K, chosen per round
 
     @property
     def speedups(self) -> tuple[float, ...]:
@@ -82,11 +85,18 @@ class SpeedMeasurement:
         return statistics.median(self.draft_s) / statistics.median(self.plain_s)
 
     @property
+    def drafts_per_round(self) -> float:
+        """Drafts proposed per round: K, or fewer when rounds drafted less (a quiet lookup
+        draft, an adaptive length)."""
+        return self.k if self.drafted is None else self.drafted / self.rounds
+
+    @property
     def v(self) -> float:
-        """v(K) = (spec time / rounds - K draft step) / target step, from medians."""
+        """v = (spec time / rounds - drafts per round x draft step) / target step, from
+        medians: what a round costs besides its drafting, in plain steps (v(K) at fixed K)."""
         per_round = statistics.median(self.spec_s) / self.rounds
         draft_step = statistics.median(self.draft_s) / self.n_tokens
-        return (per_round - self.k * draft_step) / self.target_step
+        return (per_round - self.drafts_per_round * draft_step) / self.target_step
 
     @property
     def tokens_per_round(self) -> float:
@@ -156,11 +166,12 @@ def _lockstep_pair(spec, plain, clock) -> tuple[float, float]:
     return times["spec"], times["plain"]
 
 
-def _runners(pair: tuple, prompt_ids, k, temperature, max_new_tokens, seed):
+def _runners(pair: tuple, prompt_ids, k, temperature, max_new_tokens, seed, adaptive=None):
     """The three runs a measurement times: (speculative, plain, draft-only) generation.
 
     Each run of a kind uses ``np.random.default_rng(seed)``, so every repeat makes the
     same tokens; the first two take the lockstep hook (``on_round`` / ``on_token``).
+    ``adaptive``: the cost profile of an adaptive draft length (None: K every round).
     """
     draft, target = pair
     common = {"max_new_tokens": max_new_tokens, "temperature": temperature}
@@ -168,7 +179,15 @@ def _runners(pair: tuple, prompt_ids, k, temperature, max_new_tokens, seed):
     def spec(on_round=None):
         rng = np.random.default_rng(seed)
         return speculative_generate(
-            draft, target, prompt_ids, k=k, rng=rng, trace=False, on_round=on_round, **common
+            draft,
+            target,
+            prompt_ids,
+            k=k,
+            rng=rng,
+            trace=False,
+            on_round=on_round,
+            adaptive=adaptive,
+            **common,
         )
 
     def plain(on_token=None):
@@ -193,6 +212,7 @@ def measure_speedup(
     seed: int = 0,
     repeats: int = 5,
     clock: Callable[[], float] = time.thread_time,
+    adaptive: CostProfile | None = None,
 ) -> SpeedMeasurement:
     """Time ``repeats`` (speculative, plain, draft-only) runs with a per-thread ``clock``.
 
@@ -207,7 +227,9 @@ def measure_speedup(
     """
     if isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= 15:
         raise InvalidParameterError(f"repeats is {repeats!r}; allowed: 1 to {MAX_REPEATS}.")
-    spec, plain, draft_only = _runners(pair, prompt_ids, k, temperature, max_new_tokens, seed)
+    spec, plain, draft_only = _runners(
+        pair, prompt_ids, k, temperature, max_new_tokens, seed, adaptive
+    )
     run = spec()  # warm-up (untimed); its counts are those of every repeat
     plain(), draft_only()
     times: list[tuple[float, float, float]] = []
@@ -218,17 +240,21 @@ def measure_speedup(
         times.append((spec_s, plain_s, clock() - start))
     spec_s, plain_s, draft_s = (tuple(col) for col in zip(*times, strict=True))
     return SpeedMeasurement(
-        run.k,
-        run.temperature,
-        len(run.tokens),
-        bool(pair[1].parallel_verify),
-        spec_s,
-        plain_s,
-        draft_s,
-        run.n_rounds,
-        run.accepted,
-        run.checked,
-        f"{getattr(clock, '__module__', '')}.{getattr(clock, '__name__', 'clock')}".lstrip("."),
+        k=run.k,
+        temperature=run.temperature,
+        n_tokens=len(run.tokens),
+        parallel_verify=bool(pair[1].parallel_verify),
+        spec_s=spec_s,
+        plain_s=plain_s,
+        draft_s=draft_s,
+        rounds=run.n_rounds,
+        accepted=run.accepted,
+        checked=run.checked,
+        clock=f"{getattr(clock, '__module__', '')}.{getattr(clock, '__name__', 'clock')}".lstrip(
+            "."
+        ),
+        drafted=run.drafted,
+        draft_length=run.draft_length,
     )
 
 
@@ -241,11 +267,12 @@ def measure_pair(
     max_new_tokens: int,
     seed: int = 0,
     repeats: int = 5,
+    adaptive: CostProfile | None = None,
 ) -> SpeedMeasurement:
     """:func:`measure_speedup` of the shipped pair ``name`` on the text ``prompt``.
 
     Loads the pair here (once per process), so that a helper process can run it from
-    names and numbers alone (``specdec_ui.processes``).
+    names and numbers alone (``specdec_ui.processes``; a cost profile is numbers too).
     """
     from .pairs import load_pair  # the registry imports the models; timing does not need them
     from .report import encode_prompt
@@ -260,6 +287,7 @@ def measure_pair(
         max_new_tokens=max_new_tokens,
         seed=seed,
         repeats=repeats,
+        adaptive=adaptive,
     )
 
 

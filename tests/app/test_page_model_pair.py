@@ -292,3 +292,73 @@ def test_a_measurement_that_timed_out_is_said_instead_of_waited_for():
     assert not at.exception
     assert any(reason.reason in w.value for w in at.warning)
     assert not any("Measuring the speed" in i.value for i in at.info)
+
+
+def _fake_speed(speedup: float, draft_length: str) -> SpeedMeasurement:
+    return SpeedMeasurement(
+        k=3,
+        temperature=0.0,
+        n_tokens=200,
+        parallel_verify=True,
+        spec_s=(1.0,),
+        plain_s=(speedup,),
+        draft_s=(0.01,),
+        rounds=80,
+        accepted=130,
+        checked=190,
+        clock="fake",
+        draft_length=draft_length,
+    )
+
+
+@pytest.mark.parametrize(
+    ("adaptive_speedup", "opens_on", "k"), [(1.3, "adaptive", 8), (1.1, "fixed", 3)]
+)
+def test_the_page_opens_on_the_draft_length_that_measured_faster(
+    monkeypatch, adaptive_speedup, opens_on, k
+):
+    """Issue 20: without a draft length in its link, the page opens on whichever of fixed
+    K = 3 and adaptive (K <= 8) measured faster on this server's reference workload."""
+    monkeypatch.undo()  # the real preference (tests/app/conftest.py pins "fixed")
+    choice = lw.DraftLengthChoice(
+        fixed=_fake_speed(1.2, "fixed"), adaptive=_fake_speed(adaptive_speedup, "adaptive")
+    )
+    sw.WORK.clear()
+    sw.WORK.shared_result("lm.prefer", lw.DEFAULT_PAIR, lambda: choice, heavy=False)
+    lw.get_costs(lw.DEFAULT_PAIR, 0.0, wait=True)
+    at = open_page(PAGE)
+    assert not at.exception
+    assert (at.radio(key="lm_draft").value, at.slider(key="lm_k").value) == (opens_on, k)
+    at = open_page(PAGE, {"draft": "fixed"})  # a link says which
+    assert at.radio(key="lm_draft").value == "fixed"
+    sw.WORK.clear()
+
+
+def test_an_adaptive_run_shows_each_rounds_length_and_the_costs_that_priced_it():
+    costs = lw.get_costs(lw.DEFAULT_PAIR, 0.0, wait=True)
+    at = open_page(PAGE, {"draft": "adaptive", "k": "6"})
+    assert not at.exception and not at.error
+    run = lw.get_run(request(draft_length="adaptive", k=6))
+    spec = run.spec
+    assert spec.draft_length == "adaptive" and max(spec.draft_sizes) <= 6
+    lengths = next(f for f in figures(at) if "Draft length" in str(f["layout"].get("title")))
+    proposed, kept = lengths["data"]
+    assert list(proposed["y"]) == spec.draft_sizes and list(kept["y"]) == spec.accepted_sizes
+    prices = next(f for f in figures(at) if "price of a round" in str(f["layout"].get("title")))
+    assert list(prices["data"][0]["y"]) == pytest.approx(list(costs.verify))
+    said = " ".join(c.value for c in at.caption)
+    assert f"{spec.drafted / spec.n_rounds:.2f} drafts a round on average" in said
+    assert f"v(1) = {costs.verify[1]:.2f}" in said and costs.kernel in said
+    assert "K = 6" in said
+
+
+def test_the_engine_numbers_are_those_of_the_run():
+    """AL = 1 + sum of the per-position rates over the rounds that drafted; the log line is
+    the one vLLM would print for them."""
+    at = open_page(PAGE)
+    spec = lw.get_run(request()).spec
+    drafting = [a for n, a in zip(spec.draft_sizes, spec.accepted_sizes, strict=True) if n]
+    rates = [sum(a >= i for a in drafting) / len(drafting) for i in range(1, lw.DEFAULT_K + 1)]
+    assert metric(at, "Mean acceptance length") == f"{1 + sum(rates):.2f}"
+    log = next(c.value for c in at.code if c.value.startswith("SpecDecoding metrics"))
+    assert "Per-position acceptance rate: " + ", ".join(f"{r:.3f}" for r in rates) in log

@@ -50,6 +50,7 @@ def test_link_round_trip_and_bad_values_fall_back_with_named_problems():
         "pair": "gpt-1L-to-gpt-4L",
         "prompt": "The list",
         "k": 5,
+        "draft": "adaptive",
         "temperature": 1.3,
         "seed": 42,
         "tokens": 80,
@@ -58,13 +59,21 @@ def test_link_round_trip_and_bad_values_fall_back_with_named_problems():
     }
     back, problems = lw.state_from_link(lw.link_params(state), PAIRS)
     assert back == state and problems == []
+    # a link without a draft length opens on the preferred one, with that one's K
+    back, _ = lw.state_from_link({"pair": "gpt-1L-to-gpt-4L"}, PAIRS, preferred="adaptive")
+    assert (back["draft"], back["k"]) == ("adaptive", lw.K_MAX)
+    back, _ = lw.state_from_link({"draft": "adaptive", "k": "3"}, PAIRS, preferred="fixed")
+    assert (back["draft"], back["k"]) == ("adaptive", 3)
     bad = {"pair": "x", "k": "0", "t": "nan", "seed": "-1", "tokens": "205", "mode": "all"}
-    back, problems = lw.state_from_link({**bad, "round": "zero", "prompt": " "}, PAIRS)
+    back, problems = lw.state_from_link(
+        {**bad, "round": "zero", "prompt": " ", "draft": "y"}, PAIRS
+    )
     assert back["pair"] == lw.DEFAULT_PAIR and back["k"] == lw.DEFAULT_K
+    assert back["draft"] == "fixed"
     assert (back["temperature"], back["seed"], back["tokens"]) == (0.0, 0, lw.DEFAULT_TOKENS)
     assert back["prompt"] == lw.DEFAULT_PROMPT and back["mode"] == "run"
     named = " ".join(problems)
-    for name in ("pair", "k", "t", "seed", "tokens", "mode", "round", "prompt"):
+    for name in ("pair", "k", "t", "seed", "tokens", "mode", "round", "prompt", "draft"):
         assert f"'{name}'" in named, name
     assert "round" not in lw.link_params({**state, "mode": "run"})
 

@@ -100,14 +100,17 @@ def test_the_server_pools_have_a_time_limit_and_a_message_for_the_student():
         assert "server is very busy" in message and "tried again" in message
 
 
-def test_the_server_helpers_run_only_the_two_production_jobs(monkeypatch):
+def test_the_server_helpers_run_only_the_three_production_jobs(monkeypatch):
     assert helper.PRODUCTION_JOBS == {
         helper.job_name(lab_work.simulate_and_test),
         "specdec_core.lm.timing:measure_pair",
+        "specdec_core.lm.costs:measure_costs",
     }
+    from specdec_core.lm.costs import measure_costs
     from specdec_core.lm.timing import measure_pair
 
     assert helper.job_name(measure_pair) in helper.PRODUCTION_JOBS
+    assert helper.job_name(measure_costs) in helper.PRODUCTION_JOBS
     for pool in processes._pools.values():  # the server's pools: no extra jobs
         assert pool.jobs == helper.PRODUCTION_JOBS
     with pytest.raises(PermissionError, match="pid_and_square"):
