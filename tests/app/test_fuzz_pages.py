@@ -277,14 +277,12 @@ def _candidate_options() -> list:
     extra = (
         ("specdec_core.lm.pairs", "PAIRS"),
         ("specdec_core.quiz", "QUESTION_KINDS"),
-        ("specdec_ui.figures_variants", "PRESETS"),
-        ("specdec_ui.figures_variants", "VARIANT_NAMES"),
+        ("specdec_ui.presets", "VARIANT_PRESETS"),
+        ("specdec_ui.variants_table", "VARIANTS"),
+        ("specdec_ui.lm_work", "DRAFT_LENGTHS"),
     )
-    for module, name in extra:
-        try:
-            pool += list(getattr(__import__(module, fromlist=[name]), name))
-        except (ImportError, AttributeError):
-            pass
+    for module, name in extra:  # a name that moved fails here, loudly, not as a thinner fuzz
+        pool += list(getattr(__import__(module, fromlist=[name]), name))
     return [*pool, *range(-1, 40), True, False]
 
 
