@@ -362,3 +362,30 @@ def test_the_engine_numbers_are_those_of_the_run():
     assert metric(at, "Mean acceptance length") == f"{1 + sum(rates):.2f}"
     log = next(c.value for c in at.code if c.value.startswith("SpecDecoding metrics"))
     assert "Per-position acceptance rate: " + ", ".join(f"{r:.3f}" for r in rates) in log
+
+
+@pytest.mark.parametrize("temperature", ["0.5", "1.0", "1.5"])
+def test_expected_alpha_is_the_runs_own_in_both_modes_for_every_pair(temperature):
+    """Issue 18, item 1: "Run to the end" showed Expected α = 0.00 at T > 0; the value on
+    screen is the run's own mean of sum min(p, q) at the checked positions, the same in
+    run and step mode (or no value, with the reason, when nothing was checked)."""
+    for pair in at_pairs():
+        shown = []
+        for mode in ("run", "step"):
+            at = open_page(PAGE, {"pair": pair, "t": temperature, "mode": mode, "tokens": "30"})
+            assert not at.exception
+            caption = next(c.value for c in at.caption if c.value.startswith("Drafts kept"))
+            shown.append(caption.split("Expected α")[1])
+        run = lw.get_run(request(pair=pair, temperature=float(temperature), n_tokens=30))
+        expected = run.spec.expected_acceptance_rate
+        if run.counts.checked:
+            assert 0 < expected <= 1 and f"= {expected:.2f}" in shown[0]
+        else:
+            assert "no draft was checked" in shown[0]
+        assert shown[0] == shown[1], (pair, shown)  # traced (step) and untraced (run) agree
+
+
+def at_pairs() -> list[str]:
+    from specdec_core.lm import available_pairs
+
+    return available_pairs()
