@@ -3,8 +3,8 @@
 - :func:`page_state` / :func:`start` / :func:`inputs` / :func:`share`: the page's settings,
   read from a link once, drawn in the main column, written back to the link;
 - :func:`compute`: the core's numbers for the chosen settings (:class:`Result`);
-- :func:`this_server_costs`: the ONE place that reads what this server measures (today
-  the Model pair lab's shared measurement, ``lm_work.get_speed``);
+- :func:`this_server_costs`: the ONE place that reads what this server measures (the
+  Model pair lab's cost profile, ``lm_work.get_costs``);
 - :func:`headline`, :func:`charts`, :func:`server_note`, :func:`why_slower`,
   :func:`published_section`, :func:`leaves_out`: the sections, in page order.
 
@@ -23,7 +23,7 @@ import specdec_core as sc
 import specdec_core.lm as lm
 from specdec_core import SpecDecError
 from specdec_core import serving as sv
-from specdec_core.lm.timing import SpeedMeasurement, impossible_reasons
+from specdec_core.lm.adaptive import CostProfile
 
 from . import figures_serving as fsv
 from . import lm_work as lw
@@ -431,27 +431,24 @@ class ServerReading:
 def this_server_costs(k: int) -> ServerReading:
     """The step time, c and v(K) measured on the machine the app runs on, at batch 1.
 
-    Today: the Model pair lab's shared measurement of its GPT pair at T = 0
-    (``lm_work.get_speed``, started in the background on first use and shared by every
-    visitor); ``measuring`` while it runs. A measurement the lab refuses as impossible is
-    refused here too, with its reason.
+    The cost profile the Model pair lab's adaptive draft length is priced by
+    (``lm_work.get_costs``: c and v(k) for k = 0..8 of its GPT pair at T = 0, per-thread
+    CPU time, measured once per server in the background and kept); ``measuring`` while
+    it runs, the reason when it could not finish.
     """
     k = min(int(k), lw.K_MAX)
     try:
-        speed = lw.get_speed(SERVER_PAIR, k, SERVER_T, wait=False)
+        costs = lw.get_costs(SERVER_PAIR, SERVER_T)
     except SpecDecError as err:
         return ServerReading(None, problem=f"this server's models are not available: {err}")
-    except RuntimeError as err:  # a full queue, a helper that did not answer in time
+    except RuntimeError as err:  # a full queue
         return ServerReading(None, problem=str(err))
-    if speed is sw.MISSING:
+    if costs is sw.MISSING:
         return ServerReading(None, measuring=True)
-    if not isinstance(speed, SpeedMeasurement):  # a stored "not measured, and why"
-        return ServerReading(None, problem=str(getattr(speed, "reason", "it was not measured")))
-    if reasons := impossible_reasons(speed):
-        return ServerReading(None, problem="this server's measurement was refused: " + reasons[0])
+    if not isinstance(costs, CostProfile):  # a stored "not measured, and why"
+        return ServerReading(None, problem=str(getattr(costs, "reason", "it was not measured")))
     label = f"this server ({lm.PAIRS[SERVER_PAIR].label})"
-    costs = sv.ServerCosts(label, k, speed.target_step, max(speed.c, 0.0), speed.v)
-    return ServerReading(costs)
+    return ServerReading(sv.ServerCosts(label, k, costs.step_s, costs.draft, costs.verify[k]))
 
 
 def _poll_server(k: int) -> None:

@@ -4,7 +4,7 @@ import pytest
 
 import specdec_core as sc
 from specdec_core import serving as sv
-from specdec_core.lm.timing import SpeedMeasurement
+from specdec_core.lm.adaptive import CostProfile
 from specdec_ui import figures_serving as fsv
 from specdec_ui import serving_view as view
 from specdec_ui.text import md_escape
@@ -13,27 +13,29 @@ from tests.app.conftest import figures, open_page
 PAGE = "pages/scripts/serving.py"
 
 
-def fake_speed(k: int) -> SpeedMeasurement:
-    """A measurement of this server: plain 80 ms / 200 tokens, draft 15 ms, 100 rounds."""
-    return SpeedMeasurement(
-        k, 0.0, 200, True, (0.1,) * 3, (0.08,) * 3, (0.015,) * 3, 80, 150, 200, "fake"
-    )
-
-
+# This server's costs: a plain step of 0.4 ms, c = 0.19, v(k) growing from 1 (k = 0).
+FAKE_COSTS = CostProfile(
+    pair=view.SERVER_PAIR,
+    draft=0.19,
+    verify=(1.0, 1.4, 1.5, 1.6, 2.6, 2.7, 2.8, 2.9, 3.2),
+    per_token=True,
+    step_s=0.0004,
+    kernel="fake",
+)
 CALLS: list[tuple] = []
 
 
 @pytest.fixture(autouse=True)
 def _measured_server(monkeypatch):
-    """This server's measurement, for every K, without starting a real one (and without
-    leaving anything in the shared store for other tests)."""
+    """This server's cost profile, without measuring a real one (and without leaving
+    anything in the shared store for other tests)."""
     CALLS.clear()
 
-    def get_speed(pair, k, temperature, *, wait=False):
-        CALLS.append((pair, k, temperature, wait))
-        return fake_speed(k)
+    def get_costs(pair, temperature, *, wait=False):
+        CALLS.append((pair, temperature, wait))
+        return FAKE_COSTS
 
-    monkeypatch.setattr(view.lw, "get_speed", get_speed)
+    monkeypatch.setattr(view.lw, "get_costs", get_costs)
 
 
 def _answer(at) -> str:
@@ -71,16 +73,15 @@ def test_default_is_llama_70b_on_4_h100_with_its_break_even_batch():
 
 def test_this_server_is_a_point_on_the_charts_from_the_model_pair_lab_measurement():
     at = open_page(PAGE)
-    m = fake_speed(4)
-    costs = sv.ServerCosts("x", 4, m.target_step, m.c, m.v)
+    costs = sv.ServerCosts("x", 4, FAKE_COSTS.step_s, FAKE_COSTS.draft, FAKE_COSTS.verify[4])
     point = _trace(_figure(at, "Speedup vs batch size"), fsv.SERVER_NAME)
     assert point["x"] == [1] and point["y"][0] == pytest.approx(costs.speedup(0.75))
     v_point = _trace(_figure(at, "Verify cost"), fsv.SERVER_NAME)
-    assert v_point["y"][0] == pytest.approx(m.v)
+    assert v_point["y"][0] == pytest.approx(2.6)
     plain = _trace(_figure(at, "Tokens/s per chip"), "this server, plain")
-    assert plain["x"][0] == pytest.approx(1e3 * m.target_step)
-    assert any(f"v(4) = {m.v:.2f}" in c.value for c in at.caption)
-    assert CALLS[-1] == (view.SERVER_PAIR, 4, 0.0, False)  # never waits for the measurement
+    assert plain["x"][0] == pytest.approx(1e3 * FAKE_COSTS.step_s)
+    assert any("v(4) = 2.60" in c.value for c in at.caption)
+    assert CALLS[-1] == (view.SERVER_PAIR, 0.0, False)  # never waits for the measurement
 
 
 def test_while_this_server_is_measured_the_page_says_so_and_draws_no_point(monkeypatch):
@@ -244,19 +245,19 @@ def test_presenter_view_folds_the_inputs_and_keeps_the_link():
     assert at.query_params.get("present") in ("1", ["1"])
 
 
-def test_a_measurement_the_lab_refuses_or_that_failed_gives_no_point_and_says_why(monkeypatch):
-    impossible = SpeedMeasurement(4, 0.0, 200, True, (1.0,), (4.0,), (0.1,), 100, 50, 90, "fake")
-    monkeypatch.setattr(view.lw, "get_speed", lambda *args, **kwargs: impossible)
+def test_a_measurement_that_failed_gives_no_point_and_says_why(monkeypatch):
+    reason = view.lw.Unmeasured("The measurement of this server's costs did not finish in 120 s")
+    monkeypatch.setattr(view.lw, "get_costs", lambda *args, **kwargs: reason)
     at = open_page(PAGE)
     assert not at.exception
-    assert any("refused" in c.value and "v\\(K\\)" in c.value for c in at.caption)
+    assert any("did not finish in 120 s" in c.value for c in at.caption)
     names = {t.get("name") for f in figures(at) for t in f["data"]}
     assert fsv.SERVER_NAME not in names
 
     def busy(*args, **kwargs):
-        raise RuntimeError("The speed measurement did not finish in 120 s")
+        raise RuntimeError("Too many requests wait already")
 
-    monkeypatch.setattr(view.lw, "get_speed", busy)
+    monkeypatch.setattr(view.lw, "get_costs", busy)
     at = open_page(PAGE)
     assert not at.exception
-    assert any("did not finish in 120 s" in c.value for c in at.caption)
+    assert any("Too many requests wait already" in c.value for c in at.caption)
