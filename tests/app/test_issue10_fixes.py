@@ -198,11 +198,12 @@ def test_status_words_are_the_cores_vocabulary():
 
 
 def test_model_pair_inputs_fold_into_an_expander_in_presenter_view():
-    def inputs(at) -> list[str]:
-        return [e.label for e in at.expander if e.label.startswith("⚙️ Inputs")]
+    def inputs(at) -> list[bool]:
+        """Whether each inputs expander on the page starts open."""
+        return [e.proto.expanded for e in at.expander if e.label.startswith("⚙️ Inputs")]
 
     at = open_page(MODEL_PAIR, {"present": "1"})
     assert not at.exception
-    assert len(inputs(at)) == 1
+    assert inputs(at) == [False]  # presenter view: folded, the projector shows the results
     assert at.selectbox(key="lm_pair").value  # the inputs are still there, folded
-    assert inputs(open_page(MODEL_PAIR)) == []  # normal view: an open box
+    assert inputs(open_page(MODEL_PAIR)) == [True]  # normal view: the same box, open
