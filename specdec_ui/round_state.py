@@ -4,8 +4,9 @@ The pure half (typed text, links) is :mod:`specdec_ui.round_codec`; the link,
 the session and the share link go through one :class:`PageState`. Session keys
 besides the widgets':
 
-- ``round_step_index``: the step on screen; ``round_sig``: the round on screen
-  (a new round resets the step); ``round_link_step``: the step a link asked for;
+- ``round_step_index``: the step on screen (the page's stepper moves it);
+  ``round_sig``: the round on screen (a new round resets the step);
+  ``round_link_step``: the step a link asked for;
 - ``round_table``: the per-position tables (a :class:`TableState`), and
   ``round_table_shown``: what the table editors showed last (:class:`ShownTables`);
 - ``round_last_valid``: the last valid round (:class:`RoundControls`), shown
@@ -25,6 +26,7 @@ from specdec_core.errors import MAX_TEXT_LENGTH, mismatch_message
 
 from . import figures_round as fr
 from . import round_codec as codec
+from .figure_cache import shared_figure
 from .page_state import PageState
 from .presets import ROUND_K_MAX
 from .round_codec import CustomInputs, RoundChoice, RowTables
@@ -487,17 +489,6 @@ def current_step(signature: str, n_steps: int) -> tuple[int, str]:
     return index, problem
 
 
-def go_to(index: int) -> None:
-    """Button callback: show step ``index``."""
-    st.session_state["round_step_index"] = index
-
-
-def step_by(delta: int, n_steps: int) -> None:
-    """Button callback: move ``delta`` steps (quick double clicks add up), within the round."""
-    index = int(st.session_state.get("round_step_index", 0)) + delta
-    st.session_state["round_step_index"] = max(0, min(index, n_steps - 1))
-
-
 @dataclass(frozen=True)
 class SharedRound:
     """A round's story and trace table, built once and shared read-only by every session."""
@@ -525,7 +516,7 @@ def shared_round(spec: RoundSpec) -> SharedRound:
 def shared_step_figures(shared: SharedRound, index: int) -> tuple:
     """(main chart, coin chart or None, chips chart) of step ``index``, built once per
     round and step and shared (``presenter.chart`` draws a restyled copy, never changes
-    them)."""
+    them; the round's signature holds typed numbers, so the key is ``typed``)."""
 
     def build() -> tuple:
         story = shared.story
@@ -536,6 +527,4 @@ def shared_step_figures(shared: SharedRound, index: int) -> tuple:
         )
         return main_fig, coin_fig, chips
 
-    return shared_result(
-        "round.figures", (shared.signature, index), build, heavy=False, ttl_s=TEXT_TTL_S
-    )
+    return shared_figure("round.step", (shared.signature, index), build, typed=True)

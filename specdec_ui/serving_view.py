@@ -42,6 +42,7 @@ SERVER_T = 0.0
 POLL_S = 1.5
 CURVE_K = (1, 2, 4, 8)
 MARKS = (1, 8, 64, 512)
+INPUTS_LABEL = "⚙️ Inputs: hardware, models, batch, context, alpha, K"
 INTRO = (
     "On a GPU, one decoding step of a large model reads every weight from memory, so "
     "checking K + 1 drafted tokens costs about as much as producing one: 2-3x is normal at "
@@ -330,13 +331,12 @@ def _workload_inputs(state: PageState) -> None:
     )
 
 
-def inputs(state: PageState, *, expanded: bool) -> None:
+def inputs(state: PageState) -> None:
     """Hardware, target, draft, batch, context, alpha, K and the overhead (main column)."""
-    with st.expander("⚙️ Inputs: hardware, models, batch, context, alpha, K", expanded=expanded):
-        _hardware_inputs(state)
-        _target_inputs(state)
-        _draft_inputs(state)
-        _workload_inputs(state)
+    _hardware_inputs(state)
+    _target_inputs(state)
+    _draft_inputs(state)
+    _workload_inputs(state)
 
 
 def share(state: PageState, values: dict[str, object]) -> None:

@@ -5,98 +5,15 @@ The default page of the router in ``app.py``; the cards come from :mod:`specdec_
 
 from __future__ import annotations
 
-import streamlit as st
-
 import specdec_core as sc
-from specdec_ui import figures_speedup as fs
-from specdec_ui.presenter import chart, share_page
-from specdec_ui.registry import PAGES, available_pages
-from specdec_ui.widgets import page_setup, show_source
+from specdec_ui import home_view as view
+from specdec_ui.page_frame import page_frame
+from specdec_ui.widgets import show_source
 
-page_setup(__file__)
-
-
-@st.cache_resource(show_spinner=False)
-def _timeline():
-    # Seed 000's round: K = 3 drafts, all kept, plus the bonus D: 4 tokens for one target pass.
-    return fs.timeline_figure(3, c_q=1.0, c_p=4.0)
-
-
-st.title("🎯 Speculative Decoding Lab")
-st.write(
-    "A large language model writes one token per step, and each step reads all of its weights "
-    "from memory: slow. **Speculative decoding** lets a small, fast **draft** model q guess the "
-    "next K tokens, then the large **target** model p checks all K guesses in **one** pass. "
-    "Guesses the target agrees with are kept; the first one it disagrees with is replaced and "
-    "the rest are thrown away. A clever coin flip makes the result follow p **exactly**: the "
-    "output is as good as the target's own, only faster."
-)
-st.info(
-    "Think of the draft as an **intern** and the target as an **editor**. The intern quickly "
-    "writes a few words; the editor reads them all at once, keeps the words she would have "
-    "written herself (or keeps a word with a probability that corrects for how much the intern "
-    "over-used it), crosses out the first one she does not accept and writes her own word "
-    "there. If she accepts them all, she adds one more word of her own for free.",
-    icon="🧑‍🎓",
-)
-
-chart(_timeline(), key="home_timeline")
-st.caption(
-    "Seed 000's round: the draft proposes A, B, C (three cheap steps), and one target pass "
-    "checks them and adds the bonus token D. Four tokens for the price of one target step plus "
-    "three draft steps, instead of four target steps."
-)
-
-left, right = st.columns([3, 2])
-with left:
-    st.subheader("The algorithm in five lines")
-    st.markdown(
-        r"""
-1. The draft samples K tokens $x_1, \dots, x_K$, each $x_i \sim q_i$.
-2. The target scores all K positions, plus one more, in a single pass: $p_1, \dots, p_{K+1}$.
-3. For $i = 1, \dots, K$: keep $x_i$ if a uniform coin $u_i < \min(1, p_i(x_i) / q_i(x_i))$;
-   stop at the first rejection.
-4. On a rejection at position $i$, emit a sample of the leftover
-   $\mathrm{norm}(\max(0, p_i - q_i))$ instead.
-5. If all K were kept, emit a free bonus token sampled from $p_{K+1}$.
-"""
-    )
-with right:
-    st.subheader("Two numbers to remember")
-    st.latex(
-        r"\begin{aligned}\alpha &= \sum_x \min\big(p(x), q(x)\big)\\ &= 1 - \mathrm{TV}(p, q)"
-        r"\end{aligned}"
-    )
-    st.write(
-        "alpha is the chance that one drafted token is kept: how much the draft and the "
-        "target overlap."
-    )
-    st.latex(r"\mathbb{E}[\text{tokens per round}] = \frac{1 - \alpha^{K+1}}{1 - \alpha}")
-    e = sc.expected_tokens(0.85, 3)
-    st.write(
-        f"With seed 000's p and q, alpha = 0.85, so with K = 3 a round emits on average "
-        f"{e:.2f} tokens for one target pass."
-    )
-
-st.header("Where to go next")
-cards = [page for page in available_pages() if not page.is_home]
-# Row by row, in the sidebar's order: read left to right, top to bottom, and on a phone
-# (where columns stack) top to bottom, the cards come in the same order as the sidebar.
-for start in range(0, len(cards), 2):
-    for column, page in zip(st.columns(2), cards[start : start + 2], strict=False):
-        with column.container(border=True):
-            st.page_link(page.path, label=page.title, icon=page.icon)
-            st.write(page.blurb)
-missing = len(PAGES) - 1 - len(cards)
-if missing:
-    st.caption(f"{missing} more page(s) are on the way.")
-
-st.subheader("Share this page")
-share_page()
-st.caption(
-    "Sources: Leviathan, Kalman & Matias, Fast Inference from Transformers via Speculative "
-    "Decoding (ICML 2023); Chen et al., Accelerating Large Language Model Decoding with "
-    "Speculative Sampling (2023); the two worked-example seeds of this project. Notation: "
-    "p = target, q = draft, as in Leviathan et al. (Chen et al. swap the letters)."
-)
-show_source(sc.verify_round)
+with page_frame(__file__):  # the app's own title, not the page's
+    view.idea()
+    view.timeline()
+    view.algorithm_and_numbers()
+    view.cards()
+    view.share_and_sources()
+    show_source(sc.verify_round)

@@ -10,44 +10,42 @@ from __future__ import annotations
 import specdec_core as sc
 from specdec_core import serving as sv
 from specdec_ui import serving_view as view
-from specdec_ui.presenter import page_heading, presenting
-from specdec_ui.widgets import page_setup, show_error, show_source
+from specdec_ui.page_frame import inputs_area, page_frame
+from specdec_ui.widgets import show_error, show_source
 
-PAGE = page_setup(__file__)
-PRESENTING = presenting()  # projector: the answer and its chart first, inputs folded
+with page_frame(__file__, view.INTRO) as frame:
+    state = view.page_state()
+    view.start(state)
+    state.warn_link()
+    with inputs_area(view.INPUTS_LABEL):
+        view.inputs(state)
+    chosen = state.keep()
 
-state = view.page_state()
-view.start(state)
-page_heading(PAGE, view.INTRO, presenting=PRESENTING)
-state.warn_link()
-view.inputs(state, expanded=not PRESENTING)
-chosen = state.keep()
+    try:
+        result = view.compute(chosen)
+    except sc.SpecDecError as err:
+        show_error(err)
+        result = None
 
-try:
-    result = view.compute(chosen)
-except sc.SpecDecError as err:
-    show_error(err)
-    result = None
+    if result is not None:
+        reading = view.this_server_costs(result.sweep.k)
+        view.headline(result)
+        if not frame.presenting:
+            view.metrics(result)
+        view.charts(result, reading)
+        if frame.presenting:  # projector: the answer and its chart first
+            view.metrics(result)
+        view.server_note(result.sweep.k, reading, result.sweep.alpha)
 
-if result is not None:
-    reading = view.this_server_costs(result.sweep.k)
-    view.headline(result)
-    if not PRESENTING:
-        view.metrics(result)
-    view.charts(result, reading)
-    if PRESENTING:
-        view.metrics(result)
-    view.server_note(result.sweep.k, reading, result.sweep.alpha)
-
-view.why_slower(state, result)
-view.engine_log_decoder(state, chosen)
-view.published_section()
-view.leaves_out()
-view.share(state, chosen)
-show_source(
-    sv.step_time,
-    sv.verify_cost,
-    sv.serving_speedup,
-    sv.break_even_batch,
-    sc.metrics_from_rates,
-)
+    view.why_slower(state, result)
+    view.engine_log_decoder(state, chosen)
+    view.published_section()
+    view.leaves_out()
+    view.share(state, chosen)
+    show_source(
+        sv.step_time,
+        sv.verify_cost,
+        sv.serving_speedup,
+        sv.break_even_batch,
+        sc.metrics_from_rates,
+    )

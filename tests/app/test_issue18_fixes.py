@@ -136,7 +136,7 @@ def test_the_draft_step_heading_does_not_repeat_its_title():
 
 def test_one_draft_kept_is_not_all_1_drafts():
     at = custom_round(round_k=1, round_coins_text="0.01")
-    at.button(key="round_play").click().run()
+    at.button(key="round_last").click().run()
     titles = " ".join(plain(m.value) for m in at.markdown)
     assert "All 1 drafts" not in titles
     assert "The one draft kept: bonus token" in titles

@@ -80,7 +80,7 @@ def test_default_render():
     assert at.selectbox(key="round_preset").value == "000-round"
     assert step_heading(at).startswith("Step 1 of 9")
     assert output_line(at) == "(no token emitted yet)"
-    assert at.button(key="round_back").disabled and at.button(key="round_reset").disabled
+    assert at.button(key="round_back").disabled and at.button(key="round_first").disabled
     assert not at.warning and not at.error
     # the seed's lesson, the shareable link, the source of the core functions
     assert any("When the target likes a draft" in plain(i.value) for i in at.info)
@@ -105,7 +105,7 @@ def test_each_preset_renders_and_plays_to_its_outcome(key):
         shown = " ".join(plain(m.value) for m in [*at.markdown, *at.caption])
         lead, _, details = scenario.note.partition(". ")
         assert lead.rstrip(".") + "." in shown and details in shown
-    click(at, "round_play")
+    click(at, "round_last")
     line = output_line(at)
     expected = scenario.expected
     n_out = expected.get("n_emitted") or expected["n_accepted"] + 1
@@ -165,7 +165,7 @@ def test_rejection_preset_shows_the_seed_residual():
     assert data["max(0, p − q)"]["y"] == pytest.approx([0.10, 0, 0.05, 0, 0])
     assert data["p_adj = max(0, p − q) / Z"]["y"] == pytest.approx([2 / 3, 0, 1 / 3, 0, 0])
     assert r"0.67,\ 0,\ 0.33,\ 0,\ 0" in at.latex[0].value
-    click(at, "round_play")
+    click(at, "round_last")
     assert output_line(at) == "A ✓ kept · A ↻ resampled"
     assert drafts_line(at) == "Drafts: A ✓ kept · B ✗ rejected · C – discarded"
 
@@ -179,16 +179,16 @@ def test_back_and_reset():
     click(at, "round_back")
     assert step_heading(at).startswith("Step 4 of 9")
     assert output_line(at) == "A ✓ kept"
-    click(at, "round_reset")
+    click(at, "round_first")
     assert step_heading(at).startswith("Step 1 of 9")
     assert at.button(key="round_back").disabled
 
 
 def test_play_to_end_and_step_resets_on_a_new_round():
     at = open_page(PAGE)
-    click(at, "round_play")
+    click(at, "round_last")
     assert step_heading(at).startswith("Step 9 of 9")
-    assert at.button(key="round_next").disabled and at.button(key="round_play").disabled
+    assert at.button(key="round_next").disabled and at.button(key="round_last").disabled
     assert at.query_params["step"] == "8"
     at.selectbox(key="round_preset").set_value("003-B").run()
     assert step_heading(at).startswith("Step 1 of")
@@ -198,7 +198,7 @@ def test_bad_typed_p_names_the_entry_and_keeps_the_last_valid_round():
     at = open_page(PAGE)
     at.radio(key="round_mode").set_value("Custom").run()
     assert not at.exception and not at.error
-    click(at, "round_play")
+    click(at, "round_last")
     before = (output_line(at), step_heading(at))
     at.text_input(key="round_p_text").input("0.5, abc").run()
     assert not at.exception
@@ -235,14 +235,14 @@ def test_custom_round_typed_coins_reproduce_the_seed():
     at.text_input(key="round_drafts_text").input("A, B, C").run()
     at.text_input(key="round_coins_text").input("0.5, 0.72, 0.9").run()
     at.text_input(key="round_final_text").input("D").run()
-    click(at, "round_play")
+    click(at, "round_last")
     assert output_line(at) == "A ✓ kept · B ✓ kept · C ✓ kept · D ★ bonus"
     at.text_input(key="round_coins_text").input("0.5, 0.9").run()  # 0.9 >= 0.833 rejects B
     assert "final token ('D') has probability 0" in plain(at.error[0].value)
     assert "choose one of A, C" in plain(at.error[0].value)
     at.text_input(key="round_final_text").input("C").run()
     assert not at.error
-    click(at, "round_play")
+    click(at, "round_last")
     assert output_line(at) == "A ✓ kept · C ↻ resampled"
 
 
@@ -343,7 +343,7 @@ def test_table_link_opens_per_position_rows():
     assert not at.exception and not at.warning
     assert at.radio(key="round_rows").value.startswith("A row per position")
     assert [d.key for d in at.get("dataframe")] == ["round_p_table_1", "round_q_table_1"]
-    click(at, "round_play")
+    click(at, "round_last")
     # position 2: p(y) = 0.1, q(y) = 0.5, a = 0.2: the coin 0.5 rejects y
     assert output_line(at) == "x ✓ kept · x ↻ resampled"
     assert "|" in at.query_params["p"]
@@ -370,12 +370,12 @@ def test_hostile_label_renders_as_text():
 def test_edit_preset_in_custom_mode_gives_the_same_round():
     at = open_page(PAGE)
     at.selectbox(key="round_preset").set_value("003-B").run()
-    click(at, "round_play")
+    click(at, "round_last")
     preset_out = output_line(at)
     click(at, "round_edit_preset")
     assert at.radio(key="round_mode").value == "Custom"
     assert any("became 'comma'" in c.value for c in at.caption)
-    click(at, "round_play")
+    click(at, "round_last")
     assert output_line(at) == preset_out == "Hello ✓ kept · world ✓ kept · “!” ↻ resampled"
     assert drafts_line(at) == (
         "Drafts: Hello ✓ kept · world ✓ kept · comma ✗ rejected · again – discarded"
@@ -418,12 +418,12 @@ def test_table_mode_fills_and_refills_from_the_typed_rows():
 def test_edit_per_position_preset_opens_the_table():
     at = open_page(PAGE)
     at.selectbox(key="round_preset").set_value("003-A").run()
-    click(at, "round_play")
+    click(at, "round_last")
     preset_out = output_line(at)
     click(at, "round_edit_preset")
     assert at.radio(key="round_rows").value == "A row per position (table)"
     assert at.text_input(key="round_labels").value == "The, cat, sat, down"
-    click(at, "round_play")
+    click(at, "round_last")
     assert output_line(at) == preset_out == "The ✓ kept · cat ✓ kept · sat ✓ kept · down ★ bonus"
 
 
@@ -453,7 +453,7 @@ def test_link_without_labels_uses_letters_for_its_vocabulary():
         },
     )
     assert not at.exception and not at.warning
-    click(at, "round_play")
+    click(at, "round_last")
     assert output_line(at) == "B ↻ resampled"  # a = 0.5/0.9 = 0.556 < 0.7: rejected
 
 
@@ -492,7 +492,7 @@ def test_play_to_end_shows_a_numeric_trace_without_an_arrow_fallback():
     log.addHandler(handler)
     try:
         at = open_page("pages/scripts/round.py")
-        at.button(key="round_play").click().run()
+        at.button(key="round_last").click().run()
     finally:
         log.removeHandler(handler)
         log.setLevel(level)

@@ -78,7 +78,7 @@ def test_round_seed_000_click_next_to_the_end(page):
     # Back and Reset walk the same round backwards.
     page.locator(f"{key('round_back')} button").click()
     expect(page.get_by_text("Step 8 of 9", exact=True)).to_be_visible()
-    page.locator(f"{key('round_reset')} button").click()
+    page.locator(f"{key('round_first')} button").click()
     expect(page.get_by_text("Step 1 of 9", exact=True)).to_be_visible()
     settle(page)
     expect(output).not_to_contain_text("bonus")
@@ -127,7 +127,7 @@ def test_round_hostile_labels_render_as_text(page):
     field.fill(HOSTILE_LABELS)
     field.press("Enter")
     settle(page)
-    page.locator(f"{key('round_play')} button").click()
+    page.locator(f"{key('round_last')} button").click()
     settle(page)
     main = page.locator('[data-testid="stMainBlockContainer"]')
     expect(main).to_contain_text("<script>x()</script>")
