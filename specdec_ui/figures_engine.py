@@ -61,7 +61,9 @@ def position_rates_figure(metrics: AcceptanceMetrics, *, title: str = "") -> go.
         )
     )
     base_layout(fig, title=title, height=360)
-    fig.update_layout(legend={"y": -0.25, "yanchor": "top"}, margin={"b": 10})
+    # Under the axis title: hung from the figure's bottom edge, so plotly's automargin lifts the
+    # plot (and its axis title) above it at any font size (presenter view enlarges both).
+    fig.update_layout(legend={"yref": "container", "y": 0, "yanchor": "bottom"})
     fig.update_xaxes(title="draft position i", tickvals=positions, fixedrange=True)
     fig.update_yaxes(range=[0, 1.12], title="rate", fixedrange=True)
     return fig

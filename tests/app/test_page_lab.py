@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import specdec_core as sc
-from specdec_ui import presets
+from specdec_ui import lab_work, presets
+from specdec_ui.figures_engine import vllm_log_line
 from specdec_ui.text import md_escape
 from specdec_ui.words import VARIANT_DESCRIPTIONS
 from tests.app.conftest import figures, open_page
@@ -105,7 +106,9 @@ def test_strict_opens_from_a_link_and_switching_back_hides_its_numbers():
     assert "against alpha = sum min(p, q) = 1.000" in _strict_words(at)
     at.selectbox(key="lab_variant").set_value("correct").run()
     assert _verdict(at).startswith("PASS")
-    assert [m.label for m in at.metric] == ["alpha (expected)", "kept / checked (simulated)"]
+    labels = [m.label for m in at.metric]  # the overlap's metrics, then the engine panel's
+    assert labels[:2] == ["alpha (expected)", "kept / checked (simulated)"]
+    assert "beta (expected, strict)" not in labels
     with pytest.raises(KeyError):
         at.get_by_key("lab_strict")
 
@@ -144,7 +147,8 @@ def test_typed_pair_runs_with_default_labels():
     assert _verdict(at).startswith("PASS")
     overlap = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("alpha"))
     assert overlap["data"][0]["x"] == ["A", "B", "C"]
-    assert "p=1%2F2%2C+1%2F4%2C+25%25" in at.code[0].value  # the link carries the typed text
+    shared = [c.value for c in at.code if c.value.startswith("?")]  # the share link
+    assert len(shared) == 1 and "p=1%2F2%2C+1%2F4%2C+25%25" in shared[0]  # typed text in the link
 
 
 def test_link_reopens_a_custom_run():
@@ -230,3 +234,93 @@ def test_the_page_installs_the_render_gates_wait_hook(monkeypatch):
     at = open_page(PAGE)
     assert not at.exception
     assert shared_work.WORK.wait_hook is render_gate.released_while_waiting
+
+
+# --- the engines' vocabulary (issue 20, item 3) -------------------------------------------
+
+SEED_P = (0.40, 0.25, 0.20, 0.10, 0.05)  # preset 000, the page's default run (K = 4, seed 0)
+SEED_Q = (0.30, 0.30, 0.15, 0.15, 0.10)
+ENGINE_LABELS = ("Mean acceptance length (AL)", "Draft acceptance rate", "α of the i.i.d. fit")
+
+
+def _engine_shown(at) -> dict[str, str]:
+    shown = {m.label: m.value for m in at.metric if m.label in ENGINE_LABELS}
+    assert sorted(shown) == sorted(ENGINE_LABELS)
+    return shown
+
+
+def _engine_words(at) -> str:
+    return " ".join(m.value for m in at.get_by_key("lab_engine").get("markdown"))
+
+
+@pytest.mark.parametrize(
+    "variant, exact, al",
+    [
+        ("correct", "r_i = α^i = 0.850, 0.723, 0.614, 0.522", "E(α, K) = 3.71"),
+        ("strict", "r_i = β^i = 0.245, 0.060, 0.015, 0.004", "E(β, K) = 1.32"),
+    ],
+)
+def test_engine_numbers_are_those_of_the_same_simulation(variant, exact, al):
+    """AL = mean tokens per round and the fitted alpha = kept / checked of the run the page
+    simulated (recomputed here from the same settings, not read from the page)."""
+    at = open_page(PAGE, {"variant": variant})
+    assert not at.exception and not at.error
+    rounds, k = presets.DEFAULT_ROUNDS, presets.DEFAULT_K
+    result, _ = lab_work.simulate_and_test(SEED_P, SEED_Q, k, rounds, 0, variant)
+    metrics = sc.metrics_from_accepted_histogram(result.n_accepted_counts)
+    shown = _engine_shown(at)
+    assert shown["Mean acceptance length (AL)"] == f"{result.mean_tokens_per_round:.2f}"
+    assert shown["Mean acceptance length (AL)"] == f"{metrics.mean_acceptance_length:.2f}"
+    assert shown["α of the i.i.d. fit"] == f"{result.drafted_accepted_fraction:.3f}"
+    assert shown["α of the i.i.d. fit"] == f"{metrics.fitted_alpha:.3f}"
+    assert shown["Draft acceptance rate"] == f"{metrics.draft_acceptance_rate:.1%}"
+    assert vllm_log_line(metrics) in [c.value for c in at.code]
+    rates = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("Per-position"))
+    np.testing.assert_allclose(rates["data"][0]["y"], metrics.rates)
+    words = " ".join(c.value for c in at.caption)
+    assert f"your {rounds:,} simulated rounds at K = {k}" in words
+    theory = _engine_words(at)
+    assert exact in theory and al in theory
+    # The theory is what the simulation estimates: 100,000 rounds put AL within 0.02.
+    expected_al = float(al.split("= ")[-1])
+    assert abs(metrics.mean_acceptance_length - expected_al) < 0.02
+
+
+def test_a_bug_with_a_great_acceptance_length_is_named_as_such():
+    """The greedy-draft bug keeps every draft of preset 000 (p(A) / q(A) > 1): AL = K + 1,
+    above the correct rule's 3.71, and the output fails the test."""
+    at = open_page(PAGE, {"variant": "ratio_with_wrong_q"})
+    assert _verdict(at).startswith("FAIL")
+    assert _engine_shown(at)["Mean acceptance length (AL)"] == "5.00"
+    theory = _engine_words(at)
+    assert "do not know whether the output is right" in theory
+    assert "yet its AL is 5.00, where the correct rule expects E(α, K) = 3.71" in theory
+    assert "r_i = α^i" not in theory
+
+
+def test_no_bonus_shows_that_the_engines_al_assumes_the_bonus():
+    at = open_page(PAGE, {"variant": "no_bonus"})
+    result, _ = lab_work.simulate_and_test(SEED_P, SEED_Q, 4, presets.DEFAULT_ROUNDS, 0, "no_bonus")
+    metrics = sc.metrics_from_accepted_histogram(result.n_accepted_counts)
+    assert metrics.mean_acceptance_length - result.mean_tokens_per_round > 0.1  # rounds short
+    shown = _engine_shown(at)["Mean acceptance length (AL)"]
+    assert shown == f"{metrics.mean_acceptance_length:.2f}"
+    theory = _engine_words(at)
+    assert f"its rounds emitted {result.mean_tokens_per_round:.2f} tokens each" in theory
+
+
+def test_a_helper_that_timed_out_is_a_warning_and_the_page_stops(monkeypatch):
+    from specdec_ui import processes
+
+    spec = processes.POOLS["simulate"]
+
+    def timed_out(*args, **kwargs):
+        raise processes.HelperTimeoutError(spec)
+
+    monkeypatch.setattr(lab_work, "shared_simulation", timed_out)
+    at = open_page(PAGE)
+    assert not at.exception and not at.error
+    assert [w.value for w in at.warning] == [md_escape(str(processes.HelperTimeoutError(spec)))]
+    with pytest.raises(KeyError):
+        at.get_by_key("lab_verdict")
+    assert "def simulate_rounds" in " ".join(c.value for c in at.code)

@@ -181,6 +181,9 @@ def assert_charts_drew(
 
     charts = page.locator(f'{scope} [data-testid="stPlotlyChart"]')
     expect(charts.first).to_be_visible(timeout=20_000)
+    # Streamlit mounts its plotly charts one by one after the script has ended (the plotly
+    # bundle loads lazily): wait for the minimum to be there before counting.
+    expect(charts.nth(minimum - 1)).to_be_attached(timeout=20_000)
     n = charts.count()
     assert n >= minimum, f"expected at least {minimum} charts, found {n}"
     for i in range(n):
