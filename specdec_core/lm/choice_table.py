@@ -44,19 +44,23 @@ LOOKUP_HIT = {4: 0.74, 3: 0.65, 2: 0.59, 0: 0.0}  # 0: no match (no tokens)
 # most tokens per unit of cost on the same validation text (1.8: -0.3 %, 2.4: -7 %).
 MIN_EXPECTED_TOKENS = 2.0
 # The table's share runs high as a chance of being kept: at the target's greedy text after
-# 40 validation paragraphs (tools/measure_draft_hits.py), a round's first guess with a
-# mean share of SHARE_POINTS[i] was the target's choice SHARE_KEEP[i] of the time, and a
-# later guess, given that the guesses before it were right, LATER_KEEP[i] of the time at
-# LATER_POINTS[i] (a predictable phrase stays predictable). The adaptive draft length
-# reads the share through these curves; the fixed threshold above does not.
-SHARE_POINTS = (0.0, 0.155, 0.250, 0.343, 0.435, 0.525, 0.648, 0.751, 0.842, 0.987, 1.0)
-SHARE_KEEP = (0.0, 0.091, 0.223, 0.279, 0.331, 0.380, 0.471, 0.645, 0.742, 0.734, 0.734)
-LATER_POINTS = (0.0, 0.156, 0.248, 0.341, 0.438, 0.533, 0.648, 0.755, 0.844, 0.977, 1.0)
-LATER_KEEP = (0.0, 0.110, 0.279, 0.346, 0.353, 0.465, 0.515, 0.756, 0.793, 0.889, 0.889)
+# 51 held-out paragraphs (tools/measure_draft_hits.py), a round's first guess with a mean
+# share of SHARE_POINTS[i] was the target's choice SHARE_KEEP[i] of the time, and a later
+# guess, given that the guesses before it were right, LATER_KEEP[i] of the time at
+# LATER_POINTS[i] (a predictable phrase stays predictable). A share of exactly 1 (SURE_*)
+# is kept less often than one of 0.96-0.99: the table keeps no counts, and a context seen
+# once has a share of 1, while 0.96 or more short of 1 takes at least 25 sightings. The
+# adaptive draft length reads the share through these curves; the fixed threshold above
+# does not.
+SHARE_POINTS = (0.0, 0.085, 0.160, 0.249, 0.346, 0.437, 0.523, 0.649, 0.754, 0.847, 0.927, 0.980)
+SHARE_KEEP = (0.0, 0.105, 0.116, 0.209, 0.277, 0.344, 0.349, 0.476, 0.707, 0.764, 0.920, 0.969)
+LATER_POINTS = (0.0, 0.088, 0.164, 0.247, 0.343, 0.444, 0.531, 0.647, 0.761, 0.853, 0.927, 0.981)
+LATER_KEEP = (0.0, 0.158, 0.159, 0.342, 0.413, 0.401, 0.456, 0.531, 0.917, 0.837, 0.950, 0.989)
+SURE_KEEP, SURE_LATER = 0.676, 0.894  # a share of exactly 1: first guess, later guess
 # The curves at every share the shipped table can hold (q / 255): a list index per guess
 # instead of an np.interp call (a few microseconds each, every round).
-SHARE_CHANCE = np.interp(np.arange(256) / 255, SHARE_POINTS, SHARE_KEEP).tolist()
-LATER_CHANCE = np.interp(np.arange(256) / 255, LATER_POINTS, LATER_KEEP).tolist()
+SHARE_CHANCE = [*np.interp(np.arange(255) / 255, SHARE_POINTS, SHARE_KEEP).tolist(), SURE_KEEP]
+LATER_CHANCE = [*np.interp(np.arange(255) / 255, LATER_POINTS, LATER_KEEP).tolist(), SURE_LATER]
 
 
 def context_keys(tokens: np.ndarray, n: int, vocab: int) -> np.ndarray:
@@ -169,15 +173,15 @@ class ChoiceTable:
         Tries n = order, ..., 1 and stops at the first context the table knows (so a
         known 4-token context costs one search); nothing known gives (0, 0, 0.0).
         """
-        tail = [int(t) for t in tokens[len(tokens) - min(self.order, len(tokens)) :]]
-        for n in range(len(tail), 0, -1):
-            key = 0
-            for t in tail[len(tail) - n :]:
-                key = key * self.vocab + t  # the same key as context_keys
+        longest, whole = min(self.order, len(tokens)), 0
+        for t in tokens[len(tokens) - longest :]:
+            whole = whole * self.vocab + int(t)  # the same key as context_keys
+        for n in range(longest, 0, -1):
+            key = whole % self.vocab**n  # the last n tokens' key
             keys = self.keys[n - 1]
             i = int(keys.searchsorted(key))
-            if i < keys.size and keys[i] == key:
-                return int(self.choice[n - 1][i]), n, float(self.share[n - 1][i])
+            if i < keys.size and keys.item(i) == key:
+                return self.choice[n - 1].item(i), n, self.share[n - 1].item(i)
         return 0, 0, 0.0
 
     def predict(self, tokens: Sequence[int]) -> int:

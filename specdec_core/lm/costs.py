@@ -19,11 +19,12 @@ at T = 0, softmax and coins above) plus the rollback, over the target's own gree
 continuation (so the drafts are kept, as in a good round). Round 0, the target's call on
 one token and its choice, is a plain step: the unit, so v(0) = 1 by definition (plain
 decoding does the same work; the round's bookkeeping adds about 1 %). c is one draft
-call: a model's call on one token, its row and its confidence, or one ``keep_chances``
-of a lookup draft for 3 guesses (the adaptive engine stops a lookup draft's guesses once
-no longer draft could pay, so a round computes a few; the table's guesses cost a few
-microseconds each). With the default 60 repeats and K = 8 it takes about 1.5-2 s of CPU
-for the shipped 4-layer target (a plain step of 0.4-0.9 ms here).
+call: a model's call on one token, its row and its confidence, or a lookup draft's whole
+drafting step in the adaptive engine (``keep_chances`` up to its guess floor, the
+calibrated chances and the planned length, :func:`.generate._lookup_drafts`; priced here
+with flat placeholder costs, since the real ones are what is being measured; the
+table's guesses cost a few microseconds each). With the default 60 repeats and K = 8 it
+takes about 1.5-2 s of CPU for the shipped 4-layer target (a plain step of 0.4-0.9 ms here).
 
 On a shared machine the figures move with the load (here v(3) 1.3-1.8 and v(4) 2.3-3.8
 within an hour: the two cores are shared with other work): take them as this machine's
@@ -40,15 +41,21 @@ import numpy as np
 
 from ..distributions import check_k
 from ..errors import InvalidParameterError
-from .adaptive import CostProfile, row_confidence
+from .adaptive import AdaptiveState, CostProfile, row_confidence
 from .blas import blas_kernel
-from .generate import MAX_TEMPERATURE, _sample, _verify_step, autoregressive_generate, probabilities
+from .generate import (
+    MAX_TEMPERATURE,
+    _lookup_drafts,
+    _sample,
+    _verify_step,
+    autoregressive_generate,
+    probabilities,
+)
 
 COST_PROMPT = "def add(a, b):\n    return a + b\n\n"  # a fixed context for the timed calls
 # The target's greedy text after the prompt is the context of every timed call: 128
 # tokens, the middle of a 200-token answer (attention grows with the context).
 CONTEXT_TOKENS = 128
-LOOKUP_GUESSES = 3  # a lookup draft's call is timed computing 3 guesses (see below)
 MAX_COST_REPEATS = 200
 
 
@@ -87,9 +94,10 @@ def _target_timers(target, text, base, k_max, t):
 
 def _draft_timer(draft, text, base, k_max, t):
     """A callable that makes one draft call the way the adaptive engine does."""
-    if hasattr(draft, "propose"):
-        n = min(LOOKUP_GUESSES, k_max)
-        return lambda: draft.keep_chances(text[:base], n)
+    if hasattr(draft, "propose"):  # the engine's whole drafting step, the length included
+        flat = CostProfile("timing", 0.0, (1.0,) * (k_max + 1), per_token=False)
+        policy = AdaptiveState(flat, k_max)
+        return lambda: _lookup_drafts(draft, text[:base], k_max, t == 0.0, policy)
     runner = draft.fresh()
     runner.extend(text[: base - 1], last_only=True)
     rng = np.random.default_rng(0)

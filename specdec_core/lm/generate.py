@@ -51,11 +51,13 @@ from ..sampling import (
     sample_index,
 )
 from .adaptive import (
+    PRIOR_CHECKS,
+    PRIOR_CHECKS_MEASURED,
     AdaptiveState,
     CostProfile,
-    best_draft_length,
     check_costs,
     one_more_pays,
+    plan_draft_length,
     row_confidence,
 )
 from .errors import MAX_NEW_TOKENS, ContextLengthError, PromptError
@@ -314,6 +316,7 @@ class _Draft:
     estimates: list[float]  # its own chance of each being kept (adaptive only, else [])
     calls: int  # forward passes of a model draft, or 1 lookup
     first: float | None = None  # a model draft's estimate from its first row (adaptive)
+    next: tuple[int, float] | None = None  # a lookup draft's first guess not drafted, estimate
 
 
 @dataclass
@@ -329,22 +332,25 @@ class _Round:
     result: RoundResult | None = None  # None on the greedy fast path
     p_rows: np.ndarray | None = None  # (K+1, V)
     q_rows: np.ndarray | None = None  # (K, V)
+    p_last: np.ndarray | None = None  # (V,) the target's row after the drafts (T > 0 / traced)
 
 
 def _lookup_drafts(d_model, seq, k, fast_greedy, policy: AdaptiveState | None) -> _Draft:
     """A draft without a model: ``propose`` (fixed), or ``keep_chances`` cut to the
-    length :func:`.adaptive.best_draft_length` picks (adaptive). q is one-hot."""
+    length :func:`.adaptive.plan_draft_length` picks (adaptive). q is one-hot."""
+    after = None
     if policy is None:
         drafts, estimates = d_model.propose(seq, k), []
     else:
         drafts, estimates = d_model.keep_chances(seq, k, more=policy.more_guesses)
-        n = best_draft_length(policy.chances(estimates), policy.cost, policy.rate)
+        n = plan_draft_length(policy.chances(estimates), policy.cost, policy.rate)
+        after = (drafts[n], estimates[n]) if n < len(drafts) else None
         drafts, estimates = drafts[:n], estimates[:n]
     if fast_greedy:
-        return _Draft(drafts, None, estimates, 1)
+        return _Draft(drafts, None, estimates, 1, next=after)
     q_rows = np.zeros((len(drafts), d_model.tokenizer.vocab_size))  # (n, V) one-hot
     q_rows[np.arange(len(drafts)), drafts] = 1.0
-    return _Draft(drafts, q_rows, estimates, 1)
+    return _Draft(drafts, q_rows, estimates, 1, next=after)
 
 
 def _model_drafts(d_model, seq, k, t, rng, fast_greedy, policy: AdaptiveState | None) -> _Draft:
@@ -446,7 +452,8 @@ def _verify_step(t_model, last, drafts, q_rows, t, rng, trace: bool = True) -> _
         return _Round(drafts, n, emitted, kind, checked, overlaps)
     p_rows = probabilities(logits, t)  # (k+1, V)
     if not (k or trace):  # a plain step: what _plain_round draws, without its record
-        return _Round(drafts, 0, (_sample(p_rows[0], t, rng),), "plain", 0, ())
+        token = _sample(p_rows[0], t, rng)
+        return _Round(drafts, 0, (token,), "plain", 0, (), p_last=p_rows[0])
     rr = verify_block(p_rows, q_rows, drafts, rng) if k else _plain_round(p_rows[0], t, rng)
     checked = len(rr.steps)
     overlaps = np.minimum(p_rows[:checked], q_rows[:checked]).sum(axis=1)  # (checked,)
@@ -460,6 +467,7 @@ def _verify_step(t_model, last, drafts, q_rows, t, rng, trace: bool = True) -> _
         result=rr,
         p_rows=p_rows,
         q_rows=q_rows,
+        p_last=p_rows[k],
     )
 
 
@@ -480,11 +488,14 @@ def _count(res: GenerationResult, rnd: _Round, parallel_verify: bool, draft_call
     res.kinds.extend(["accepted"] * rnd.n_accepted + [ROUND_TOKEN_KIND[rnd.final_kind]])
 
 
-def _adaptive_state(adaptive, k: int, lookup: bool) -> AdaptiveState | None:
-    """The run's draft-length state, or None for a fixed K (checked costs otherwise)."""
+def _adaptive_state(adaptive, k: int, lookup: bool, t: float) -> AdaptiveState | None:
+    """The run's draft-length state, or None for a fixed K (checked costs otherwise). A
+    lookup draft's estimates are hit rates measured at T = 0: at T = 0 the calibration
+    trusts them as PRIOR_CHECKS_MEASURED checked positions, elsewhere as PRIOR_CHECKS."""
     if adaptive is None:
         return None
-    return AdaptiveState(check_costs(adaptive, k, per_token=not lookup), k)
+    prior = PRIOR_CHECKS_MEASURED if lookup and t == 0.0 else PRIOR_CHECKS
+    return AdaptiveState(check_costs(adaptive, k, per_token=not lookup), k, prior_checks=prior)
 
 
 def speculative_generate(
@@ -519,7 +530,7 @@ def speculative_generate(
     ids, n_new, t = _check_common([draft, target], prompt_ids, k, max_new_tokens, temperature, rng)
     d_model, t_model = draft.fresh(), target.fresh()
     lookup = hasattr(d_model, "propose")  # a draft without a model (prompt lookup)
-    policy = _adaptive_state(adaptive, k, lookup)
+    policy = _adaptive_state(adaptive, k, lookup, t)
     res = GenerationResult(tuple(ids), [], [], k, t)
     res.draft_length = "fixed" if policy is None else "adaptive"
     start = time.perf_counter()
@@ -557,7 +568,7 @@ def _one_round(run, k, t, rng, parallel_verify: bool, trace: bool) -> None:
     d_model.rollback(min(d_model.length, base + rnd.n_accepted))
     _count(res, rnd, parallel_verify, drafted.calls)
     if policy is not None:
-        checked = zip(drafted.estimates, rnd.overlaps, strict=False)  # checked positions
+        checked = [*zip(drafted.estimates, rnd.overlaps, strict=False), *_next_check(drafted, rnd)]
         policy.record(drafted.calls, len(rnd.drafts), len(rnd.emitted), checked, drafted.first)
     if trace:
         res.rounds.append(
@@ -570,6 +581,20 @@ def _one_round(run, k, t, rng, parallel_verify: bool, trace: bool) -> None:
                 rnd.final_kind,
             )
         )
+
+
+def _next_check(drafted: _Draft, rnd: _Round) -> list[tuple[float, float]]:
+    """[(estimate, sum_x min(p, q))] of the first guess a lookup draft did not draft, when
+    the round kept every draft: the target's row after them (this round's last row) says
+    how likely that guess was to be kept, p(x) for its one-hot q (at T = 0: 1 if it is the
+    emitted argmax, else 0). Evidence for the calibration from a finished round; [] when
+    there is none."""
+    if drafted.next is None or rnd.n_accepted < len(rnd.drafts):
+        return []
+    guess, estimate = drafted.next
+    if rnd.p_last is None:  # the greedy fast path: the token after the drafts is the argmax
+        return [(estimate, float(guess == rnd.emitted[-1]))]
+    return [(estimate, float(rnd.p_last[guess]))]
 
 
 def _round_trace(index, start, rr, p_rows, q_rows, final_kind: RoundKind) -> RoundTrace:

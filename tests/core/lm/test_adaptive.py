@@ -33,12 +33,14 @@ from specdec_core.lm import (
     speculative_generate,
 )
 from specdec_core.lm.adaptive import (
+    GUESS_FLOOR,
     AdaptiveState,
     best_draft_length,
     check_costs,
-    could_pay_later,
     expected_tokens_by_length,
+    next_round_gain,
     one_more_pays,
+    plan_draft_length,
     round_costs,
     row_confidence,
 )
@@ -114,13 +116,67 @@ def test_one_more_pays_projects_the_rows_confidence_onto_later_positions():
     assert one_more_pays(0.3, 0.8, 1, cost, 1.0)  # 0.24 > 0.1: the next row is cheap
 
 
-def test_a_lookup_draft_stops_guessing_when_no_longer_draft_could_pay():
+def _plan_by_brute_force(keep, cost, rate):
+    """argmax_n E_n - R C(n) + P_{n+1} G_{n+2}, every term computed from its definition."""
+    k = len(cost) - 1
+    chances = [*keep, *[keep[-1]] * (2 * k + 2)]
+
+    def gain(guesses):  # max_m E_m - R C(m) of a round with these guesses
+        return max(
+            expected_tokens_by_length(guesses[:m])[-1] - rate * cost[m] for m in range(k + 1)
+        )
+
+    values = [
+        expected_tokens_by_length(keep[:n])[-1]
+        - rate * cost[n]
+        + float(np.prod(chances[: n + 1])) * gain(chances[n + 1 : n + 1 + k])
+        for n in range(min(len(keep), k) + 1)
+    ]
+    return int(np.argmax(np.round(values, 12)))
+
+
+def test_the_plan_looks_one_round_ahead():
     cost = round_costs(profile(0.0, [1.0, 1.5, 1.5, 1.5, 2.5], per_token=False), K)
-    # chance 0.3 after 1 guess: (1.5 - 1.5) / 1 = 0 at m = 2 -> still could pay
-    assert could_pay_later(0.3, 1, cost, 1.0)
-    # after 3 guesses only m = 4 is left: 0.3 < (2.5 - 1.5) / 1
-    assert not could_pay_later(0.3, 3, cost, 1.0)
-    assert not could_pay_later(1.0, 4, cost, 1.0)  # nothing after K
+    keep = [0.3, 0.7, 0.2, 0.9]
+    # Myopic: E - C = 0, -0.2, 0.01, 0.052 for n = 0..3 -> 3 drafts.
+    assert best_draft_length(keep, cost, 1.0) == 3
+    # A plain step whose token is guess 1 (chance 0.3) starts a round on guesses 0.7, 0.2,
+    # 0.9, 0.9 (gain 0.466): 0 + 0.3 x 0.466 = 0.140 beats 3 drafts' 0.052 + 0.0378 x 1.939.
+    assert next_round_gain([*keep, 0.9, 0.9], 1, [1.0 * c for c in cost]) == pytest.approx(0.466)
+    assert plan_draft_length(keep, cost, 1.0) == 0
+    assert plan_draft_length([], cost, 1.0) == 0
+
+
+def test_the_plans_pruning_never_changes_its_choice():
+    rng = np.random.default_rng(20)
+    cost = round_costs(profile(0.03, [1.0, 1.5, 1.5, 1.5, 2.4, 2.4, 2.4, 2.5, 2.8]), 8)
+    for _ in range(300):
+        keep = rng.uniform(0.0, 1.0, size=int(rng.integers(1, 9))).round(2).tolist()
+        rate = float(rng.uniform(0.6, 1.6))
+        assert plan_draft_length(keep, cost, rate) == _plan_by_brute_force(keep, cost, rate)
+
+
+def test_a_lookup_draft_stops_guessing_below_the_floor():
+    state = AdaptiveState(profile(0.0, [1.0, 1.5, 1.5, 1.5, 2.5], per_token=False), K)
+    assert state.more_guesses([0.9, 0.5])  # 0.45 >= GUESS_FLOOR
+    assert not state.more_guesses([0.3, 0.3])  # 0.09 < GUESS_FLOOR = 0.1
+    assert GUESS_FLOOR == 0.1
+    assert not state.more_guesses([1.0] * K)  # never more than K
+
+
+def test_a_round_that_kept_every_draft_checks_the_next_guess_too():
+    """The first guess a lookup draft left out is evidence for the calibration when the
+    round kept every draft: p(guess) of the target's row after them."""
+    drafted = gen._Draft([5, 6], None, [0.8, 0.7], 1, next=(9, 0.6))
+    row = np.zeros(12)
+    row[9], row[3] = 0.25, 0.75
+    kept_all = gen._Round((5, 6), 2, (5, 6, 3), "bonus", 2, (1.0, 1.0), p_last=row)
+    assert gen._next_check(drafted, kept_all) == [(0.6, 0.25)]
+    greedy = gen._Round((5, 6), 2, (5, 6, 9), "bonus", 2, (1.0, 1.0))  # T = 0 fast path
+    assert gen._next_check(drafted, greedy) == [(0.6, 1.0)]
+    rejected = gen._Round((5, 6), 1, (5, 4), "rejected", 2, (1.0, 0.0), p_last=row)
+    assert gen._next_check(drafted, rejected) == []
+    assert gen._next_check(gen._Draft([5], None, [0.8], 1), kept_all) == []
 
 
 def test_row_confidence_reads_the_row_before_the_draw():
