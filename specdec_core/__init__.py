@@ -25,6 +25,7 @@ from .engine_metrics import (
     metrics_from_accepted_per_round,
     metrics_from_position_counts,
     metrics_from_rates,
+    parse_counts,
     parse_rates,
 )
 from .errors import (
@@ -170,6 +171,7 @@ __all__ = [
     "parse_distribution",
     "parse_labels",
     "parse_number",
+    "parse_counts",
     "parse_rates",
     "published_checks",
     "residual_distribution",

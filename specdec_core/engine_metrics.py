@@ -225,6 +225,28 @@ def parse_rates(text: str, *, name: str = "rates") -> np.ndarray:
     return _check_rates(values, name)
 
 
+def parse_counts(text: str, *, name: str = "counts") -> np.ndarray:
+    """Typed counts, one per draft position -> (K,) floats, e.g. ``"805, 632, 483"``.
+
+    vLLM's ``num_accepted_tokens_per_pos`` as a student types it: entries separated by
+    commas, semicolons or spaces, whole numbers >= 0, at most ``MAX_METRIC_POSITIONS``.
+    Whether they fit the number of rounds and never increase is checked by
+    :func:`metrics_from_position_counts`. Errors name the entry and what is allowed.
+    """
+    body = _check_text(text, name)
+    if not body:
+        raise InvalidParameterError(
+            f"{name}: is empty; type one count per draft position, such as 805, 632, 483."
+        )
+    entries = _split_entries(body)
+    if len(entries) > MAX_METRIC_POSITIONS:
+        raise InvalidParameterError(
+            f"{name}: has {len(entries)} entries; at most {MAX_METRIC_POSITIONS} positions are "
+            "allowed."
+        )
+    return _whole_counts(np.array(_parse_entries(entries, name)), name)
+
+
 def _whole_counts(x: object, name: str) -> np.ndarray:
     """A vector of whole numbers >= 0 (as float64), one per position."""
     arr = _vector(x, name)

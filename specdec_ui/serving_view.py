@@ -13,7 +13,7 @@ No math here: every number comes from :mod:`specdec_core.serving`.
 
 from __future__ import annotations
 
-import re
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +28,7 @@ from specdec_core.lm.adaptive import CostProfile
 from . import figures_serving as fsv
 from . import lm_work as lw
 from . import shared_work as sw
+from .figures_engine import position_rates_figure
 from .page_state import PageState
 from .presenter import chart
 from .share import LinkReader
@@ -105,6 +106,7 @@ LOG_MODES = {
     "al": "mean acceptance length only",
 }
 LOG_K_MAX = sc.MAX_METRIC_POSITIONS
+_parse_counts = functools.partial(sc.parse_counts, name="accepted per position")
 LOG_DRAFTS_MAX = 10**12
 LOG_PRESETS: dict[str, LogPreset] = {
     "llama-cpp": LogPreset(
@@ -209,7 +211,7 @@ def _log_from_link(link: LinkReader) -> dict[str, object]:
     return {
         "log_mode": link.choice("log_mode", list(LOG_MODES), d["log_mode"]),
         "log_rates": link.get("log_rates", _checked(sc.parse_rates), d["log_rates"]),
-        "log_counts": link.get("log_counts", _checked(parse_counts), d["log_counts"]),
+        "log_counts": link.get("log_counts", _checked(_parse_counts), d["log_counts"]),
         "log_drafts": link.int_in("log_drafts", 1, LOG_DRAFTS_MAX, d["log_drafts"]),
         "log_al": link.get("log_al", _number(1.0, LOG_K_MAX + 1.0), d["log_al"]),
         "log_k": link.int_in("log_k", 1, LOG_K_MAX, d["log_k"]),
@@ -753,24 +755,6 @@ def leaves_out() -> None:
 
 
 # ----------------------------------------------------------------------------- engine logs
-def parse_counts(text: str) -> np.ndarray:
-    """Typed counts, one per draft position ("805, 632, 483") -> (K,) floats.
-
-    Only reads the numbers (entries named in errors); whether they are whole, at most the
-    number of drafts and never increasing is checked by
-    ``specdec_core.metrics_from_position_counts``.
-    """
-    name = "accepted per position"
-    if not isinstance(text, str) or len(text) > sc.MAX_TEXT_LENGTH:
-        raise sc.InvalidParameterError(f"{name}: at most {sc.MAX_TEXT_LENGTH:,} characters.")
-    tokens = [t for t in re.split(r"[,;\s]+", text.strip()) if t]
-    if not 1 <= len(tokens) <= LOG_K_MAX:
-        raise sc.InvalidParameterError(
-            f"{name}: type 1 to {LOG_K_MAX} counts, one per draft position (got {len(tokens)})."
-        )
-    return np.array([sc.parse_number(t, entry=i + 1, name=name) for i, t in enumerate(tokens)])
-
-
 @dataclass(frozen=True)
 class DecodedLog:
     """An engine log decoded: the core's metrics (None when the log gives only AL)."""
@@ -788,7 +772,7 @@ def decode_log(values: dict[str, object]) -> DecodedLog:
         k, al = int(values["log_k"]), float(values["log_al"])
         return DecodedLog(k, al, sc.draft_acceptance_rate(al, k), None)
     if mode == "counts":
-        counts = parse_counts(str(values["log_counts"]))
+        counts = _parse_counts(str(values["log_counts"]))
         m = sc.metrics_from_position_counts(counts, int(values["log_drafts"]))
     else:
         m = sc.metrics_from_rates(sc.parse_rates(str(values["log_rates"]), name="rates"))
@@ -884,7 +868,7 @@ def _log_results(state: PageState, log: DecodedLog) -> None:
     )
     with right:
         chart(
-            fsv.acceptance_figure(m.rates, m.conditional_rates, m.fitted_alpha),
+            position_rates_figure(m, title="Your log, position by position"),
             key="serve_fig_log",
         )
     st.button(

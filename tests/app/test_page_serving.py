@@ -202,6 +202,9 @@ def test_the_engine_log_decoder_reads_the_llama_cpp_and_vllm_logs():
     table = at.dataframe[0].value
     assert list(table["r_i"]) == [0.805, 0.632, 0.483]
     assert list(table["r_i / r_(i-1)"]) == [0.805, round(0.632 / 0.805, 3), round(0.483 / 0.632, 3)]
+    chart = _figure(at, "Your log, position by position")  # the engine panel's own chart
+    assert chart["data"][0]["y"] == [0.805, 0.632, 0.483]
+    assert chart["data"][2]["y"] == pytest.approx([m.fitted_alpha**i for i in (1, 2, 3)])
     at.selectbox(key="serve_log_preset").set_value("vllm-k7").run()
     assert _metric(at, "draft acceptance rate (K = 7)") == "0.273"
     assert _metric(at, "fitted alpha") == "n/a"

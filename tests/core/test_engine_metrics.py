@@ -187,6 +187,29 @@ def test_parse_rates_messages(text, message):
     assert message in str(err.value)
 
 
+def test_parse_counts_reads_an_engines_counters():
+    counts = sc.parse_counts("805, 632; 483")
+    assert counts.tolist() == [805.0, 632.0, 483.0]
+    m = sc.metrics_from_position_counts(counts, 1000)
+    assert m.rates == pytest.approx([0.805, 0.632, 0.483])
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("805, 63.5", "counts: position 2 is 63.5; counts are whole numbers >= 0"),
+        ("805, -1", "counts: position 2 is -1; counts are whole numbers >= 0"),
+        ("805 many", "counts: entry 2 ('many') is not a number"),
+        ("  ", "counts: is empty; type one count per draft position"),
+        (" ".join(["1"] * 33), "has 33 entries; at most 32 positions are allowed"),
+    ],
+)
+def test_parse_counts_messages(text, message):
+    with pytest.raises(sc.SpecDecError) as err:
+        sc.parse_counts(text)
+    assert message in str(err.value)
+
+
 def test_increasing_rates_are_refused_with_a_hint_about_conditional_rates():
     with pytest.raises(sc.InvalidParameterError) as err:
         sc.metrics_from_rates([0.8, 0.7, 0.75])

@@ -95,17 +95,3 @@ def test_published_table_has_the_error_of_each_row():
     np.testing.assert_allclose(table["model − published"], [r.error for r in rows])
     np.testing.assert_allclose(table["error (%)"], [100 * r.relative_error for r in rows])
     assert table.loc[0, "published"] == 3.4 and table.loc[0, "c (paper)"] == 0.02
-
-
-def test_acceptance_figure_draws_rates_conditionals_and_alpha_powers():
-    import specdec_core as sc
-
-    m = sc.metrics_from_rates([0.8, 0.5, 0.0, 0.0])
-    fig = fsv.acceptance_figure(m.rates, m.conditional_rates, m.fitted_alpha)
-    bars = _trace(fig, "r_i")
-    assert list(bars.x) == [1, 2, 3, 4] and list(bars.y) == [0.8, 0.5, 0.0, 0.0]
-    cond = _trace(fig, "r_i / r_(i-1)")
-    assert list(cond.x) == [1, 2, 3]  # position 4: no round kept draft 3, undefined
-    np.testing.assert_allclose(cond.y, [0.8, 0.625, 0.0])
-    model = _trace(fig, f"alpha^i (alpha = {m.fitted_alpha:.3f})")
-    np.testing.assert_allclose(model.y, m.fitted_alpha ** np.arange(1, 5))
