@@ -14,7 +14,15 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .text import plotly_escape
-from .theme import COLORS, OUTLINE, PATTERN, STATUS_SYMBOL, STATUS_WORD, base_layout
+from .theme import (
+    COLORS,
+    OUTLINE,
+    PATTERN,
+    STATUS_SYMBOL,
+    STATUS_WORD,
+    base_layout,
+    legend_under_title,
+)
 
 FINAL_TITLE = {  # the distribution a round's last token comes from, by the round's end
     "resample": "Resample from the leftover norm(max(0, p − q))",
@@ -207,7 +215,7 @@ def speedup_figure(rows: Sequence[tuple[str, float]]) -> go.Figure:
 
 
 def draft_lengths_figure(draft_sizes, accepted_sizes) -> go.Figure:
-    """Per round: the drafts proposed (bars) and the drafts kept (narrower bars inside)."""
+    """Per round: the drafts proposed (outlined bars) and the drafts kept (filled, inside)."""
     rounds = list(range(1, len(draft_sizes) + 1))
     fig = go.Figure(
         [
@@ -215,7 +223,7 @@ def draft_lengths_figure(draft_sizes, accepted_sizes) -> go.Figure:
                 x=rounds,
                 y=list(draft_sizes),
                 name="drafts proposed",
-                marker={"color": COLORS["q"], "opacity": 0.45},
+                marker={"color": "rgba(0, 0, 0, 0)", "line": {"color": COLORS["q"], "width": 2}},
                 hovertemplate="round %{x}: %{y} drafted<extra></extra>",
             ),
             go.Bar(
@@ -223,12 +231,12 @@ def draft_lengths_figure(draft_sizes, accepted_sizes) -> go.Figure:
                 y=list(accepted_sizes),
                 name=f"{STATUS_SYMBOL['accepted']} drafts kept",
                 marker={"color": COLORS["accepted"]},
-                width=0.45,
+                width=0.5,
                 hovertemplate="round %{x}: %{y} kept<extra></extra>",
             ),
         ]
     )
-    base_layout(fig, title="Draft length chosen in each round", height=300)
+    legend_under_title(base_layout(fig, title="Draft length chosen in each round", height=320))
     fig.update_layout(barmode="overlay")
     fig.update_xaxes(title="round", fixedrange=True)
     fig.update_yaxes(title="tokens", dtick=1, rangemode="tozero", fixedrange=True)
@@ -260,7 +268,7 @@ def round_costs_figure(verify: Sequence[float], whole: Sequence[float]) -> go.Fi
             ),
         ]
     )
-    base_layout(fig, title="This server's price of a round", height=300)
+    legend_under_title(base_layout(fig, title="This server's price of a round", height=320))
     fig.update_xaxes(title="drafts checked k", dtick=1, fixedrange=True)
     fig.update_yaxes(title="plain target steps", rangemode="tozero", fixedrange=True)
     return fig

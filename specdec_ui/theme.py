@@ -86,6 +86,18 @@ def _theme_layout(height: int, titled: bool) -> dict:
     return spec
 
 
+def legend_under_title(fig: go.Figure) -> go.Figure:
+    """A base_layout figure with make_figure's titled look: the legend hangs under the
+    title and grows downwards (a legend wrapped to two rows never covers the title)."""
+    height = fig.layout.height
+    fig.update_layout(
+        margin={"t": 95},
+        title={"y": 0.98, "yanchor": "top"},
+        legend={"yref": "container", "y": 1 - LEGEND_TOP_PX / height, "yanchor": "top"},
+    )
+    return fig
+
+
 def merge_layout(base: dict, extra: dict) -> dict:
     """Recursive dict merge: ``extra`` wins, nested dicts are merged key by key."""
     out = dict(base)

@@ -95,6 +95,8 @@ class Variant:
     expected: Callable[[Inputs], tuple[float, float, int]]  # ours, basic rule's, drafted
     compare: Callable[[Inputs], tuple[go.Figure, str]]  # section 3: figure and caption
     source: Callable  # the core function the page shows
+    # Why the bug can leave the output law at p for some p and q (shown when it does)
+    bug_hidden: str = ""
 
 
 # ----------------------------------------------------------------------------- multi-draft
@@ -507,6 +509,10 @@ VARIANTS: dict[str, Variant] = {
         expected=_strict_expected,
         compare=_strict_compare,
         source=vr.strict_step,
+        bug_hidden="This bug emits p(z) (q(z) + 1 − beta) instead of p(z), and that is p "
+        "itself when q is flat on p's support (q(z) = beta for every z that p can emit), as "
+        "here. Pick the preset “Strict verification keeps fewer drafts” or type a q that is "
+        "not flat to watch the test catch it.",
     ),
 }
 

@@ -34,6 +34,7 @@ PRESETS = presets.VARIANT_PRESETS
 OPTIONS = [*PRESETS, presets.CUSTOM]
 STEP = "var__step"  # index of the decision on screen
 SIGNATURE = "var__signature"  # what the stepped example was drawn from
+HIDDEN_BUG_TV = 1e-9  # a bug whose exact law is this close to p cannot be seen by any test
 INTRO = (
     "Real systems go beyond one draft per position: several candidates, token trees, drafts "
     "without probabilities, a stricter check, and rules that trade exactness for speed. "
@@ -235,8 +236,16 @@ def parse(current: dict) -> Inputs:
 def preset_lesson(current: dict) -> None:
     """The chosen preset's point, in one box."""
     preset = PRESETS.get(current["preset"])
-    if preset is not None:
+    if preset is None:
+        return
+    if preset.variant == current["variant"]:
         st.info(f"**{md_escape(preset.label)}.** {md_escape(preset.lesson)}", icon="💡")
+    else:  # its lesson is about another rule: say whose p and q these are
+        st.caption(
+            f"p and q of the preset “{md_escape(preset.label)}”, made for "
+            f"{md_escape(VARIANTS[preset.variant].name)}; shown here with "
+            f"{md_escape(VARIANTS[current['variant']].name)}."
+        )
 
 
 # ----------------------------------------------------------------------------- 1. stepping
@@ -295,6 +304,20 @@ def verdict(inp: Inputs, result, report, sim) -> None:
             f"Broken on purpose ({md_escape(row.bug.removeprefix('Break it: '))}). The stepper "
             "above shows the correct rule; the broken one runs here."
         )
+        if vr.total_variation(row.emitted(inp), inp.p_target) < HIDDEN_BUG_TV:
+            st.info(
+                " ".join(
+                    filter(
+                        None,
+                        [
+                            "With these p and q the bug changes nothing a test could "
+                            "see: its exact output law is p.",
+                            row.bug_hidden,
+                        ],
+                    )
+                ),
+                icon="🔍",
+            )
     tok = report.tokens
     words = (
         f"chi-square {tok.statistic:.1f}, dof {tok.dof}, p-value {p_value_text(tok.p_value)}; "

@@ -210,3 +210,17 @@ def test_broken_strict_verification_fails_the_same_test():
     assert at.checkbox(key="var_broken").value is True
     assert _verdict(at).startswith("FAIL")
     assert any("cannot tell whether the output follows p" in c.value for c in at.caption)
+    assert not any("changes nothing a test could see" in i.value for i in at.info)
+
+
+def test_a_bug_that_these_p_and_q_hide_is_explained_not_left_to_puzzle():
+    """The rescue preset's q is flat (0.25 each), so strict's fresh-sample bug emits
+    p(z) (q(z) + 1 - beta) = p(z): it passes, and the page says why."""
+    at = open_page(PAGE, {"preset": "rescue", "variant": "strict", "broken": "1"} | FAST)
+    assert not at.exception
+    assert _verdict(at).startswith("PASS")
+    hidden = [i.value for i in at.info if "changes nothing a test could see" in i.value]
+    assert len(hidden) == 1 and "q is flat on p's support" in hidden[0]
+    # the preset's lesson is about multi-draft: not shown as this rule's lesson
+    assert not any("Two candidates rescue" in i.value for i in at.info)
+    assert any("made for " + md_escape(VARIANTS["multi_draft"].name) in c.value for c in at.caption)
