@@ -132,8 +132,8 @@ def _v_curves(batch: np.ndarray, v_by_k: Mapping[int, np.ndarray], k_current: in
         "mode": "lines+text",
         "name": "K + 1 (no parallelism left)",
         "showlegend": False,
-        "text": [f"K + 1 = {k_current + 1}", ""],
-        "textposition": "bottom right",
+        "text": ["", f"K + 1 = {k_current + 1}"],  # at the right end, clear of the labels
+        "textposition": "bottom left",  # of the compute-bound line on the left
         "line": {"color": colors[k_current], "dash": "dot", "width": 1.5},
         "hoverinfo": "skip",
     }

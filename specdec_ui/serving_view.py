@@ -548,9 +548,9 @@ def charts(result: Result, reading: ServerReading) -> None:
             key="serve_fig_v",
         )
     st.caption(
-        f"Left: E / (K c + v) at every batch that fits ({result.b_fit:,} sequences of "
-        f"{result.setup.context:,} tokens), and with the best K at each batch (dashed). Right: "
-        "v(K, b) stays at 1 while the step is bound by memory and climbs towards K + 1 once "
+        f"Speedup: E / (K c + v) at every batch that fits ({result.b_fit:,} sequences of "
+        f"{result.setup.context:,} tokens), and with the best K at each batch (dashed). Verify "
+        "cost: v(K, b) stays at 1 while the step is bound by memory and climbs towards K + 1 once "
         f"it is bound by arithmetic. Ridge point of the {md_escape(result.setup.hardware.label)}: "
         f"{result.setup.hardware.ridge:,.0f} FLOPs per byte."
     )

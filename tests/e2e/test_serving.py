@@ -21,6 +21,7 @@ from tests.e2e.conftest import (
     chart_text_sizes,
     horizontal_overflow,
     key,
+    laid_out,
     main_scroll_top,
     settle,
 )
@@ -39,7 +40,7 @@ def _open(page, path: str) -> None:
     expect(page.locator('[data-testid="stSkeleton"]')).to_have_count(0, timeout=SLOW)
     for name in CHARTS:
         expect(page.locator(f"{key(name)} svg.main-svg").first).to_be_attached(timeout=SLOW)
-    page.wait_for_timeout(500)  # plotly lays out after the script ends
+    laid_out(page)  # plotly lays out after the script ends: wait for the final layout
 
 
 @pytest.mark.parametrize("scheme", COLOR_SCHEMES)
@@ -69,7 +70,7 @@ def test_serving_on_a_phone_does_not_overflow_sideways(screen_context, scheme):
     page = context.new_page()
     _open(page, SERVING)
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-    page.wait_for_timeout(1_500)
+    laid_out(page)
     artifact(page, f"phone-serving-{scheme}", whole=True)
     found = horizontal_overflow(page)
     assert not found["count"] and found["pageScroll"] <= 1, found

@@ -58,7 +58,7 @@ def test_verify_cost_figure_has_one_curve_per_k_and_the_ceiling():
         np.testing.assert_allclose(_trace(fig, f"K = {k}").y, v_by_k[k])
     assert _trace(fig, "K = 4").line.width == 4 and _trace(fig, "K = 1").line.width == 2
     ceiling = _trace(fig, "K + 1 (no parallelism left)")
-    assert list(ceiling.y) == [5, 5] and ceiling.text[0] == "K + 1 = 5"
+    assert list(ceiling.y) == [5, 5] and ceiling.text[-1] == "K + 1 = 5"
     assert list(_trace(fig, "compute-bound from here").x) == [cb, cb] == [68, 68]
     assert _trace(fig, fsv.SERVER_NAME).y[0] == 1.6
 
