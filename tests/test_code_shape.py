@@ -40,3 +40,43 @@ def test_the_check_finds_a_long_function(tmp_path):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_long.py").write_text(f"def test_long():\n{body}\n")
     assert long_functions(tmp_path) == [f"pkg/long.py:1 long ({MAX_LINES + 1} lines)"]
+
+
+# --- thin pages (issue 19): a page is a short top-down script over its view's sections ---
+MAX_PAGE_LINES = 200
+
+
+def page_shape_problems(pages: Path) -> list[str]:
+    """'path: what' for each page file over MAX_PAGE_LINES or defining a function inside
+    another (nested helpers over page globals belong in the page's view module)."""
+    problems = []
+    for path in sorted(pages.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        rel = path.relative_to(pages.parent)
+        if (n := len(source.splitlines())) > MAX_PAGE_LINES:
+            problems.append(f"{rel}: {n} lines")
+        for outer in ast.walk(ast.parse(source)):
+            if isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef):
+                for inner in ast.walk(outer):
+                    if inner is not outer and isinstance(
+                        inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+                    ):
+                        problems.append(f"{rel}:{inner.lineno} nested in {outer.name}")
+    return problems
+
+
+def test_pages_are_short_scripts_without_nested_functions():
+    assert page_shape_problems(ROOT / "pages") == []
+
+
+def test_the_page_check_finds_a_long_page_and_a_nested_function(tmp_path):
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "long.py").write_text("x = 1\n" * (MAX_PAGE_LINES + 1), encoding="utf-8")
+    (pages / "nested.py").write_text(
+        "def outer():\n    def inner():\n        return 1\n    return inner()\n", encoding="utf-8"
+    )
+    assert page_shape_problems(pages) == [
+        f"pages/long.py: {MAX_PAGE_LINES + 1} lines",
+        "pages/nested.py:2 nested in outer",
+    ]
