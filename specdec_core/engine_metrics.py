@@ -195,6 +195,23 @@ def metrics_from_rates(rates) -> AcceptanceMetrics:
     return _metrics(_check_rates(_vector(rates, "rates"), "rates"), None)
 
 
+def _typed_positions(text: str, name: str, what: str, example: str):
+    """Typed text -> (its entries, (K,) their numbers), one entry per draft position: not
+    empty, at most MAX_METRIC_POSITIONS, each a number (errors name the entry)."""
+    body = _check_text(text, name)
+    if not body:
+        raise InvalidParameterError(
+            f"{name}: is empty; type one {what} per draft position, such as {example}."
+        )
+    entries = _split_entries(body)
+    if len(entries) > MAX_METRIC_POSITIONS:
+        raise InvalidParameterError(
+            f"{name}: has {len(entries)} entries; at most {MAX_METRIC_POSITIONS} positions are "
+            "allowed."
+        )
+    return entries, np.array(_parse_entries(entries, name))
+
+
 def parse_rates(text: str, *, name: str = "rates") -> np.ndarray:
     """Typed rates -> (K,) checked unconditional rates, e.g. ``"0.805, 0.632, 0.483"``.
 
@@ -203,18 +220,7 @@ def parse_rates(text: str, *, name: str = "rates") -> np.ndarray:
     ``MAX_METRIC_POSITIONS`` of them, never increasing (see :func:`metrics_from_rates`).
     Errors name the entry, what is wrong and what is allowed.
     """
-    body = _check_text(text, name)
-    if not body:
-        raise InvalidParameterError(
-            f"{name}: is empty; type one rate per draft position, such as 0.805, 0.632, 0.483."
-        )
-    entries = _split_entries(body)
-    if len(entries) > MAX_METRIC_POSITIONS:
-        raise InvalidParameterError(
-            f"{name}: has {len(entries)} entries; at most {MAX_METRIC_POSITIONS} positions are "
-            "allowed."
-        )
-    values = np.array(_parse_entries(entries, name))
+    entries, values = _typed_positions(text, name, "rate", "0.805, 0.632, 0.483")
     outside = np.flatnonzero((values < 0) | (values > 1))
     if outside.size:
         i = int(outside[0])
@@ -233,18 +239,8 @@ def parse_counts(text: str, *, name: str = "counts") -> np.ndarray:
     Whether they fit the number of rounds and never increase is checked by
     :func:`metrics_from_position_counts`. Errors name the entry and what is allowed.
     """
-    body = _check_text(text, name)
-    if not body:
-        raise InvalidParameterError(
-            f"{name}: is empty; type one count per draft position, such as 805, 632, 483."
-        )
-    entries = _split_entries(body)
-    if len(entries) > MAX_METRIC_POSITIONS:
-        raise InvalidParameterError(
-            f"{name}: has {len(entries)} entries; at most {MAX_METRIC_POSITIONS} positions are "
-            "allowed."
-        )
-    return _whole_counts(np.array(_parse_entries(entries, name)), name)
+    _, values = _typed_positions(text, name, "count", "805, 632, 483")
+    return _whole_counts(values, name)
 
 
 def _whole_counts(x: object, name: str) -> np.ndarray:

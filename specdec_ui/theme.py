@@ -68,6 +68,7 @@ def base_layout(fig: go.Figure, *, title: str = "", height: int = 360) -> go.Fig
 
 
 LEGEND_TOP_PX = 42  # a titled figure's legend starts this far below its top edge
+TITLE_POSITION = {"y": 0.98, "yanchor": "top"}  # a titled figure's title, at its top edge
 
 
 @lru_cache(maxsize=32)
@@ -77,24 +78,23 @@ def _theme_layout(height: int, titled: bool) -> dict:
     spec = layout.layout.to_plotly_json()
     spec.pop("template", None)  # go.Figure adds the (already validated) default itself
     spec.pop("title", None)
-    if titled:  # title on top, legend under it: base_layout's 50 px fit only one of them
-        spec["margin"]["t"] = 95
-        # The legend hangs from a fixed distance below the figure's top edge (under the
-        # title) and grows downwards: a legend that wraps to a second row on a narrow
-        # screen pushes the plot down (plotly's automargin) instead of covering the title.
-        spec["legend"].update(yref="container", y=1 - LEGEND_TOP_PX / height, yanchor="top")
-    return spec
+    return merge_layout(spec, titled_layout(height)) if titled else spec
+
+
+def titled_layout(height: int) -> dict:
+    """Title on top, legend under it: base_layout's 50 px fit only one of them. The legend
+    hangs from a fixed distance below the figure's top edge (under the title) and grows
+    downwards: a legend that wraps to a second row on a narrow screen pushes the plot down
+    (plotly's automargin) instead of covering the title."""
+    return {
+        "margin": {"t": 95},
+        "legend": {"yref": "container", "y": 1 - LEGEND_TOP_PX / height, "yanchor": "top"},
+    }
 
 
 def legend_under_title(fig: go.Figure) -> go.Figure:
-    """A base_layout figure with make_figure's titled look: the legend hangs under the
-    title and grows downwards (a legend wrapped to two rows never covers the title)."""
-    height = fig.layout.height
-    fig.update_layout(
-        margin={"t": 95},
-        title={"y": 0.98, "yanchor": "top"},
-        legend={"yref": "container", "y": 1 - LEGEND_TOP_PX / height, "yanchor": "top"},
-    )
+    """A base_layout figure with make_figure's titled look (:func:`titled_layout`)."""
+    fig.update_layout(title=TITLE_POSITION, **titled_layout(fig.layout.height))
     return fig
 
 
@@ -128,7 +128,7 @@ def make_figure(traces: list[dict], *, title: str = "", height: int = 360, **lay
     """
     spec = copy.deepcopy(_theme_layout(height, bool(title)))
     if title:
-        spec["title"] = {"text": title, "y": 0.98, "yanchor": "top"}
+        spec["title"] = {"text": title, **TITLE_POSITION}
     return go.Figure(data=traces, layout=merge_layout(spec, layout))
 
 
