@@ -379,3 +379,22 @@ def overlapping_boxes(boxes: list) -> list[tuple[str, str]]:
             if a[1] < b[3] - 1 and b[1] < a[3] - 1 and a[2] < b[4] - 1 and b[2] < a[4] - 1:
                 out.append((a[0], b[0]))
     return out
+
+
+def step_variants_lab_to_the_end(page, max_clicks: int = 12) -> int:
+    """Click the Variants lab's Next until its last decision (each click waits for the
+    counter "Decision i of n"); returns n, checked to be 2 .. max_clicks - 1."""
+    from playwright.sync_api import expect
+
+    progress = page.get_by_text(re.compile(r"^Decision \d+ of \d+$"))
+    expect(progress).to_have_text(re.compile(r"^Decision 1 of \d+$"), timeout=30_000)
+    n_steps = int(progress.inner_text().split(" of ")[1])
+    assert 2 <= n_steps < max_clicks
+    next_button = page.locator(f"{key('var_next')} button")
+    settle(page, timeout=60_000)
+    for shown in range(2, n_steps + 1):
+        next_button.click()
+        expect(progress).to_have_text(f"Decision {shown} of {n_steps}", timeout=30_000)
+        settle(page)
+    expect(next_button).to_be_disabled()
+    return n_steps

@@ -7,7 +7,14 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import assert_charts_drew, key, open_app, screenshot, settle
+from tests.e2e.conftest import (
+    assert_charts_drew,
+    key,
+    open_app,
+    screenshot,
+    settle,
+    step_variants_lab_to_the_end,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -25,17 +32,7 @@ def test_variants_lab_rescue_then_typical(page):
     verdict = page.locator(key("var_verdict"))
     expect(verdict).to_contain_text("PASS")  # default preset: two candidates, lossless
 
-    progress = page.get_by_text(re.compile(r"^Decision \d+ of \d+$"))
-    expect(progress).to_have_text(re.compile(r"^Decision 1 of \d+$"), timeout=30_000)
-    n_steps = int(progress.inner_text().split(" of ")[1])
-    assert 2 <= n_steps < MAX_CLICKS
-    next_button = page.locator(f"{key('var_next')} button")
-    settle(page, timeout=60_000)
-    for shown in range(2, n_steps + 1):
-        next_button.click()
-        expect(progress).to_have_text(f"Decision {shown} of {n_steps}", timeout=30_000)
-        settle(page)
-    expect(next_button).to_be_disabled()
+    step_variants_lab_to_the_end(page, MAX_CLICKS)
     assert_charts_drew(page, minimum=4)
     screenshot(page, "flow-variants-rescue-end")
 
