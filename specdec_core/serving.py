@@ -111,6 +111,7 @@ __all__ = [
     "max_batch",
     "memory_needed",
     "plain_step",
+    "prefill_shares",
     "round_speedup",
     "serving_speedup",
     "speedup_from_costs",
@@ -310,6 +311,20 @@ def round_speedup(setup: ServingSetup, acceptance: Acceptance, batch):
     c, v = round_costs(setup, acceptance, batch)
     h = acceptance.propose_share
     return acceptance.effective_tokens / (acceptance.k * c * h + v)
+
+
+def prefill_shares(setup: ServingSetup, acceptance: Acceptance, batch):
+    """(prompt ratio, all-token ratio) of speculation when P prompt tokens share each step.
+
+    A round takes d c h + v plain steps and carries P prompt tokens, as one plain step does,
+    so prompts move 1 / (d c h + v) as fast; decoded tokens move tau_eff / (d c h + v) as
+    fast. All tokens together (b decoded + P prompt per step): (b tau_eff + P) /
+    ((b + P)(d c h + v)). With P = 0 the second is the speedup itself.
+    """
+    c, v = round_costs(setup, acceptance, batch)
+    cost = acceptance.k * c * acceptance.propose_share + v
+    b, p = batches(batch), float(setup.prefill)
+    return 1.0 / cost, (b * acceptance.effective_tokens + p) / ((b + p) * cost)
 
 
 def serving_speedup(setup: ServingSetup, alpha, k: int, batch):
