@@ -355,9 +355,9 @@ def _sglang_checks() -> list[PublishedCheck]:
                 acc,
                 source=SGLANG_SOURCE + "; tau from EAGLE-3, Table 1",
                 setting=f"the same with {name}: {published:.2f} tokens/s",
-                assumed=f"{base}; tau = {EAGLE_TAU[name]} (EAGLE-3's Table 1, measured with "
-                f"the EAGLE repository's tree: {EAGLE_TREE} tokens drafted in "
-                f"{EAGLE_STEPS[name]} steps; SGLang's own settings are not given)",
+                assumed=f"{base}; tau = {EAGLE_TAU[name]} (EAGLE-3's Table 1); the EAGLE "
+                f"repository's default tree, {EAGLE_TREE} tokens drafted in {EAGLE_STEPS[name]} "
+                "steps, taken as the one tau was measured with (SGLang's settings are not given)",
                 published=published,
                 c_published=None,
                 note=NOTES[f"sglang-{name.lower()}"],
@@ -405,8 +405,9 @@ def _magicdec_checks() -> list[PublishedCheck]:
             setting=f"Llama-3.1-8B self-speculation (StreamingLLM draft cache), "
             f"{MAGICDEC_CONTEXT:,}-token prompts, batch {batch}, K = {k}, 8 x A100",
             assumed=f"alpha = {MAGICDEC_ALPHA} (its acceptance at 32,000 tokens with a 512-token "
-            "draft cache, measured apart from the speedups); 8 chips in tensor parallel over "
-            "NVLink 3",
+            "draft cache, measured apart from the speedups); a 512-token draft cache (the "
+            "blog's Figure 6 uses 512; the table does not say); 8 chips in tensor parallel "
+            "over NVLink 3",
             published=published,
             c_published=None,
             note=NOTES["magicdec"],

@@ -170,9 +170,10 @@ def _draft_inputs(state: PageState) -> None:
             name="draft",
             custom_label="Typed c (a draft step / a target step, any batch)",
         )
-    if st.session_state.get(state.key("draft")) == CUSTOM:
+    chosen = st.session_state.get(state.key("draft"))
+    if chosen == CUSTOM:
         right.number_input("c (typed)", *cfg.DRAFT_C, step=0.05, key=state.key("draft_c"))
-    else:
+    elif sv.DRAFTS[chosen].fixed_c is None:  # a model: it runs on some chips
         right.radio(
             "the draft model runs on",
             list(cfg.DRAFT_TP),
