@@ -25,6 +25,7 @@ from .engine_metrics import (
     metrics_from_accepted_per_round,
     metrics_from_position_counts,
     metrics_from_rates,
+    metrics_from_vllm_counters,
     parse_counts,
     parse_rates,
 )
@@ -68,7 +69,6 @@ from .serving import (
     DraftSpec,
     Hardware,
     ModelSpec,
-    PublishedCheck,
     ServerCosts,
     ServingSetup,
     batch_sweep,
@@ -76,12 +76,12 @@ from .serving import (
     break_even_batch,
     draft_cost,
     max_batch,
-    published_checks,
     serving_speedup,
     speedup_from_costs,
     step_time,
     verify_cost,
 )
+from .serving_published import PublishedCheck, published_checks
 from .simulate import (
     CHUNK_ROUNDS,
     SIMULATED_VARIANTS,
@@ -165,6 +165,7 @@ __all__ = [
     "metrics_from_accepted_per_round",
     "metrics_from_position_counts",
     "metrics_from_rates",
+    "metrics_from_vllm_counters",
     "mismatch_message",
     "optimal_k",
     "parse_coins",

@@ -13,9 +13,12 @@ rounds whose draft i (1-based) was kept (vLLM: ``num_accepted_tokens_per_pos``):
   vLLM's "Mean acceptance length" = 1 + num_accepted_tokens / num_drafts;
 - conditional rate c_i = r_i / r_{i-1} (r_0 = 1): the chance draft i is kept given
   that draft i - 1 was; undefined (None) where r_{i-1} = 0 (no round got there);
-- draft acceptance rate = accepted drafts / proposed drafts = (AL - 1) / K
-  (vLLM's num_accepted_tokens / num_draft_tokens): it falls as K grows even when
-  nothing else changes, because the drafts after a rejection are proposed and never kept;
+- draft acceptance rate (AL - 1) / K = accepted drafts / (R K): it falls as K grows even
+  when nothing else changes, because the drafts after a rejection are proposed and never
+  kept. vLLM's "Avg Draft acceptance rate" is num_accepted_tokens / num_draft_tokens
+  (vllm/v1/spec_decode/metrics.py): the same number when every round drafts K tokens, a
+  larger one when rounds draft fewer (an n-gram or adaptive draft that proposes 0..K), since
+  (AL - 1) / K then counts drafts never proposed as if they had been rejected;
 - fitted alpha: the alpha of the i.i.d. model (Leviathan et al. 2023, Sec. 3.3:
   every draft kept independently with probability alpha, so r_i = alpha^i and
   AL = E(alpha, K) = (1 - alpha^(K+1)) / (1 - alpha), their Eq. 1) that fits the run best,
@@ -36,7 +39,9 @@ and it has no reading a student can check by hand. Engines that print only AL (n
 do not give the likelihood; use :func:`draft_acceptance_rate` there.
 
 Sources: vLLM's spec-decode metrics (``SpecDecodingStats``: num_drafts,
-num_draft_tokens, num_accepted_tokens, num_accepted_tokens_per_pos); the project's
+num_draft_tokens, num_accepted_tokens, num_accepted_tokens_per_pos; its log line prints
+"Mean acceptance length" = 1 + accepted / drafts, "Per-position acceptance rate" =
+accepted_per_pos / drafts and "Avg Draft acceptance rate" = accepted / draft tokens); the project's
 serving notes (llama.cpp log 0.805, 0.632, 0.483 -> AL 2.92; vLLM log K = 7, AL 2.91
 -> draft acceptance rate 0.273). SGLang logs an accept length too; engines differ on
 whether the bonus is counted and whether rates are conditional, so check before comparing.
@@ -44,6 +49,7 @@ whether the bonus is counted and whether rates are conditional, so check before 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,8 +81,36 @@ class AcceptanceMetrics:
     rates: tuple[float, ...]  # (K,) r_i = P(draft i kept), unconditional
     conditional_rates: tuple[float | None, ...]  # (K,) r_i / r_{i-1}, None where r_{i-1} = 0
     mean_acceptance_length: float  # AL = 1 + sum r_i, tokens per target pass, bonus included
-    draft_acceptance_rate: float  # (AL - 1) / K = kept drafts / proposed drafts
+    draft_acceptance_rate: float  # (AL - 1) / K = kept drafts / (R K)
     fitted_alpha: float  # sum r / (sum r + 1 - r_K): the i.i.d. model's maximum likelihood alpha
+    draft_tokens: int | None = None  # vLLM's num_draft_tokens; None: every round drafted K
+
+    @property
+    def accepted_tokens(self) -> float | None:
+        """vLLM's num_accepted_tokens = R sum r_i (None without R)."""
+        return None if self.rounds is None else self.rounds * sum(self.rates)
+
+    @property
+    def drafted_tokens(self) -> float | None:
+        """Draft tokens proposed: num_draft_tokens, or R K when every round drafted K."""
+        if self.draft_tokens is not None:
+            return float(self.draft_tokens)
+        return None if self.rounds is None else float(self.rounds * self.k)
+
+    @property
+    def accepted_per_drafted(self) -> float:
+        """vLLM's "Avg Draft acceptance rate": accepted / draft tokens ((AL - 1) / K when
+        every round drafted K tokens, or when only the rates are known)."""
+        drafted = self.drafted_tokens
+        if drafted is None:
+            return self.draft_acceptance_rate
+        return 0.0 if drafted == 0 else self.accepted_tokens / drafted
+
+    @property
+    def mean_drafted(self) -> float:
+        """Draft tokens proposed per round: num_draft_tokens / R (K when every round drafted K)."""
+        drafted = self.drafted_tokens
+        return float(self.k) if drafted is None else drafted / self.rounds
 
 
 def draft_acceptance_rate(mean_acceptance_length: float, k: int) -> float:
@@ -168,7 +202,9 @@ def _fitted_alpha(rates: np.ndarray) -> float:
     return kept / (kept + 1.0 - float(rates[-1]))
 
 
-def _metrics(rates: np.ndarray, rounds: int | None) -> AcceptanceMetrics:
+def _metrics(
+    rates: np.ndarray, rounds: int | None, draft_tokens: int | None = None
+) -> AcceptanceMetrics:
     """All the numbers of checked unconditional rates (K,)."""
     k = rates.size
     kept = float(rates.sum())
@@ -180,6 +216,7 @@ def _metrics(rates: np.ndarray, rounds: int | None) -> AcceptanceMetrics:
         mean_acceptance_length=1.0 + kept,
         draft_acceptance_rate=kept / k,
         fitted_alpha=_fitted_alpha(rates),
+        draft_tokens=draft_tokens,
     )
 
 
@@ -264,23 +301,65 @@ def _rounds(n_rounds: object) -> int:
     return int(n_rounds)
 
 
-def metrics_from_position_counts(accepted_at_position, n_rounds: int) -> AcceptanceMetrics:
+def metrics_from_position_counts(
+    accepted_at_position, n_rounds: int, *, name: str = "accepted_at_position"
+) -> AcceptanceMetrics:
     """Metrics of engine counters: A_i rounds kept draft i, out of R rounds -> r_i = A_i / R.
 
     vLLM's ``num_accepted_tokens_per_pos`` and ``num_drafts``. Each A_i is a whole
     number in [0, R], and A_1 >= A_2 >= ... exactly (a count of one run cannot increase).
     """
     rounds = _rounds(n_rounds)
-    counts = _whole_counts(accepted_at_position, "accepted_at_position")
+    counts = _whole_counts(accepted_at_position, name)
     over = np.flatnonzero(counts > rounds)
     if over.size:
         i = int(over[0])
         raise InvalidParameterError(
-            f"accepted_at_position: position {i + 1} is {counts[i]:g}, more than the "
+            f"{name}: position {i + 1} is {counts[i]:g}, more than the "
             f"{rounds:,} rounds; a draft position is kept at most once per round."
         )
-    _never_increasing(counts, "accepted_at_position", 0.0, "the counts")
+    _never_increasing(counts, name, 0.0, "the counts")
     return _metrics(counts / rounds, rounds)
+
+
+def _counter(value: object, name: str) -> int:
+    """One of vLLM's counters: a whole number >= 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise InvalidParameterError(f"{name} = {value!r}; a counter is a whole number >= 0.")
+    return int(value)
+
+
+def metrics_from_vllm_counters(
+    num_drafts, num_draft_tokens, num_accepted_tokens, accepted_per_pos
+) -> AcceptanceMetrics:
+    """Metrics of vLLM's four spec-decode counters (``SpecDecodingStats``).
+
+    R = ``num_drafts`` rounds that drafted; ``num_draft_tokens`` drafts proposed (R K when
+    every round drafts K; fewer when a lookup or adaptive draft proposes less);
+    ``num_accepted_tokens`` = the sum of ``accepted_per_pos`` (A_1 >= A_2 >= ...). Checks:
+    A_i <= R, the sum, and accepted <= drafted <= R K (a draft is kept only if proposed).
+    AL = 1 + accepted / R; vLLM's rate accepted / drafted
+    (:attr:`AcceptanceMetrics.accepted_per_drafted`) beside (AL - 1) / K.
+    """
+    drafts = _counter(num_drafts, "num_drafts")
+    if drafts < 1:
+        raise InvalidParameterError("num_drafts = 0; at least 1 round that drafted is needed.")
+    drafted = _counter(num_draft_tokens, "num_draft_tokens")
+    accepted = _counter(num_accepted_tokens, "num_accepted_tokens")
+    m = metrics_from_position_counts(accepted_per_pos, drafts, name="num_accepted_tokens_per_pos")
+    total = round(sum(m.rates) * m.rounds)
+    if accepted != total:
+        raise InvalidParameterError(
+            f"num_accepted_tokens = {accepted:,} but the per-position counts add up to "
+            f"{total:,}; vLLM's num_accepted_tokens is their sum."
+        )
+    if not accepted <= drafted <= drafts * m.k:
+        raise InvalidParameterError(
+            f"num_draft_tokens = {drafted:,}; allowed: from the {accepted:,} accepted (a draft "
+            f"is kept only if it was proposed) to num_drafts x K = {drafts * m.k:,} (K = {m.k} "
+            "positions)."
+        )
+    return dataclasses.replace(m, draft_tokens=drafted)
 
 
 def metrics_from_accepted_histogram(n_accepted_counts) -> AcceptanceMetrics:

@@ -34,9 +34,10 @@ def engine_panel(metrics: AcceptanceMetrics, *, key: str, about: str) -> None:
     )
     mid.metric(
         "Draft acceptance rate",
-        f"{metrics.draft_acceptance_rate:.1%}",
-        help="Drafts kept / drafts proposed = (AL − 1) / K. It falls as K grows, because the "
-        "drafts after a rejection are proposed and never kept.",
+        f"{metrics.accepted_per_drafted:.1%}",
+        help="Drafts kept / drafts proposed (vLLM's “Avg Draft acceptance rate”); (AL − 1) / K "
+        "when every round drafts K tokens. It falls as K grows, because the drafts after a "
+        "rejection are proposed and never kept.",
     )
     right.metric(
         "α of the i.i.d. fit",

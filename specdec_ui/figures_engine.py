@@ -18,8 +18,10 @@ from .theme import COLORS, base_layout
 ENGINE_WORDS = (
     "In the engines' words: vLLM's “Mean acceptance length” is AL (bonus token included), its "
     "“Per-position acceptance rate” is the unconditional r_i (share of all rounds whose draft "
-    "i was kept) and its “Avg Draft acceptance rate” is (AL − 1) / K; SGLang's “accept "
-    "length” is AL. No engine prints the conditional rates r_i / r_{i−1}: divide them yourself."
+    "i was kept) and its “Avg Draft acceptance rate” is accepted / draft tokens, which is "
+    "(AL − 1) / K when every round drafts K tokens and more when rounds draft fewer; SGLang's "
+    "“accept length” is AL. No engine prints the conditional rates r_i / r_{i−1}: divide them "
+    "yourself."
 )
 
 
@@ -72,14 +74,15 @@ def position_rates_figure(metrics: AcceptanceMetrics, *, title: str = "") -> go.
 def vllm_log_line(metrics: AcceptanceMetrics) -> str:
     """The numbers as vLLM's ``SpecDecoding metrics`` log line prints them (without its
     throughputs, which need a clock). The token counts need the number of rounds; typed
-    rates have none, so they are left out."""
+    rates have none, so they are left out. "Avg Draft acceptance rate" is accepted / draft
+    tokens, as vLLM computes it."""
     rates = ", ".join(f"{r:.3f}" for r in metrics.rates)
     counts = ""
     if metrics.rounds is not None:
-        accepted = round(metrics.rounds * sum(metrics.rates))
-        counts = f"Accepted: {accepted} tokens, Drafted: {metrics.rounds * metrics.k} tokens, "
+        accepted, drafted = round(metrics.accepted_tokens), round(metrics.drafted_tokens)
+        counts = f"Accepted: {accepted} tokens, Drafted: {drafted} tokens, "
     return (
         f"SpecDecoding metrics: Mean acceptance length: {metrics.mean_acceptance_length:.2f}, "
         f"{counts}Per-position acceptance rate: {rates}, "
-        f"Avg Draft acceptance rate: {100 * metrics.draft_acceptance_rate:.1f}%"
+        f"Avg Draft acceptance rate: {100 * metrics.accepted_per_drafted:.1f}%"
     )

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from specdec_core.serving import BatchSweep, PublishedCheck, ServerCosts
+from specdec_core.serving import BatchSweep, ServerCosts
+from specdec_core.serving_published import PublishedCheck
 
 from .figures_speedup import hline, k_colors
 from .text import plotly_escape
@@ -85,59 +86,110 @@ def _server_marker(
     }
 
 
+def round_label(sweep: BatchSweep) -> str:
+    """The round in a few words: "K = 4" for a chain with alpha, "tau 4.0 of 32" for a tree."""
+    acc = sweep.acceptance
+    if acc.alpha is not None:
+        return f"K = {acc.k}"
+    return f"tau {acc.tau:.2f} of {acc.verified_tokens} verified"
+
+
 def _speedup_curves(sweep: BatchSweep) -> list[dict]:
-    """The speedup at the chosen K and at the best K of each batch (K in the hover)."""
-    return [
+    """The speedup of this round and, with an alpha, at the best K of each batch."""
+    traces = [
         {
             "type": "scatter",
             "x": sweep.batch,
             "y": sweep.speedup,
             "mode": "lines",
-            "name": f"speedup, K = {sweep.k}",
+            "name": f"speedup, {round_label(sweep)}",
             "line": {"color": COLORS["q"], "width": 3},
             "hovertemplate": "b = %{x:,}<br>speedup %{y:.2f}x<extra></extra>",
-        },
-        {
-            "type": "scatter",
-            "x": sweep.batch,
-            "y": sweep.best_speedup,
-            "mode": "lines",
-            "name": "best K",
-            "customdata": sweep.best_k,
-            "line": {"color": COLORS["residual"], "dash": "dash", "width": 2},
-            "hovertemplate": "b = %{x:,}: best K = %{customdata}<br>%{y:.2f}x<extra></extra>",
-        },
+        }
     ]
+    if sweep.best_speedup is not None:
+        traces.append(
+            {
+                "type": "scatter",
+                "x": sweep.batch,
+                "y": sweep.best_speedup,
+                "mode": "lines",
+                "name": "best K",
+                "customdata": sweep.best_k,
+                "line": {"color": COLORS["residual"], "dash": "dash", "width": 2},
+                "hovertemplate": "b = %{x:,}: best K = %{customdata}<br>%{y:.2f}x<extra></extra>",
+            }
+        )
+    return traces
 
 
-def _v_curves(batch: np.ndarray, v_by_k: Mapping[int, np.ndarray], k_current: int) -> list[dict]:
-    """v(K, b) for each K (the current K thicker) and the current K's ceiling K + 1."""
-    colors = k_colors(v_by_k)
+def _v_curves(batch: np.ndarray, v_by_tokens: Mapping[int, np.ndarray], current: int) -> list[dict]:
+    """v(m, b) for each number of verified tokens m (the current one thicker) and its
+    ceiling m (a verify of m tokens costs at most m plain steps)."""
+    colors = k_colors(v_by_tokens)
     traces = [
         {
             "type": "scatter",
             "x": batch,
             "y": v,
             "mode": "lines",
-            "name": f"K = {k}",
-            "line": {"color": colors[k], "width": 4 if k == k_current else 2},
-            "hovertemplate": f"K = {k}, " + "b = %{x:,}<br>v = %{y:.2f}<extra></extra>",
+            "name": f"{m} tokens",
+            "line": {"color": colors[m], "width": 4 if m == current else 2},
+            "hovertemplate": f"{m} tokens, " + "b = %{x:,}<br>v = %{y:.2f}<extra></extra>",
         }
-        for k, v in sorted(v_by_k.items())
+        for m, v in sorted(v_by_tokens.items())
     ]
     ceiling = {
         "type": "scatter",
         "x": [batch[0], batch[-1]],
-        "y": [k_current + 1, k_current + 1],
+        "y": [current, current],
         "mode": "lines+text",
-        "name": "K + 1 (no parallelism left)",
+        "name": "ceiling: as many plain steps as tokens",
         "showlegend": False,
-        "text": ["", f"K + 1 = {k_current + 1}"],  # at the right end, clear of the labels
+        "text": ["", f"ceiling {current}"],  # at the right end, clear of the labels
         "textposition": "bottom left",  # of the compute-bound line on the left
-        "line": {"color": colors[k_current], "dash": "dot", "width": 1.5},
+        "line": {"color": colors[current], "dash": "dot", "width": 1.5},
         "hoverinfo": "skip",
     }
     return [*traces, ceiling]
+
+
+LEFT_EDGE = 0.2  # share of the log batch axis near its left end where labels go right
+
+
+def _break_even_trace(sweep: BatchSweep, break_even: int, top: float) -> dict:
+    """The break-even batch as a dashed vertical line; its label right of the line when the
+    line is near the left edge (a label left of it would be cut there)."""
+    span = np.log10(max(float(sweep.batch[-1]), 2.0))
+    line = _vertical(
+        break_even,
+        0,
+        top * 1.02,
+        f"break-even b = {break_even:,}",
+        COLORS["rejected"],
+        "break-even batch",
+    )
+    if np.log10(break_even) < LEFT_EDGE * span:
+        line["textposition"] = "top right"
+    return line
+
+
+SLOWER_EVERYWHERE = "slower at every batch size"
+
+
+def _slower_everywhere() -> dict:
+    """A note in the plot for a round that loses at every batch size."""
+    return {
+        "xref": "paper",
+        "x": 1,
+        "yref": "paper",
+        "y": 1,
+        "xanchor": "right",
+        "yanchor": "top",  # the top right corner: clear of "no gain (1x)" at the left
+        "text": SLOWER_EVERYWHERE,
+        "showarrow": False,
+        "font": {"color": COLORS["rejected"]},
+    }
 
 
 def speedup_vs_batch_figure(
@@ -148,26 +200,22 @@ def speedup_vs_batch_figure(
     server: ServerCosts | None = None,
     title: str = "",
 ) -> go.Figure:
-    """Speedup E / (K c + v) against the batch size, and with the best K at each batch.
+    """Speedup tau / (d c + v) against the batch size, and with the best K at each batch.
 
-    Traces: "speedup, K = k", "best K at each batch" (dashed, its K in the hover), a
-    dotted line at 1 (no gain), "break-even batch" (vertical, when speculation loses
-    within the batches that fit), "your batch" and the measured "this server" point at
-    b = 1 (when given). ``current`` is (batch, speedup at that batch).
+    Traces: "speedup, <round>", "best K" (dashed, its K in the hover; with an alpha only),
+    a dotted line at 1 (no gain), "break-even batch" (vertical, when speculation starts to
+    lose past batch 1; at batch 1 a note says it is slower at every batch size instead),
+    "your batch" and the measured "this server" point at b = 1 (when given). ``current`` is
+    (batch, speedup at that batch).
     """
-    top = max(float(sweep.best_speedup.max()), 1.0, server.speedup(sweep.alpha) if server else 0)
+    best = sweep.best_speedup if sweep.best_speedup is not None else sweep.speedup
+    top = max(float(best.max()), 1.0, server.speedup(sweep.alpha) if server else 0.0)
     traces = _speedup_curves(sweep)
-    if break_even is not None:
-        traces.append(
-            _vertical(
-                break_even,
-                0,
-                top * 1.02,
-                f"break-even b = {break_even:,}",
-                COLORS["rejected"],
-                "break-even batch",
-            )
-        )
+    annotations = []
+    if break_even is not None and break_even > 1:
+        traces.append(_break_even_trace(sweep, break_even, top))
+    elif break_even == 1:
+        annotations.append(_slower_everywhere())
     if current is not None:
         traces.append(_current_marker(*current))
     if server is not None:
@@ -176,9 +224,9 @@ def speedup_vs_batch_figure(
     shape, label = hline(1.0, "no gain (1x)", color=COLORS["discarded"], position="left")
     return make_figure(
         traces,
-        title=title or f"Speedup vs batch size (alpha {sweep.alpha:.2f}, K {sweep.k})",
+        title=title or f"Speedup vs batch size ({round_label(sweep)})",
         shapes=[shape],
-        annotations=[label],
+        annotations=[label, *annotations],
         xaxis=_batch_axis(int(sweep.batch[-1])),
         yaxis={"title": {"text": "speedup (x)"}, "range": [0, top * 1.25]},
     )
@@ -186,20 +234,21 @@ def speedup_vs_batch_figure(
 
 def verify_cost_figure(
     batch: np.ndarray,
-    v_by_k: Mapping[int, np.ndarray],
+    v_by_tokens: Mapping[int, np.ndarray],
     *,
-    k_current: int,
+    current: int,
     compute_bound: int | None = None,
     server: ServerCosts | None = None,
 ) -> go.Figure:
-    """v(K, b) = time(b, K + 1) / time(b, 1) against the batch size, one curve per K.
+    """v(m, b) = time(b, m) / time(b, 1) against the batch size, one curve per m tokens.
 
-    Traces: "K = k" curves (the current K thicker), "K + 1 = .." the ceiling of the
-    current K (dotted), "compute-bound from here" (vertical, where the current K's verify
-    reaches the compute roof) and "this server" (its measured v at b = 1, its own K).
+    Traces: "<m> tokens" curves (the current m thicker; a chain of K verifies K + 1), the
+    ceiling of the current m (dotted), "compute-bound from here" (vertical, where the
+    current verify's linear layers reach the compute roof) and "this server" (its measured
+    v at b = 1, its own K).
     """
-    traces = _v_curves(batch, v_by_k, k_current)
-    top = max(float(k_current + 1), server.v if server else 0.0)
+    traces = _v_curves(batch, v_by_tokens, current)
+    top = max(float(current), server.v if server else 0.0)
     if compute_bound is not None:
         traces.append(
             _vertical(
@@ -217,11 +266,11 @@ def verify_cost_figure(
     shape, label = hline(1.0, "free verify (v = 1)", color=COLORS["discarded"], position="left")
     return make_figure(
         traces,
-        title="Verify cost v(K, b), in plain steps",
+        title="Verify cost v(b), in plain steps",
         shapes=[shape],
         annotations=[label],
         xaxis=_batch_axis(int(batch[-1])),
-        yaxis={"title": {"text": "v(K, b) (plain target steps)"}, "range": [0.8, top * 1.2]},
+        yaxis={"title": {"text": "v (plain target steps)"}, "range": [0.8, top * 1.2]},
     )
 
 
@@ -304,7 +353,7 @@ def throughput_latency_figure(
             "no speculation, batches",
             ("middle right", "top center"),
         ),
-        _curve(spec_x, spec_y, b, f"with speculation (K = {sweep.k})", COLORS["q"]),
+        _curve(spec_x, spec_y, b, f"with speculation ({round_label(sweep)})", COLORS["q"]),
         _labels(
             spec_x,
             spec_y,
@@ -344,16 +393,20 @@ PUBLISHED_COLUMNS = {
     "predicted": "model",
     "error": "model − published",
     "relative": "error (%)",
-    "c_published": "c (paper)",
+    "circular": "circular (left out of the median)",
+    "c_published": "c (source)",
     "c_predicted": "c (model)",
     "v_predicted": "v (model)",
     "assumed": "assumed",
     "note": "where the model misses, and why",
 }
+UNITS = {"speedup": "{:.2f}x", "ms per token": "{:.2f} ms", "tokens/s": "{:,.0f} tokens/s"}
+NOT_GIVEN = "not given"  # a source that gives no c; never a raw None on screen
+NOT_APPLICABLE = "—"  # a step-time row has no c or v
 
 
 def published_table(rows: Sequence[PublishedCheck]) -> pd.DataFrame:
-    """The published checks as a table: figure, prediction, error, c, v, assumptions."""
+    """The published checks as numbers (for the CSV): figure, prediction, error, c, v."""
     records = [
         {
             "source": r.source,
@@ -363,6 +416,7 @@ def published_table(rows: Sequence[PublishedCheck]) -> pd.DataFrame:
             "predicted": r.predicted,
             "error": r.error,
             "relative": 100.0 * r.relative_error,
+            "circular": r.circular,
             "c_published": r.c_published,
             "c_predicted": r.c_predicted,
             "v_predicted": r.v_predicted,
@@ -372,3 +426,130 @@ def published_table(rows: Sequence[PublishedCheck]) -> pd.DataFrame:
         for r in rows
     ]
     return pd.DataFrame(records, columns=list(PUBLISHED_COLUMNS)).rename(columns=PUBLISHED_COLUMNS)
+
+
+def _optional(value: float | None, fmt: str, missing: str) -> str:
+    return missing if value is None else fmt.format(value)
+
+
+def published_display(rows: Sequence[PublishedCheck]) -> pd.DataFrame:
+    """The same rows as text for the screen: each figure with its unit, the error in %,
+    "not given" where a source gives no c and "—" where a row has no c or v (a step time)."""
+    records = []
+    for r in rows:
+        unit = UNITS[r.quantity]
+        step = r.quantity == "ms per token"
+        records.append(
+            {
+                "source": r.source,
+                "setting": r.setting,
+                "published": unit.format(r.published),
+                "model": unit.format(r.predicted),
+                "error (%)": 100.0 * r.relative_error,
+                "in the median": "no: circular" if r.circular else "yes",
+                "c (source)": _optional(
+                    r.c_published, "{:.3f}", NOT_APPLICABLE if step else NOT_GIVEN
+                ),
+                "c (model)": _optional(r.c_predicted, "{:.3f}", NOT_APPLICABLE),
+                "v (model)": _optional(r.v_predicted, "{:.2f}", NOT_APPLICABLE),
+            }
+        )
+    return pd.DataFrame(records)
+
+
+# ----------------------------------------------------------------------------- measured
+MEASURED_STYLE = {"symbol": "square", "size": 10}
+
+
+def _measured_trace(x, y, name: str, color: str, *, dash: str = "solid", fits=None) -> dict:
+    """Measured points joined by a line; a point that one GPU cannot hold is hollow."""
+    symbols = ["square" if ok else "square-open" for ok in (fits or [True] * len(x))]
+    return {
+        "type": "scatter",
+        "x": list(x),
+        "y": list(y),
+        "mode": "lines+markers",
+        "name": name,
+        "line": {"color": color, "width": 2, "dash": dash},
+        "marker": {**MEASURED_STYLE, "color": color, "symbol": symbols},
+        "hovertemplate": "b = %{x:,}<br>%{y:.2f}<extra>" + name + "</extra>",
+    }
+
+
+def _model_trace(x, y, name: str, color: str) -> dict:
+    return {
+        "type": "scatter",
+        "x": list(x),
+        "y": list(y),
+        "mode": "lines",
+        "name": name,
+        "line": {"color": color, "width": 3, "dash": "dash"},
+        "hovertemplate": "b = %{x:,}<br>%{y:.2f}<extra>" + name + "</extra>",
+    }
+
+
+def measured_v_figure(
+    batch: Sequence[int],
+    measured: np.ndarray,
+    two_gemm: np.ndarray,
+    model: np.ndarray,
+    *,
+    k: int,
+    context: int,
+    fits: Sequence[bool],
+) -> go.Figure:
+    """v(K, b) of an 8B-shaped step on one H200: measured (the faster kernel at each shape,
+    and the two-GEMM kernel alone) beside the per-layer model. Hollow: a batch whose KV cache
+    one H200 cannot hold (timed with reused KV slices)."""
+    traces = [
+        _measured_trace(
+            batch, measured, "measured, faster kernel per shape", COLORS["p"], fits=fits
+        ),
+        _measured_trace(
+            batch,
+            two_gemm,
+            "measured, two-GEMM attention only",
+            COLORS["discarded"],
+            dash="dot",
+            fits=fits,
+        ),
+        _model_trace(batch, model, "model (per-layer roofline)", COLORS["q"]),
+    ]
+    # the label at the right end: at the left the measured points sit on the line
+    shape, label = hline(1.0, "free verify (v = 1)", color=COLORS["discarded"], position="right")
+    label["yanchor"] = "top"
+    top = max(float(np.max(measured)), float(np.max(two_gemm)), float(np.max(model)), 1.0)
+    return make_figure(
+        traces,
+        title=f"v({k}) on one H200, {context:,} tokens",
+        shapes=[shape],
+        annotations=[label],
+        xaxis=_batch_axis(int(batch[-1])),
+        yaxis={"title": {"text": f"v({k}) (plain steps)"}, "range": [0.8, top * 1.15]},
+    )
+
+
+def measured_step_figure(
+    batch: Sequence[int],
+    measured: Mapping[int, np.ndarray],
+    model: Mapping[int, np.ndarray],
+    *,
+    context: int,
+    fits: Sequence[bool],
+) -> go.Figure:
+    """Step time in ms against the batch, per tokens per sequence: measured markers
+    (the faster kernel) and the model's dashed lines in the same colour."""
+    colors = k_colors(measured)
+    traces = []
+    for m in sorted(measured):
+        traces.append(
+            _measured_trace(batch, measured[m], f"{m} token(s), measured", colors[m], fits=fits)
+        )
+        traces.append(_model_trace(batch, model[m], f"{m} token(s), model", colors[m]))
+    values = [v for arr in (*measured.values(), *model.values()) for v in arr]
+    return make_figure(
+        traces,
+        title=f"Step time on one H200, {context:,} tokens",
+        xaxis=_batch_axis(int(batch[-1])),
+        yaxis=_log_axis("ms per step (log scale)", values),
+    )

@@ -1,14 +1,18 @@
 """Serving lab: when is speculative decoding fast? Hardware, batch size and engine logs.
 
-A roofline model of one decoding step (specdec_core.serving) for GPUs and models from
-their spec sheets, with this server's measured costs beside them. The sections live in
-specdec_ui.serving_view; this file only calls them in order.
+A per-layer roofline of one decoding step (specdec_core.serving) for GPUs and models from
+their spec sheets, this server's measured costs beside it, an H200 measured for this
+project, and published results. The sections live in specdec_ui.serving_view and its
+sibling views; this file only calls them in order.
 """
 
 from __future__ import annotations
 
 import specdec_core as sc
 from specdec_core import serving as sv
+from specdec_ui import serving_cases_view as cases
+from specdec_ui import serving_checks_view as checks
+from specdec_ui import serving_log_view as logs
 from specdec_ui import serving_view as view
 from specdec_ui.page_frame import inputs_area, page_frame
 from specdec_ui.widgets import show_error, show_source
@@ -21,10 +25,9 @@ with page_frame(__file__, view.INTRO) as frame:
         view.inputs(state)
     chosen = state.keep()
 
-    try:
-        result = view.compute(chosen)
-    except sc.SpecDecError as err:
-        show_error(err)
+    result = view.try_compute(chosen)
+    if isinstance(result, sc.SpecDecError):
+        show_error(result)
         result = None
 
     if result is not None:
@@ -35,17 +38,18 @@ with page_frame(__file__, view.INTRO) as frame:
         view.charts(result, reading)
         if frame.presenting:  # projector: the answer and its chart first
             view.metrics(result)
-        view.server_note(result.sweep.k, reading, result.sweep.alpha)
+        view.server_note(result, reading)
 
-    view.why_slower(state, result)
-    view.engine_log_decoder(state, chosen)
-    view.published_section()
-    view.leaves_out()
-    view.share(state, chosen)
+    cases.why_slower(state, result, chosen)
+    checks.measured_section(state)
+    logs.engine_log_decoder(state, chosen)
+    checks.published_section()
+    checks.leaves_out()
+    view.share(state, state.keep())
     show_source(
-        sv.step_time,
+        sv.step_cost,
         sv.verify_cost,
-        sv.serving_speedup,
+        sv.round_speedup,
         sv.break_even_batch,
-        sc.metrics_from_rates,
+        sc.metrics_from_vllm_counters,
     )

@@ -1,16 +1,24 @@
-"""Serving lab: the answer, the charts, this server's point, the link, the checklist, logs."""
+"""Serving lab: the answer, the charts, this server's point, the link, the new inputs with bad
+values refused by name, the checklist's computed lessons, the log decoder, the H200 and the
+published table."""
 
 import pytest
 
 import specdec_core as sc
 from specdec_core import serving as sv
+from specdec_core import serving_published as sp
 from specdec_core.lm.adaptive import CostProfile
 from specdec_ui import figures_serving as fsv
+from specdec_ui import serving_cases_view as cases
 from specdec_ui import serving_view as view
 from specdec_ui.text import md_escape
 from tests.app.conftest import figures, open_page
 
 PAGE = "pages/scripts/serving.py"
+DEFAULT_ANSWER = (
+    "**At batch 1: 2.46x** with K = 4 and alpha = 0.75 on 4 x H100 SXM. Best K here: 6 "
+    "(2.54x). With K = 4, speculation stops paying at b = 152 (break-even batch)."
+)
 
 
 # This server's costs: a plain step of 0.4 ms, c = 0.19, v(k) growing from 1 (k = 0).
@@ -42,6 +50,11 @@ def _answer(at) -> str:
     return at.get_by_key("serve_answer").children[0].value
 
 
+def _plain(text: str) -> str:
+    """Markdown as a student reads it (the escapes removed)."""
+    return text.replace("\\", "")
+
+
 def _metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
@@ -54,21 +67,24 @@ def _trace(fig: dict, name: str) -> dict:
     return next(t for t in fig["data"] if t.get("name") == name)
 
 
+def _names(fig: dict) -> set:
+    return {t.get("name") for t in fig["data"]}
+
+
 def test_default_is_llama_70b_on_4_h100_with_its_break_even_batch():
     at = open_page(PAGE)
     assert not at.exception and not at.error and not at.warning
-    assert _answer(at) == (
-        "**At batch 1: 2.59x** with K = 4 and alpha = 0.75 on 4 x H100 SXM. Best K here: 7 "
-        "(2.74x). Speculation stops paying at b = 272 (break-even batch)."
-    )
-    assert _metric(at, "target step") == "10.85 ms"
-    assert _metric(at, "v(4) = verify / step") == "1.00"
-    assert _metric(at, "plain step bound by") == "memory"
-    assert _metric(at, "verify of 5 bound by") == "memory"
+    assert _answer(at) == DEFAULT_ANSWER
+    assert _metric(at, "target step") == "17.31 ms"
+    assert _metric(at, "c: draft step / target step") == "0.060"
+    assert _metric(at, "v: verify of 5 tokens / step") == "1.00"
+    assert _metric(at, "tokens per round") == "3.05"
+    assert _metric(at, "verify bound by") == "memory"
+    assert _metric(at, "KV cache share of a step") == "0.2%"  # 84 MB of 35 GB per chip
     speed = _figure(at, "Speedup vs batch size")
-    assert _trace(speed, "break-even batch")["x"] == [272, 272]
+    assert _trace(speed, "break-even batch")["x"] == [152, 152]
     assert _trace(speed, "your batch")["x"] == [1]
-    assert len(figures(at)) == 4  # three charts and the engine log's
+    assert len(figures(at)) == 6  # three charts, the H200's two and the engine log's
 
 
 def test_this_server_is_a_point_on_the_charts_from_the_model_pair_lab_measurement():
@@ -102,16 +118,20 @@ def test_the_share_link_holds_every_input_and_reopens_the_same_page():
     at.number_input(key="serve_context").set_value(512).run()
     at.slider(key="serve_alpha").set_value(0.8).run()
     at.slider(key="serve_k").set_value(5).run()
+    at.selectbox(key="serve_bpp").set_value("fp8").run()
+    at.number_input(key="serve_bw_frac").set_value(0.8).run()
     assert not at.exception and not at.error
     params = dict(at.query_params.items())
     assert set(view.DEFAULTS) <= set(params)  # every input is in the link
     assert params["hw"] == "h100-sxm" and params["hw_bw"] == "3350" and params["batch"] == "64"
+    assert params["bpp"] == "fp8" and params["bw_frac"] == "0.8"
     answer = _answer(at)
     again = open_page(PAGE, {k: v[0] if isinstance(v, list) else v for k, v in params.items()})
     assert not again.exception and not again.warning
     assert _answer(again) == answer
     assert again.selectbox(key="serve_draft").value == "eagle-head"
     assert again.slider(key="serve_k").value == 5
+    assert again.selectbox(key="serve_bpp").value == "fp8"
 
 
 def test_typed_numbers_in_a_link_open_as_typed_hardware():
@@ -138,6 +158,15 @@ def test_typed_numbers_in_a_link_open_as_typed_hardware():
         ({"t_layers": "1.5"}, "t_layers"),
         ({"log_rates": "0.5, 0.9"}, "log_rates"),
         ({"log_mode": "<script>x</script>"}, "log_mode"),
+        ({"bw_frac": "1.5"}, "bw_frac"),
+        ({"fl_frac": "0"}, "fl_frac"),
+        ({"draft_tp": "2"}, "draft_tp"),
+        ({"bpp": "fp4"}, "bpp"),
+        ({"acc": "beta"}, "acc"),
+        ({"tau": "20"}, "tau"),
+        ({"prefill": "-5"}, "prefill"),
+        ({"share": "1.2"}, "share"),
+        ({"t_tied": "maybe"}, "t_tied"),
     ],
 )
 def test_bad_link_values_are_named_in_a_warning_and_fall_back(query, bad):
@@ -145,7 +174,7 @@ def test_bad_link_values_are_named_in_a_warning_and_fall_back(query, bad):
     assert not at.exception
     assert len(at.warning) == 1 and f"'{md_escape(bad)}'" in at.warning[0].value
     assert "<script>" not in at.warning[0].value
-    assert _answer(at).startswith("**At batch 1: 2.59x**")  # the defaults
+    assert _answer(at).startswith("**At batch 1: 2.46x**")  # the defaults
 
 
 def test_a_model_that_does_not_fit_is_refused_with_both_sizes():
@@ -157,6 +186,9 @@ def test_a_model_that_does_not_fit_is_refused_with_both_sizes():
     assert "143" in text and "9 GB" in text and "80" in text and "H100 SXM" in text
     with pytest.raises(KeyError):  # no answer for a setup that cannot run
         at.get_by_key("serve_answer")
+    at.selectbox(key="serve_bpp").set_value("int4").run()  # int4 weights: 35 GB, it fits
+    assert not at.error and "H100 SXM" in _answer(at)
+    at.selectbox(key="serve_bpp").set_value("bf16").run()
     at.number_input(key="serve_hw_chips").set_value(2).run()  # typed: 2 chips, 160 GB
     assert not at.error and "typed hardware" in _answer(at)
 
@@ -164,34 +196,108 @@ def test_a_model_that_does_not_fit_is_refused_with_both_sizes():
 def test_a_batch_that_does_not_fit_names_the_kv_cache():
     at = open_page(PAGE, {"batch": "2000"})
     assert not at.exception
-    assert "KV cache for 2,000 x 1,024 tokens" in at.error[0].value.replace("\\", "")
+    assert "KV cache for 2,000 x 1,024 tokens" in _plain(at.error[0].value)
 
 
-@pytest.mark.parametrize("item", list(view.WHY))
-def test_each_checklist_button_sets_the_page_to_show_it(item):
+def test_a_measured_tau_and_a_tree_replace_alpha():
+    """tau = 4 tokens per round, a tree of 32 verified in 5 steps: the answer names them, the
+    v chart draws the 32-token verify, and no best-K curve (no alpha to try other K with)."""
+    at = open_page(PAGE)
+    at.radio(key="serve_acc").set_value("tau").run()
+    at.number_input(key="serve_tau").set_value(4.0).run()
+    at.number_input(key="serve_verified").set_value(32).run()
+    at.slider(key="serve_k").set_value(5).run()
+    assert not at.exception and not at.error
+    assert "tau = 4.00 tokens per round, 32 verified, 5 draft steps" in _answer(at)
+    assert "Best K" not in _answer(at) and "With this round" in _answer(at)
+    assert _metric(at, "v: verify of 32 tokens / step") == "1.02"
+    speed = _figure(at, "Speedup vs batch size (tau 4.00 of 32 verified)")
+    assert "best K" not in _names(speed) and fsv.SERVER_NAME not in _names(speed)
+    assert "32 tokens" in _names(_figure(at, "Verify cost"))
+
+
+@pytest.mark.parametrize(
+    ("steps", "message"),
+    [
+        ([("serve_tau", 6.0)], "tau, tokens per round = 6 is out of range; allowed: 1 to 5"),
+        ([("serve_verified", 3)], "tokens verified per round = 3 is out of range; allowed: 5"),
+    ],
+)
+def test_bad_acceptance_values_are_refused_by_name(steps, message):
+    at = open_page(PAGE)
+    at.radio(key="serve_acc").set_value("tau").run()
+    for key, value in steps:
+        at.number_input(key=key).set_value(value).run()
+    assert not at.exception
+    assert len(at.error) == 1 and message in _plain(at.error[0].value)
+
+
+def test_a_typed_model_too_small_for_its_vocabulary_is_refused_by_name():
+    at = open_page(PAGE)
+    at.selectbox(key="serve_target").set_value("llama-3.1-8b").run()
+    at.selectbox(key="serve_hw").set_value("h100-sxm").run()
+    at.number_input(key="serve_t_params").set_value(0.5).run()
+    assert not at.exception and at.selectbox(key="serve_target").value == view.CUSTOM
+    assert "typed model (bf16): 0.5 B parameters cannot hold its 128,256 x 4,096 embedding" in (
+        _plain(at.error[0].value)
+    )
+
+
+def test_the_draft_on_one_chip_and_the_prefill_change_the_answer():
+    at = open_page(PAGE)
+    at.radio(key="serve_draft_tp").set_value("1").run()
+    assert _metric(at, "c: draft step / target step") == "0.093"
+    at.number_input(key="serve_prefill").set_value(2048).run()
+    assert "prompts move" in _answer(at) and "all tokens together" in _answer(at)
+
+
+@pytest.mark.parametrize("item", list(cases.WHY))
+def test_each_checklist_button_sets_the_page_and_its_lesson_quotes_the_answer(item):
     at = open_page(PAGE)
     at.button(key=f"serve_why_{item}").click().run()
     assert not at.exception and not at.error
-    settings = view.WHY[item].settings
+    settings = cases.WHY[item].settings
     assert at.number_input(key="serve_batch").value == settings["batch"]
     assert at.slider(key="serve_alpha").value == settings["alpha"]
     assert at.slider(key="serve_k").value == settings["k"]
     assert at.selectbox(key="serve_draft").value == settings["draft"]
-    now = at.get_by_key("serve_why_now")
-    assert now is not None and "Now:" in now.children[1].value
+    lesson = _plain(at.get_by_key("serve_why_now").children[1].value)
+    speedup = _answer(at).split("**")[1].split(": ")[1]  # "0.83x" of the bold answer
+    if item == "prefill":  # its lesson is about the whole server: all tokens together
+        assert "each sequence decodes " + speedup.removesuffix("x") + "x as fast" in lesson
+    else:
+        assert speedup.removesuffix("x") + "x" in lesson, (speedup, lesson)
     assert dict(at.query_params.items())["batch"] == str(settings["batch"])
 
 
-def test_verifying_is_not_free_turns_the_gain_into_a_slowdown():
+def test_lessons_that_used_to_contradict_their_numbers_now_follow_them():
     at = open_page(PAGE)
+    at.button(key="serve_why_alpha_low").click().run()
+    lesson = _plain(at.get_by_key("serve_why_now").children[1].value)
+    assert _answer(at).startswith("**At batch 1: 1.26x**")
+    assert "a gain of 1.26x" in lesson and "makes up for the low alpha" in lesson
     at.button(key="serve_why_compute").click().run()
-    assert _answer(at).startswith("**At batch 512: 0.83x**")
-    assert _metric(at, "plain step bound by") == "memory"  # one token per sequence: not yet
-    assert _metric(at, "verify of 5 bound by") == "arithmetic"
-    assert float(_metric(at, "v(4) = verify / step")) > 2.5
+    lesson = _plain(at.get_by_key("serve_why_now").children[1].value)
+    assert "a loss: 0.83x" in lesson and "The best K at this batch is 1: a gain of 1.08x" in lesson
+    assert "Best K here: 1 (1.08x)" in _answer(at)
+    at.button(key="serve_why_lookup").click().run()
+    lesson = _plain(at.get_by_key("serve_why_now").children[1].value)
+    assert "here in 35% of the rounds" in lesson and "unigram and bigram" in lesson
+    at.number_input(key="serve_batch").set_value(8).run()  # the student moves on
+    lesson = _plain(at.get_by_key("serve_why_now").children[1].value)
+    assert "press the case's button again" in lesson
+
+
+def test_a_slow_draft_says_slower_at_every_batch_size_in_the_answer_and_the_chart():
+    at = open_page(PAGE)
     at.button(key="serve_why_slow_draft").click().run()
     assert at.number_input(key="serve_draft_c").value == 0.9
     assert _answer(at).startswith("**At batch 1: 0.66x**")
+    assert "slower than plain decoding at every batch size" in _answer(at)
+    speed = _figure(at, "Speedup vs batch size")
+    assert "break-even batch" not in _names(speed)  # no "break-even b = 1" over "no gain"
+    notes = [a["text"] for a in speed["layout"]["annotations"]]
+    assert "slower at every batch size" in notes
 
 
 def test_the_engine_log_decoder_reads_the_llama_cpp_and_vllm_logs():
@@ -199,18 +305,34 @@ def test_the_engine_log_decoder_reads_the_llama_cpp_and_vllm_logs():
     assert _metric(at, "mean acceptance length AL") == "2.92"
     m = sc.metrics_from_rates([0.805, 0.632, 0.483])
     assert _metric(at, "fitted alpha (i.i.d. model)") == f"{m.fitted_alpha:.3f}"
-    table = at.dataframe[0].value
+    table = next(d.value for d in at.dataframe if "r_i" in d.value.columns)
     assert list(table["r_i"]) == [0.805, 0.632, 0.483]
-    assert list(table["r_i / r_(i-1)"]) == [0.805, round(0.632 / 0.805, 3), round(0.483 / 0.632, 3)]
+    assert list(table["r_i / r_(i-1)"]) == ["0.805", f"{0.632 / 0.805:.3f}", f"{0.483 / 0.632:.3f}"]
     chart = _figure(at, "Your log, position by position")  # the engine panel's own chart
     assert chart["data"][0]["y"] == [0.805, 0.632, 0.483]
     assert chart["data"][2]["y"] == pytest.approx([m.fitted_alpha**i for i in (1, 2, 3)])
     at.selectbox(key="serve_log_preset").set_value("vllm-k7").run()
-    assert _metric(at, "draft acceptance rate (K = 7)") == "0.273"
-    assert _metric(at, "fitted alpha") == "n/a"
+    assert _metric(at, "(AL − 1) / K, K = 7") == "0.273"
+    assert _metric(at, "fitted alpha (i.i.d. model)") == "n/a"
     at.selectbox(key="serve_log_preset").set_value("vllm-counts").run()
     assert _metric(at, "mean acceptance length AL") == "2.92"
-    assert _metric(at, "fitted alpha (i.i.d. model)") == f"{m.fitted_alpha:.3f}"
+    assert _metric(at, "accepted / draft tokens (vLLM)") == "0.640"
+    assert any("They agree: every round drafted K = 3" in x.value for x in at.markdown)
+
+
+def test_vllm_counters_of_shorter_drafts_show_both_rates_and_why_they_differ():
+    at = open_page(PAGE)
+    at.selectbox(key="serve_log_preset").set_value("vllm-ngram").run()
+    assert not at.exception and not at.error
+    assert _metric(at, "(AL − 1) / K, K = 3") == "0.483"
+    assert _metric(at, "accepted / draft tokens (vLLM)") == "0.604"
+    words = " ".join(_plain(x.value) for x in at.markdown)
+    assert "They differ: the rounds drafted 2.40 tokens on average, not K = 3" in words
+    at.number_input(key="serve_log_accepted").set_value(1_000).run()
+    assert at.selectbox(key="serve_log_preset").value == view.CUSTOM
+    assert "num_accepted_tokens = 1,000 but the per-position counts add up to 1,450" in _plain(
+        at.error[0].value
+    )
 
 
 def test_a_typed_log_that_increases_is_refused_and_the_fit_can_be_used_above():
@@ -218,9 +340,9 @@ def test_a_typed_log_that_increases_is_refused_and_the_fit_can_be_used_above():
     at.text_input(key="serve_log_rates").input("0.5, 0.9").run()
     assert not at.exception
     assert at.selectbox(key="serve_log_preset").value == view.CUSTOM
-    assert len(at.error) == 1 and "position 2 (0.9) is above position 1" in at.error[
-        0
-    ].value.replace("\\", "")
+    assert len(at.error) == 1 and "position 2 (0.9) is above position 1" in _plain(
+        at.error[0].value
+    )
     at.text_input(key="serve_log_rates").input("0.9, 0.8, 0.7, 0.6").run()
     fitted = sc.metrics_from_rates([0.9, 0.8, 0.7, 0.6]).fitted_alpha
     at.button(key="serve_log_use").click().run()
@@ -229,15 +351,35 @@ def test_a_typed_log_that_increases_is_refused_and_the_fit_can_be_used_above():
     assert dict(at.query_params.items())["log_rates"] == "0.9, 0.8, 0.7, 0.6"
 
 
-def test_published_checks_table_shows_each_error():
+def test_published_checks_table_shows_each_error_the_median_and_no_raw_none():
     at = open_page(PAGE)
     table = next(d.value for d in at.dataframe if "error (%)" in d.value.columns)
-    rows = sv.published_checks()
+    rows = sp.published_checks()
     assert len(table) == len(rows)
-    assert list(table["published"]) == pytest.approx([r.published for r in rows])
+    assert list(table["published"])[:2] == ["3.40x", "2.80x"]
     assert list(table["error (%)"]) == pytest.approx([100 * r.relative_error for r in rows])
-    text = " ".join(m.value for m in at.markdown)
-    assert "Leviathan et al" in text and "communication" in text
+    cells = [str(v) for column in table.columns for v in table[column]]
+    assert "None" not in cells and "nan" not in cells
+    assert list(table["c (source)"])[:2] == ["0.020", "0.040"]
+    assert "not given" in list(table["c (source)"]) and "—" in list(table["c (model)"])
+    median, used, _ = sp.error_summary(rows)
+    text = " ".join(_plain(m.value) for m in at.markdown)
+    assert f"Median error of the {used} rows that test the model: **{median:.0%}**" in text
+    captions = " ".join(c.value for c in at.caption)
+    assert "Table 2 (Sec. 4.1)" in captions and "Table 4 (Appendix A.3)" in captions
+
+
+def test_the_h200_section_shows_measured_beside_model_and_switches_context():
+    at = open_page(PAGE)
+    v = _figure(at, "v(4) on one H200, 1,024 tokens")
+    assert {"measured, faster kernel per shape", "model (per-layer roofline)"} <= _names(v)
+    at.radio(key="serve_meas_n").set_value(4096).run()
+    at.selectbox(key="serve_meas_k").set_value(8).run()
+    v = _figure(at, "v(8) on one H200, 4,096 tokens")
+    symbols = _trace(v, "measured, faster kernel per shape")["marker"]["symbol"]
+    assert symbols[-1] == "square-open" and symbols[-2] == "square"  # 256 x 4,096: no fit
+    assert any("more than one H200 holds" in c.value for c in at.caption)
+    assert any("CUDA graphs on" in c.value for c in at.caption)
 
 
 def test_presenter_view_folds_the_inputs_and_keeps_the_link():

@@ -244,3 +244,60 @@ def test_bad_input_names_the_entry_and_what_is_allowed(call, message):
     with pytest.raises(sc.SpecDecError) as err:
         call()
     assert message in str(err.value)
+
+
+# --- vLLM's four counters: accepted / draft tokens beside (AL - 1) / K -------------------
+
+
+def test_vllm_counters_with_full_length_drafts_give_one_draft_acceptance_rate():
+    """1,000 rounds of K = 3 drafts (3,000 draft tokens), 805 + 632 + 483 kept: vLLM's
+    accepted / draft tokens = 1920 / 3000 = 0.64 = (AL - 1) / K."""
+    m = sc.metrics_from_vllm_counters(1_000, 3_000, 1_920, [805, 632, 483])
+    assert m.rounds == 1_000 and m.draft_tokens == 3_000 and m.accepted_tokens == 1_920
+    assert m.mean_acceptance_length == pytest.approx(2.92)
+    assert m.accepted_per_drafted == pytest.approx(0.64) == m.draft_acceptance_rate
+    assert m.mean_drafted == 3.0
+
+
+def test_vllm_counters_with_shorter_drafts_differ_from_al_minus_1_over_k():
+    """An n-gram draft proposes 0..K tokens: 2,400 draft tokens in 1,000 rounds of K = 3.
+    (AL - 1) / K = 1.45 / 3 = 0.483 counts the 600 drafts never proposed as rejected; vLLM's
+    "Avg Draft acceptance rate" = 1,450 / 2,400 = 0.604."""
+    m = sc.metrics_from_vllm_counters(1_000, 2_400, 1_450, [700, 450, 300])
+    assert m.mean_acceptance_length == pytest.approx(2.45)
+    assert m.draft_acceptance_rate == pytest.approx(1.45 / 3)
+    assert m.accepted_per_drafted == pytest.approx(1_450 / 2_400)
+    assert m.mean_drafted == pytest.approx(2.4)
+    # rates alone (no counters) can only give (AL - 1) / K
+    rates = sc.metrics_from_rates(m.rates)
+    assert rates.accepted_per_drafted == rates.draft_acceptance_rate
+
+
+def test_vllm_counters_from_the_run_of_the_model_pair_engine_agree_with_per_round_counts():
+    """The same numbers from per-round kept counts (every round drafts K)."""
+    per_round = [0, 3, 1, 2, 3, 0, 1]
+    m = sc.metrics_from_accepted_per_round(per_round, 3)
+    counters = sc.metrics_from_vllm_counters(
+        7, 21, sum(per_round), [sum(n >= i for n in per_round) for i in (1, 2, 3)]
+    )
+    assert counters.rates == pytest.approx(m.rates)
+    assert counters.accepted_per_drafted == pytest.approx(m.draft_acceptance_rate)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((1_000, 3_000, 1_900, [805, 632, 483]), "num_accepted_tokens = 1,900 but the"),
+        ((1_000, 1_800, 1_920, [805, 632, 483]), "num_draft_tokens = 1,800; allowed: from the"),
+        ((1_000, 3_001, 1_920, [805, 632, 483]), "to num_drafts x K = 3,000 (K = 3"),
+        ((0, 0, 0, [0]), "num_drafts = 0; at least 1 round"),
+        ((1_000, -1, 0, [0]), "num_draft_tokens = -1; a counter is a whole number >= 0"),
+        ((1_000, 3_000, 1.5, [1]), "num_accepted_tokens = 1.5"),
+        ((10, 30, 25, [11, 9, 5]), "num_accepted_tokens_per_pos: position 1 is 11, more than"),
+        ((10, 30, 9, [2, 7]), "num_accepted_tokens_per_pos: position 2 (7) is above"),
+    ],
+)
+def test_vllm_counters_that_cannot_come_from_one_run_are_refused(args, message):
+    with pytest.raises(sc.InvalidParameterError) as err:
+        sc.metrics_from_vllm_counters(*args)
+    assert message in str(err.value)

@@ -2,8 +2,9 @@
 
 import pytest
 
+import specdec_core as sc
 from specdec_core.engine_metrics import metrics_from_position_counts, metrics_from_rates
-from specdec_ui.figures_engine import position_rates_figure, vllm_log_line
+from specdec_ui.figures_engine import ENGINE_WORDS, position_rates_figure, vllm_log_line
 
 
 def test_the_log_line_is_the_one_vllm_prints_for_a_published_log():
@@ -29,3 +30,13 @@ def test_the_chart_shows_unconditional_bars_conditional_markers_and_the_fit():
     alpha = metrics.fitted_alpha  # 1.3 / (1.3 + 0.9)
     assert alpha == pytest.approx(1.3 / 2.2)
     assert list(fit["y"]) == pytest.approx([alpha, alpha**2, alpha**3])
+
+
+def test_the_log_line_prints_vllms_rate_accepted_over_draft_tokens():
+    """Rounds that drafted 2.4 tokens on average: vLLM prints 1,450 / 2,400 = 60.4 %, not
+    (AL - 1) / K = 48.3 %, and "Drafted" is the counter, not rounds x K."""
+    m = sc.metrics_from_vllm_counters(1_000, 2_400, 1_450, [700, 450, 300])
+    line = vllm_log_line(m)
+    assert "Accepted: 1450 tokens, Drafted: 2400 tokens" in line
+    assert line.endswith("Avg Draft acceptance rate: 60.4%")
+    assert "(AL − 1) / K when every round drafts K tokens" in ENGINE_WORDS

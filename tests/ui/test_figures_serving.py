@@ -1,9 +1,11 @@
-"""Figure and table builders of the Serving lab: traces, values, markers, escaping."""
+"""Figure and table builders of the Serving lab: traces, values, markers, labels, escaping."""
 
 import numpy as np
 import pytest
 
 from specdec_core import serving as sv
+from specdec_core import serving_measured as sm
+from specdec_core import serving_published as sp
 from specdec_ui import figures_serving as fsv
 
 SETUP = sv.ServingSetup(
@@ -12,9 +14,9 @@ SETUP = sv.ServingSetup(
 SERVER = sv.ServerCosts("this server", 4, 400e-6, 0.2, 1.6)
 
 
-def _sweep(alpha=0.75, k=4):
-    grid = np.union1d(sv.batch_grid(sv.max_batch(SETUP), 30), [8, 64])
-    return sv.batch_sweep(SETUP, alpha, k, grid)
+def _sweep(alpha=0.75, k=4, setup=SETUP):
+    grid = np.union1d(sv.batch_grid(sv.max_batch(setup), 30), [8, 64])
+    return sv.batch_sweep(setup, sv.Acceptance(k, alpha=alpha), grid)
 
 
 def _trace(fig, name):
@@ -25,7 +27,7 @@ def _trace(fig, name):
 
 def test_speedup_vs_batch_draws_the_core_curve_best_k_and_break_even():
     sweep = _sweep()
-    be = sv.break_even_batch(SETUP, 0.75, 4)
+    be = sv.break_even_batch(SETUP, sweep.acceptance)
     fig = fsv.speedup_vs_batch_figure(sweep, break_even=be, current=(64, 2.5), server=SERVER)
     curve = _trace(fig, "speedup, K = 4")
     np.testing.assert_array_equal(curve.x, sweep.batch)
@@ -34,12 +36,31 @@ def test_speedup_vs_batch_draws_the_core_curve_best_k_and_break_even():
     np.testing.assert_array_equal(best.customdata, sv.best_k(SETUP, 0.75, sweep.batch))
     assert np.all(np.asarray(best.y) >= np.asarray(curve.y) - 1e-12)
     line = _trace(fig, "break-even batch")
-    assert list(line.x) == [be, be] == [272, 272] and line.text[1] == "break-even b = 272"
+    assert list(line.x) == [be, be] == [152, 152] and line.text[1] == "break-even b = 152"
+    assert line.textposition == "top left"  # far from the left edge: the label left of it
     assert list(_trace(fig, "your batch").x) == [64]
     server = _trace(fig, fsv.SERVER_NAME)
     assert list(server.x) == [1] and server.y[0] == pytest.approx(SERVER.speedup(0.75))
     assert fig.layout.xaxis.type == "log"
     assert fig.layout.shapes[0].y0 == 1.0  # the no-gain line
+
+
+def test_a_break_even_batch_near_the_left_edge_is_labelled_to_its_right():
+    sweep = _sweep()
+    fig = fsv.speedup_vs_batch_figure(sweep, break_even=2, current=None)
+    assert _trace(fig, "break-even batch").textposition == "top right"  # not cut at the edge
+
+
+def test_a_round_slower_at_every_batch_has_a_note_not_a_break_even_line_at_1():
+    slow = sv.ServingSetup(
+        SETUP.hardware, SETUP.target, sv.DraftSpec("slow", fixed_c=0.9), SETUP.context
+    )
+    sweep = _sweep(setup=slow)
+    assert sv.break_even_batch(slow, sweep.acceptance) == 1
+    fig = fsv.speedup_vs_batch_figure(sweep, break_even=1)
+    assert "break-even batch" not in {t.name for t in fig.data}
+    notes = [a.text for a in fig.layout.annotations]
+    assert fsv.SLOWER_EVERYWHERE in notes
 
 
 def test_speedup_vs_batch_without_break_even_or_server_has_no_such_traces():
@@ -49,17 +70,26 @@ def test_speedup_vs_batch_without_break_even_or_server_has_no_such_traces():
     assert "your batch" not in names
 
 
-def test_verify_cost_figure_has_one_curve_per_k_and_the_ceiling():
+def test_a_tree_with_a_measured_tau_has_no_best_k_curve():
+    grid = sv.batch_grid(sv.max_batch(SETUP), 20)
+    sweep = sv.batch_sweep(SETUP, sv.Acceptance(5, tau=4.0, verified=32), grid)
+    fig = fsv.speedup_vs_batch_figure(sweep, break_even=None)
+    assert {t.name for t in fig.data} == {"speedup, tau 4.00 of 32 verified"}
+    assert fig.layout.title.text == "Speedup vs batch size (tau 4.00 of 32 verified)"
+
+
+def test_verify_cost_figure_has_one_curve_per_token_count_and_the_ceiling():
     batch = sv.batch_grid(sv.max_batch(SETUP), 25)
-    v_by_k = {k: sv.verify_cost(SETUP, k, batch) for k in (1, 2, 4, 8)}
+    v_by = {m: sv.verify_step(SETUP, m, batch) / sv.plain_step(SETUP, batch) for m in (2, 3, 5, 9)}
     cb = sv.compute_bound_batch(SETUP, 5)
-    fig = fsv.verify_cost_figure(batch, v_by_k, k_current=4, compute_bound=cb, server=SERVER)
-    for k in (1, 2, 4, 8):
-        np.testing.assert_allclose(_trace(fig, f"K = {k}").y, v_by_k[k])
-    assert _trace(fig, "K = 4").line.width == 4 and _trace(fig, "K = 1").line.width == 2
-    ceiling = _trace(fig, "K + 1 (no parallelism left)")
-    assert list(ceiling.y) == [5, 5] and ceiling.text[-1] == "K + 1 = 5"
-    assert list(_trace(fig, "compute-bound from here").x) == [cb, cb] == [68, 68]
+    fig = fsv.verify_cost_figure(batch, v_by, current=5, compute_bound=cb, server=SERVER)
+    for m in (2, 3, 5, 9):
+        np.testing.assert_allclose(_trace(fig, f"{m} tokens").y, v_by[m])
+    np.testing.assert_allclose(v_by[5], sv.verify_cost(SETUP, 4, batch))
+    assert _trace(fig, "5 tokens").line.width == 4 and _trace(fig, "2 tokens").line.width == 2
+    ceiling = _trace(fig, "ceiling: as many plain steps as tokens")
+    assert list(ceiling.y) == [5, 5] and ceiling.text[-1] == "ceiling 5"
+    assert list(_trace(fig, "compute-bound from here").x) == [cb, cb] == [45, 45]
     assert _trace(fig, fsv.SERVER_NAME).y[0] == 1.6
 
 
@@ -79,7 +109,7 @@ def test_throughput_latency_curves_are_b_over_latency_per_chip():
     assert fast.x[0] == pytest.approx(ms / SERVER.speedup(0.75))
     assert "&lt;b&gt;" in fig.layout.title.text and "<b>" not in fig.layout.title.text
     ticks = list(fig.layout.xaxis.tickvals)
-    assert ticks == sorted(ticks) and {1.0, 10.0} <= set(ticks)  # 1-2-5 on the log axis
+    assert ticks == sorted(ticks) and {10.0, 20.0} <= set(ticks)  # 1-2-5 on the log axis
 
 
 def test_log_ticks_are_1_2_5_around_the_range():
@@ -87,11 +117,50 @@ def test_log_ticks_are_1_2_5_around_the_range():
     assert fsv.log_ticks(100.0, 100.0) == [100.0, 200.0]
 
 
-def test_published_table_has_the_error_of_each_row():
-    rows = sv.published_checks()
+def test_published_table_has_the_error_of_each_row_and_the_display_has_no_none():
+    rows = sp.published_checks()
     table = fsv.published_table(rows)
     assert len(table) == len(rows)
     assert list(table.columns) == list(fsv.PUBLISHED_COLUMNS.values())
     np.testing.assert_allclose(table["model − published"], [r.error for r in rows])
     np.testing.assert_allclose(table["error (%)"], [100 * r.relative_error for r in rows])
-    assert table.loc[0, "published"] == 3.4 and table.loc[0, "c (paper)"] == 0.02
+    assert table.loc[0, "published"] == 3.4 and table.loc[0, "c (source)"] == 0.02
+    shown = fsv.published_display(rows)
+    assert list(shown["published"][:2]) == ["3.40x", "2.80x"]
+    assert shown.loc[8, "published"] == "14.10 ms" and shown.loc[14, "published"] == "244 tokens/s"
+    assert shown.loc[7, "in the median"] == "no: circular"
+    assert shown.loc[9, "c (source)"] == "not given" and shown.loc[8, "c (source)"] == "—"
+    cells = {str(v) for column in shown.columns for v in shown[column]}
+    assert "None" not in cells and "nan" not in cells
+
+
+def test_measured_figures_put_the_h200_beside_the_model():
+    fits = [sm.fits(b, 4096) for b in sm.BATCHES]
+    fig = fsv.measured_v_figure(
+        sm.BATCHES,
+        sm.measured_v(4, 4096),
+        sm.measured_v(4, 4096, sm.TWO),
+        sm.model_v(4, 4096),
+        k=4,
+        context=4096,
+        fits=fits,
+    )
+    best = _trace(fig, "measured, faster kernel per shape")
+    np.testing.assert_allclose(best.y, sm.measured_v(4, 4096))
+    assert list(best.marker.symbol).count("square-open") == 1  # 256 x 4,096 does not fit
+    np.testing.assert_allclose(_trace(fig, "model (per-layer roofline)").y, sm.model_v(4, 4096))
+    assert fig.layout.title.text == "v(4) on one H200, 4,096 tokens"
+    step = fsv.measured_step_figure(
+        sm.BATCHES,
+        {m: sm.target_ms(m, 1024) for m in (1, 5)},
+        {m: sm.model_ms(m, 1024) for m in (1, 5)},
+        context=1024,
+        fits=[True] * 9,
+    )
+    assert {t.name for t in step.data} == {
+        "1 token(s), measured",
+        "1 token(s), model",
+        "5 token(s), measured",
+        "5 token(s), model",
+    }
+    assert step.layout.yaxis.type == "log"
