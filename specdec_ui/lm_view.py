@@ -499,24 +499,26 @@ def greedy_verdict(choice: Choice, run: lw.LabRun) -> None:
 
 
 def speed_section(choice: Choice, run: lw.LabRun) -> None:
-    """This run's measured speedup, the formulas with its own costs, the GPU-like switch;
-    while the measurement runs in the background, a notice that polls for it."""
+    """This run's measured speedup, the formulas with its own costs, the GPU-like switch,
+    when it was measured and the teacher's "measure again"; while the measurement runs in
+    the background, a notice that polls for it."""
     st.subheader("Your run against plain decoding of the same target")
     try:
-        speed = lw.get_run_speed(choice.request)
+        held = lw.get_run_speed(choice.request)
     except sw.QueueFullError as err:
         st.warning(md_escape(err), icon="⏳")
         return
     except SpecDecError as err:
         show_error(err)
         return
-    if speed is sw.MISSING:
+    if held is sw.MISSING:
         st.fragment(_wait_for_speed, run_every=POLL_S)(choice)
         return
-    if isinstance(speed, lw.Unmeasured):
-        st.warning(speed.reason, icon="⏳")
+    if isinstance(held.value, lw.Unmeasured):
+        st.warning(held.value.reason, icon="⏳")
         return
-    _speed_results(choice, run, speed)
+    _speed_results(choice, run, held.value)
+    when_measured(choice, held)
 
 
 def _wait_for_speed(choice: Choice) -> None:
@@ -527,10 +529,50 @@ def _wait_for_speed(choice: Choice) -> None:
     where = status.text if status is not None else "Starting…"
     st.info(
         "⏱️ Measuring the speed of your run on this server: speculative and plain decoding "
-        "of the same prompt, settings and seed, taking turns (once, then shared by everyone "
-        f"who asks for the same run). {where}",
+        "of the same prompt, settings and seed, taking turns (once; the figure is then kept "
+        f"for {lw.HOLD_S / 3600:g} hours and shared by everyone who asks for the same run). "
+        f"{where}",
         icon="⏳",
     )
+
+
+AGAIN_HELP = (
+    "Measures this run once more on this server, now, in the background. The figure above "
+    "stays until the new one is ready; then it replaces this one for everyone who opens "
+    "this run (the class sees the new figure and its new time). Use it when the server was "
+    "busy during the first measurement, or to show that a measurement varies."
+)
+
+
+def when_measured(choice: Choice, held: lw.Held) -> None:
+    """When the figure was measured, how long it is kept, and "measure again" (folded)."""
+    offset = st.context.timezone_offset
+    until = held.measured_at + lw.HOLD_S
+    st.caption(
+        f"Measured at {lw.clock_text(held.measured_at, offset)} ({lw.age_text(held.age_s)}) "
+        f"on this server, and kept until {lw.clock_text(until, offset)}: everyone who opens "
+        "this run sees this same figure, so the class reads one number for the lesson."
+    )
+    with st.expander("🔁 Measure again (for the teacher)", key="lm_again_box"):
+        st.write(AGAIN_HELP)
+        if lw.measuring_again(choice.request):
+            st.fragment(_wait_for_again, run_every=POLL_S)(choice)
+            return
+        wait_s = lw.AGAIN_AFTER_S - held.age_s
+        if st.button("Measure this run again", key="lm_again", disabled=wait_s > 0):
+            if lw.measure_again(choice.request):
+                st.rerun()  # show the measurement in progress
+        if wait_s > 0:
+            st.caption(f"Offered once the figure is {lw.AGAIN_AFTER_S:g} s old.")
+
+
+def _wait_for_again(choice: Choice) -> None:
+    """(A fragment.) While "measure again" runs: where it stands; rerun once it is done."""
+    if not lw.measuring_again(choice.request):
+        st.rerun()
+    status = lw.run_speed_status(choice.request)
+    where = status.text if status is not None else "Starting…"
+    st.info(f"⏱️ Measuring this run again; the figure above stays until then. {where}", icon="⏳")
 
 
 def _speed_results(choice: Choice, run: lw.LabRun, speed: SpeedMeasurement) -> None:
