@@ -25,17 +25,20 @@ from .theme import (
 )
 
 FINAL_TITLE = {  # the distribution a round's last token comes from, by the round's end
-    "resample": "Resample from the leftover norm(max(0, p − q))",
-    "bonus": "Bonus token from p at position K+1",
-    "plain": "Plain step: the target's own token from p (no draft)",
+    # short enough for a third of a projector's width at 22 px (the caption says the rest)
+    "resample": "Resample from max(0, p − q)",
+    "bonus": "Bonus token from p",
+    "plain": "Plain step: from p",
 }
 
 
-def _position_title(pos, i: int, token: str) -> str:
+def _position_title(pos, i: int) -> str:
+    """A panel's title: its position and what happened there (the ▶ label under the bars
+    names the drafted token): short enough for a third of a projector's width."""
     if pos.status == "bonus":
-        return "bonus position: p only"
+        return "bonus: p only"
     symbol = STATUS_SYMBOL.get(pos.status, "")
-    return f"pos {i + 1}: {plotly_escape(repr(token))} {symbol} {STATUS_WORD.get(pos.status, '')}"
+    return f"pos {i + 1} {symbol} {STATUS_WORD.get(pos.status, '')}"
 
 
 def position_bars_figure(
@@ -50,15 +53,13 @@ def position_bars_figure(
     """
     n = len(positions)
     rows = -(-n // columns)
-    titles = [
-        _position_title(pos, i, vocab[pos.token] if pos.token >= 0 else "")
-        for i, pos in enumerate(positions)
-    ]
+    titles = [_position_title(pos, i) for i, pos in enumerate(positions)]
     fig = make_subplots(
         rows=rows,
         cols=columns,
         subplot_titles=titles,
-        horizontal_spacing=0.06,
+        shared_yaxes=True,  # one probability scale: ticks on the first panel of a row
+        horizontal_spacing=0.04,
         vertical_spacing=0.5 / rows,
     )
     for i, pos in enumerate(positions):
@@ -111,10 +112,15 @@ def _position_traces(pos, vocab: Sequence[str], n_bars: int, *, show_legend: boo
 
 
 def coin_figure(positions) -> go.Figure:
-    """Each checked position: keep zone [0, a) with a = min(1, p/q), reject zone, the coin u."""
+    """Each checked position: keep zone [0, a) with a = min(1, p/q), reject zone, the coin u.
+
+    Each row's label carries its coin ("pos 1: u = 0.72"), in the page's text colour: a
+    label beside the diamond was cut at the right edge and sat on the bars' fill. The
+    legend hangs under the title and pushes the plot down when it wraps in a narrow column.
+    """
     checked = [(i, p) for i, p in enumerate(positions) if p.coin is not None]
     fig = go.Figure()
-    ys = [f"pos {i + 1}" for i, _ in checked]
+    ys = [f"pos {i + 1}: u = {p.coin:.2f}" for i, p in checked]
     fig.add_trace(
         go.Bar(
             orientation="h",
@@ -140,10 +146,8 @@ def coin_figure(positions) -> go.Figure:
         go.Scatter(
             x=[p.coin for _, p in checked],
             y=ys,
-            mode="markers+text",
+            mode="markers",
             name="coin u",
-            text=[f"u = {p.coin:.2f}" for _, p in checked],
-            textposition="middle right",
             marker={
                 "color": COLORS["coin"],
                 "size": 14,
@@ -153,7 +157,7 @@ def coin_figure(positions) -> go.Figure:
             hovertemplate="u = %{x:.3f}<extra></extra>",
         )
     )
-    base_layout(fig, title="The coins", height=120 + 50 * max(1, len(checked)))
+    legend_under_title(base_layout(fig, title="The coins", height=170 + 50 * max(1, len(checked))))
     fig.update_layout(barmode="overlay")
     fig.update_xaxes(range=[0, 1], title="probability", fixedrange=True)
     fig.update_yaxes(autorange="reversed", fixedrange=True)

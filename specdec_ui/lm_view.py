@@ -26,8 +26,9 @@ from .engine_view import engine_panel
 from .figure_cache import shared_figure
 from .page_state import PageState
 from .presenter import chart
-from .stepper import stepper
+from .stepper import stepper, steps_below
 from .text import md_escape
+from .theme import STATUS_SYMBOL
 from .token_text import legend_markdown, token_markdown
 from .widgets import seed_control, show_error
 
@@ -210,14 +211,15 @@ def _wait_for_costs(request: lw.RunRequest) -> None:
 
 
 def round_stepper(run: lw.LabRun) -> int:
-    """Step mode: First / Back / Next / Last and a jump slider; returns the round shown."""
+    """Step mode: First / Back / Next / Last and a jump slider that says which round is
+    shown; returns the round shown."""
     n_rounds = run.counts.rounds
     shown, rest = stepper("lm", ROUND, 1, n_rounds)
     with rest:
-        if n_rounds > 1:
-            st.slider("Jump to round", 1, n_rounds, key=ROUND)
-        st.caption(f"Round {shown} of {n_rounds}")
-    st.caption("The run was made with your seed; stepping replays it round by round.")
+        if n_rounds > 1:  # the label changes, the key keeps the widget
+            st.slider(f"Round {shown} of {n_rounds}: drag to jump", 1, n_rounds, key=ROUND)
+        else:
+            st.caption(f"Round {shown} of {n_rounds}")
     return shown
 
 
@@ -287,19 +289,24 @@ def quiet_draft_note(choice: Choice, run: lw.LabRun) -> None:
 
 
 def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
-    """Step mode: one round's drafts, their p and q, the coins and the round's last token."""
+    """Step mode, right under the stepper (the first screen of a projector): the round's
+    decision as a heading, then its charts side by side: p and q at each position, the
+    coins (at T = 0: the argmax check, no coin) and the distribution of its last token;
+    then the drafted tokens and the words."""
     vocab = lm.load_tokenizer().vocab
     rnd = run.spec.rounds[round_shown - 1]
     n_drafts = len(rnd.positions) - 1  # a lookup draft may propose fewer than K
+    greedy = choice.request.temperature == 0
     if n_drafts == 0:
         quiet = lm.load_pair(choice.request.pair)[0]
         short = getattr(quiet, "quiet_short", "no guess")
         st.subheader(f"Round {round_shown}: {short}, nothing proposed")
+        chart(fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind="plain"), key="lm_final")
+        steps_below("lm", ROUND, 1, run.counts.rounds)
         st.write(
             "A plain step, not a bonus: with no draft to check, the target made one ordinary "
             "decoding step, and its token is the round's only token."
         )
-        chart(fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind="plain"), key="lm_final")
         return
     kept = (
         f"all {n_drafts} drafts kept"
@@ -307,6 +314,8 @@ def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
         else (f"{rnd.n_accepted} of {n_drafts} draft{'s' if n_drafts > 1 else ''} kept")
     )
     st.subheader(f"Round {round_shown}: {kept}, then a {FINAL_WORD[rnd.final_kind]} token")
+    _round_charts(rnd, vocab, greedy=greedy)
+    steps_below("lm", ROUND, 1, run.counts.rounds)
     chips = [(vocab[p.token], "kept" if p.status == "accepted" else p.status)
              for p in rnd.positions[:-1]]  # fmt: skip
     chips.append((vocab[rnd.final_token], "bonus" if rnd.final_kind == "bonus" else "resampled"))
@@ -315,42 +324,73 @@ def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
     st.write(
         f"The draft proposed {n_drafts} token{'s' if n_drafts > 1 else ''}; the target scored "
         f"the last accepted token and all {n_drafts} in one call, which gives {n_drafts + 1} "
-        "distributions p. A drafted token x is kept when the coin u is below "
-        "a = min(1, p(x)/q(x)); the first rejection ends the round (later drafts are "
-        "discarded unchecked)."
+        "distributions p. "
+        + (GREEDY_RULE if greedy else COIN_RULE)
+        + " The first rejection ends the round (later drafts are discarded unchecked)."
     )
-    _round_charts(choice, rnd, vocab)
-
-
-def _round_charts(choice: Choice, rnd, vocab) -> None:
-    """The p and q bars of each position, the coins and the final distribution."""
-    bonus = rnd.final_kind == "bonus"
-    positions = rnd.positions if bonus else rnd.positions[:-1]  # p_{K+1} only for a bonus
-    chart(fl.position_bars_figure(positions, vocab), key="lm_bars")
     st.caption(
         "Top tokens of p (target, orange) and q (draft, blue hatched) at each position; "
         "▶ and an outline mark the drafted token."
         + (
             ""
-            if bonus
+            if rnd.final_kind == "bonus"
             else " No bonus position: this round ended with a rejection, so p at position "
             "K + 1 was never used."
         )
     )
-    left, right = st.columns(2)
-    with left:
-        chart(fl.coin_figure(rnd.positions), key="lm_coins")
-    with right:
+    st.caption(
+        "At T = 0 no seed matters: the decisions need no coin, so every seed gives these rounds."
+        if greedy
+        else "The run was made with your seed; stepping replays it round by round."
+    )
+
+
+COIN_RULE = "A drafted token x is kept when the coin u is below a = min(1, p(x)/q(x))."
+GREEDY_RULE = (
+    "At T = 0 p and q are one-hot (each model's top token), so a = min(1, p(x)/q(x)) is 1 "
+    "when the draft is the target's top token and 0 otherwise: a draft is kept exactly when "
+    "it is the target's top token, no coin is needed, and none is drawn on screen."
+)
+
+
+def _round_charts(rnd, vocab, *, greedy: bool) -> None:
+    """Side by side: the p and q bars of each position, the coins (at T = 0 the argmax
+    check, in words: no coin decides anything there) and the final distribution."""
+    bonus = rnd.final_kind == "bonus"
+    positions = rnd.positions if bonus else rnd.positions[:-1]  # p_{K+1} only for a bonus
+    bars, middle, final = st.columns([5, 3, 3])
+    with bars:
+        chart(fl.position_bars_figure(positions, vocab), key="lm_bars")
+    with middle:
+        if greedy:
+            with st.container(key="lm_greedy_check"):
+                st.markdown("**The check at T = 0** (no coin)")
+                st.markdown(greedy_check_markdown(rnd.positions, vocab))
+        else:
+            chart(fl.coin_figure(rnd.positions), key="lm_coins")
+    with final:
         chart(
             fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind),
             key="lm_final",
         )
-    if choice.request.temperature == 0:
-        st.info(
-            "At T = 0 p and q are one-hot (argmax): a draft is kept exactly when it is the "
-            "target's top token. Raise T to see real coins.",
-            icon="ℹ️",
+
+
+def greedy_check_markdown(positions, vocab) -> str:
+    """At T = 0, each checked position in words: the draft against the target's top token
+    (p is one-hot there, so ``top_p[0]`` is the target's choice)."""
+    lines = []
+    for i, pos in enumerate(positions):
+        if pos.status not in ("accepted", "rejected"):
+            continue
+        drafted = md_escape(repr(vocab[pos.token]))
+        top = md_escape(repr(vocab[pos.top_p[0][0]])) if pos.top_p else "?"
+        verdict = (
+            f"{STATUS_SYMBOL['accepted']} kept (a = 1)"
+            if pos.status == "accepted"
+            else f"{STATUS_SYMBOL['rejected']} rejected (a = 0)"
         )
+        lines.append(f"- pos {i + 1}: draft {drafted}, target's top {top}: {verdict}")
+    return "\n".join(lines)
 
 
 def counts(choice: Choice, run: lw.LabRun) -> None:

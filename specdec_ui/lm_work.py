@@ -173,12 +173,12 @@ class RunRequest:
     def shared(self, *, trace: bool) -> RunRequest:
         """The request as it is computed and shared.
 
-        At T = 0 without the trace the run draws no random number (both sides take the
-        argmax), so every seed gives the same run: the seed becomes 0 and a class pressing
-        "New seed" shares one computation. The traced run (step mode) shows each round's
-        coins, which do depend on the seed.
+        At T = 0 the run's tokens and decisions do not depend on the seed (both sides take
+        the argmax), so every seed gives the same run: the seed becomes 0 and a class
+        pressing "New seed" shares one computation. Step mode included: its trace draws
+        coins that decide nothing at T = 0 (a is 0 or 1), and the page shows none.
         """
-        return replace(self, seed=0) if self.temperature == 0 and not trace else self
+        return replace(self, seed=0) if self.temperature == 0 else self
 
 
 def compute_run(request: RunRequest, *, trace: bool) -> LabRun:

@@ -78,7 +78,16 @@ PRESENTER_CSS = """<style>
 # - A phone (narrow, or a touch screen without hover): no plotly toolbar (it covered the
 #   chart titles) and no drag layer, so a swipe over a chart scrolls the page instead of
 #   zooming the chart; Streamlit's own full-screen button stays.
+# - Steppers (specdec_ui/stepper.py): buttons at least 44 px tall (a thumb's target); the
+#   Back / Next row repeated under a step's chart shows only on a narrow screen.
 APP_CSS = """<style>
+.st-key-round_stepper button, .st-key-lm_stepper button, .st-key-var_stepper button,
+.st-key-round_below button, .st-key-lm_below button, .st-key-var_below button {
+  min-height: 44px;
+}
+@media (min-width: 641px) {
+  .st-key-round_below, .st-key-lm_below, .st-key-var_below { display: none; }
+}
 .katex-display > .katex, .katex-display > .katex > .katex-html { white-space: normal; }
 .katex-display > .katex > .katex-html > .base { margin: 0.2em 0; }
 @media (max-width: 640px), (hover: none) and (pointer: coarse) {
