@@ -623,7 +623,7 @@ def _speed_results(choice: Choice, run: lw.LabRun, speed: SpeedMeasurement) -> N
         _measured_speedup(choice, run, speed, reasons)
         _formulas(choice, run.counts, speed, pred)
         st.write(
-            "The seeds' formula assumes that verifying K + 1 tokens costs one target step. On "
+            "The basic formula assumes that verifying K + 1 tokens costs one target step. On "
             "a GPU that is nearly true: a step is memory-bound (reading the weights "
             "dominates), so scoring a few more tokens is almost free. A tiny model on a CPU "
             "is different: its few megabytes of weights stay in the processor's cache, so a "
@@ -720,7 +720,7 @@ def _adaptive_formulas(counts: lw.RunCounts, speed: SpeedMeasurement, pred) -> N
 
 
 def _formulas(choice: Choice, counts: lw.RunCounts, speed: SpeedMeasurement, pred) -> None:
-    """Unit costs, E(alpha, K) and the seeds' and corrected predictions, with numbers."""
+    """Unit costs, E(alpha, K) and the basic (v = 1) and corrected predictions, with numbers."""
     if choice.request.adaptive:
         _adaptive_formulas(counts, speed, pred)
         return
@@ -744,7 +744,7 @@ def _formulas(choice: Choice, counts: lw.RunCounts, speed: SpeedMeasurement, pre
         f"{counts.tokens_per_round:.2f})."
     )
     st.latex(
-        rf"S_{{\text{{seeds}}}} = \frac{{E}}{{K c + 1}} = \frac{{E}}{{{k}\cdot{speed.c:.3f}"
+        rf"S_{{\text{{basic}}}} = \frac{{E}}{{K c + 1}} = \frac{{E}}{{{k}\cdot{speed.c:.3f}"
         rf" + 1}} = {pred.seeds:.2f}"
     )
     st.latex(
@@ -766,7 +766,7 @@ def _comparison_chart(choice: Choice, speed, pred, reasons: list[str]) -> None:
         key="lm_gpu",
         help="What the papers' hardware gives: verifying K + 1 tokens costs one step.",
     )
-    rows += [("seeds' formula", pred.seeds), ("corrected (measured v)", pred.corrected)]
+    rows += [("basic formula (v = 1)", pred.seeds), ("corrected (measured v)", pred.corrected)]
     if gpu:
         c_gpu = st.slider("c (draft step / target step)", 0.0, 1.0, 0.05, 0.01, key="lm_gpu_c")
         gpu_speedup = lm.gpu_like_prediction(pred.alpha, choice.request.k, c_gpu)

@@ -121,7 +121,8 @@ def test_round_intro_and_settings_fold_and_the_settings_name_the_round():
     at = open_page(ROUND)
     labels = [plain(e.proto.label) for e in at.get("expander")]
     assert labels[0] == "What this page asks"  # the intro, folded
-    assert labels[1] == "⚙️ Round settings: Seed 000: a full round, all three drafts kept, bonus D"
+    title = "Worked example: a full round, all three drafts kept, bonus D"
+    assert labels[1] == f"⚙️ Round settings: {title}"
     at.radio(key="round_mode").set_value("Custom").run()
     assert plain(at.get("expander")[1].proto.label) == "⚙️ Round settings: your own round"
 
