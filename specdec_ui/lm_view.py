@@ -275,15 +275,24 @@ def _cut_note(counts: lw.RunCounts, round_shown: int | None) -> None:
 
 
 def quiet_draft_note(choice: Choice, run: lw.LabRun) -> None:
-    """Rounds in which the draft proposed nothing, and why (the draft says)."""
+    """Rounds in which the draft proposed nothing, and why (the draft says); with a fixed K,
+    why a fixed K can draft nothing."""
     spec = run.spec
     if not spec.empty_rounds:
         return
     quiet = lm.load_pair(choice.request.pair)[0]
+    fixed = (
+        ""
+        if choice.request.adaptive
+        else f" With a fixed K, K = {choice.request.k} is the most a round drafts: this draft "
+        "looks its guesses up (in the prompt, or in a table of the target's habits) and "
+        "proposes only what it finds, so a round where it finds no guess drafts nothing. "
+        "A model draft always proposes K."
+    )
     st.info(
         f"In {spec.empty_rounds} of {spec.n_rounds} rounds the draft proposed nothing: "
         f"{getattr(quiet, 'quiet_why', 'it had no guess')}. Those rounds ran one plain "
-        f"step of the target. {getattr(quiet, 'quiet_gain', '')}",
+        f"step of the target. {getattr(quiet, 'quiet_gain', '')}{fixed}",
         icon="🔎",
     )
 
@@ -621,7 +630,7 @@ def _speed_results(choice: Choice, run: lw.LabRun, speed: SpeedMeasurement) -> N
     left, right = st.columns([3, 2])
     with left:
         _measured_speedup(choice, run, speed, reasons)
-        _formulas(choice, run.counts, speed, pred)
+        _formulas(choice, run, speed, pred)
         st.write(
             "The basic formula assumes that verifying K + 1 tokens costs one target step. On "
             "a GPU that is nearly true: a step is memory-bound (reading the weights "
@@ -719,8 +728,9 @@ def _adaptive_formulas(counts: lw.RunCounts, speed: SpeedMeasurement, pred) -> N
     )
 
 
-def _formulas(choice: Choice, counts: lw.RunCounts, speed: SpeedMeasurement, pred) -> None:
+def _formulas(choice: Choice, run: lw.LabRun, speed: SpeedMeasurement, pred) -> None:
     """Unit costs, E(alpha, K) and the basic (v = 1) and corrected predictions, with numbers."""
+    counts, spec = run.counts, run.spec
     if choice.request.adaptive:
         _adaptive_formulas(counts, speed, pred)
         return
@@ -743,6 +753,7 @@ def _formulas(choice: Choice, counts: lw.RunCounts, speed: SpeedMeasurement, pre
         f"model's expected tokens per round at that α (your run: "
         f"{counts.tokens_per_round:.2f})."
     )
+    st.caption(formula_gap_words(spec, k, pred.expected))
     st.latex(
         rf"S_{{\text{{basic}}}} = \frac{{E}}{{K c + 1}} = \frac{{E}}{{{k}\cdot{speed.c:.3f}"
         rf" + 1}} = {pred.seeds:.2f}"
@@ -750,6 +761,39 @@ def _formulas(choice: Choice, counts: lw.RunCounts, speed: SpeedMeasurement, pre
     st.latex(
         rf"S_{{\text{{corrected}}}} = \frac{{E}}{{K c + v(K)}} = \frac{{E}}{{{k}\cdot"
         rf"{speed.c:.3f} + {speed.v:.2f}}} = {pred.corrected:.2f}"
+    )
+
+
+def formula_gap_words(spec, k: int, expected: float) -> str:
+    """Why a fixed-K run's tokens per round differ from E(alpha, K), with its own numbers:
+    rounds that drafted nothing (one token each) or fewer than K, and what the rounds that
+    drafted made; what remains is acceptance that is not i.i.d. along a text."""
+    sizes = list(zip(spec.draft_sizes, spec.accepted_sizes, strict=True))
+    drafting = [(n, kept) for n, kept in sizes if n]
+    per_round = spec.emitted / spec.n_rounds
+    words = (
+        f"Why your run's {per_round:.2f} differs from E = {expected:.2f}: E assumes that every "
+        f"round drafts K = {k} tokens and keeps each with the same chance α, independently. "
+    )
+    parts = []
+    if spec.plain_rounds:
+        parts.append(
+            f"{spec.plain_rounds} of the {spec.n_rounds} rounds drafted nothing (one token "
+            "each, a plain step)"
+        )
+    short = sum(0 < n < k for n, _ in drafting)
+    if short:
+        parts.append(f"{short} drafted fewer than K")
+    if not drafting:
+        return words + "No round of your run drafted anything."
+    made = sum(kept + 1 for _, kept in drafting) / len(drafting)
+    if parts:
+        words += "In your run, " + " and ".join(parts) + "; "
+        words += f"the {len(drafting)} rounds that drafted made {made:.2f} tokens each. "
+    return words + (
+        "The rest of the gap is text: drafts are kept in streaks on easy stretches and "
+        "rejected on hard ones, which one average α does not describe. Neither number is "
+        "wrong: E is the model, the other is what happened."
     )
 
 
