@@ -68,9 +68,9 @@ def _speed_presets() -> dict[str, SpeedPreset]:
     )
     for i, row in enumerate(sc.PUBLISHED_SPEEDUPS, start=1):
         key = f"table4-{i}"
-        label = (
-            f"Leviathan et al. 2023 Table 4: {row['task']}, {row['draft']} draft, "
-            f"T = {row['temperature']}"
+        label = (  # Table 4 (appendix A.3): expected against measured, with c
+            f"Leviathan et al. 2023, Table 4 (expected vs measured): {row['task']}, "
+            f"{row['draft']} draft, T = {row['temperature']}"
         )
         # c = c_q / c_p; a target step of 100 time units makes c_q = 100 c.
         out[key] = SpeedPreset(
