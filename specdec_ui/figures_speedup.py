@@ -444,7 +444,7 @@ def _box(x0: float, width: float, y: str, color: str, text: str, name: str, show
 
 
 def _note(x: float, y: str, text: str) -> dict:
-    return {"x": x, "y": y, "text": f"  {text}", "showarrow": False, "xanchor": "left"}
+    return {"x": x, "y": y, "text": text, "showarrow": False, "xanchor": "left", "xshift": 6}
 
 
 def timeline_figure(
@@ -473,22 +473,22 @@ def timeline_figure(
         for i in range(n_out)
     ]
     kept = "all kept + bonus" if n_acc == k else f"{n_acc} kept + 1 resampled"
+    # Short title, notes on two lines, the legend under the title: the same shared figure
+    # reads on a 390 px phone (the title, a note and the legend were cut or overlapped).
     notes = [
-        _note(k * c_q + c_p, y_spec, f"{n_out} tokens ({kept})"),
+        _note(k * c_q + c_p, y_spec, f"{n_out} tokens<br>({kept})"),
         _note(n_out * c_p, y_plain, f"{n_out} tokens"),
     ]
     return make_figure(
         [*drafts, verify, *plain],
-        title="Same tokens, less time: the draft proposes, the target verifies once",
-        height=300,
+        title="Same tokens, less time",
+        height=340,
         barmode="overlay",
         annotations=notes,
-        margin={"t": 50},
-        legend={"yref": "paper", "y": -0.15, "yanchor": "top"},  # below the plot
         xaxis={
             "title": {"text": "time →"},
             "showticklabels": False,
-            "range": [0, n_out * c_p * 1.35],
+            "range": [0, n_out * c_p * 1.5],
         },
-        yaxis={"autorange": "reversed"},
+        yaxis={"autorange": "reversed", "showgrid": False},  # no line through the notes
     )

@@ -35,6 +35,7 @@ INTERN = (
 # Seed 000's round: K = 3 drafts, all kept, plus the bonus D: 4 tokens for one target pass.
 TIMELINE = {"k": 3, "c_q": 1.0, "c_p": 4.0}
 TIMELINE_CAPTION = (
+    "The draft proposes, the target verifies once. "
     "The worked round: the draft proposes A, B, C (three cheap steps), and one target pass "
     "checks them and adds the bonus token D. Four tokens for the price of one target step plus "
     "three draft steps, instead of four target steps."
