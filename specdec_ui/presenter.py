@@ -255,7 +255,11 @@ def share_panel(link: str | None) -> None:
     if not link:
         st.caption("The share link appears here once the page has loaded in a browser.")
         return
-    code, text = st.columns([1, 3], vertical_alignment="center")
+    # A row that wraps instead of columns: a fixed 240 px code in a quarter column stuck out
+    # over the link beside it on narrower screens (issue 25); now the link moves under it.
+    row = st.container(horizontal=True, vertical_alignment="center", key="share_row")
+    code = row.container(width=QR_WIDTH)
+    text = row.container(width="stretch")
     try:
         png = qr_png(link)
     except LinkTooLongError as err:
