@@ -112,8 +112,12 @@ def inputs(pairs: list[str]) -> Choice:
         st.caption(
             md_escape(f"Draft: {info.draft}. Target: {info.target}. {info.description} {info.why}")
         )
+        # No max_chars on the box: a longer paste was dropped without a word (the box kept
+        # its old text); now it reaches the core, whose message names the length and limit.
         prompt = st.text_area(
-            "Prompt (plain ASCII text)", key="lm_prompt", max_chars=lm.MAX_PROMPT_CHARS, height=90
+            f"Prompt (plain ASCII text, at most {lm.MAX_PROMPT_CHARS} characters)",
+            key="lm_prompt",
+            height=90,
         )
     with mid:
         temperature = st.slider(
