@@ -340,7 +340,13 @@ def verdict(inp: Inputs, result, report, sim) -> None:
         f"significance level {presets.SIGNIFICANCE:g}"
     )
     with st.container(key="var_verdict", border=True):
-        if tok.p_value >= presets.SIGNIFICANCE:
+        if tok.dof == 0:  # one possible token: a test that cannot fail is no PASS
+            st.info(
+                "NOTHING TO TEST: p puts all its mass on one token, so every emitted token "
+                "must be that one (and every one was); choose a p with more than one token.",
+                icon="ℹ️",
+            )
+        elif tok.p_value >= presets.SIGNIFICANCE:
             st.success(f"PASS: the emitted tokens follow p ({words}).", icon="✅")
         else:
             st.error(f"FAIL: the emitted tokens do not follow p ({words}).", icon="❌")
