@@ -13,6 +13,7 @@ import specdec_core as sc
 
 from . import figures_speedup as fs
 from .figure_cache import shared_figure
+from .page_questions import questions_box, questions_for
 from .presenter import chart, share_page
 from .registry import PAGES, available_pages
 
@@ -59,10 +60,12 @@ SOURCES = (
 
 
 def idea() -> None:
-    """The title, the idea in plain words and the intern-and-editor picture."""
+    """The title, the idea in plain words, the intern-and-editor picture and the questions
+    for the class (folded)."""
     st.title(TITLE)
     st.write(IDEA)
     st.info(INTERN, icon="🧑‍🎓")
+    questions_box(questions_for("pages/scripts/home.py"))
 
 
 def timeline() -> None:

@@ -24,7 +24,7 @@ What the switch does (a page helper calls these; pages stay thin):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -206,11 +206,25 @@ def app_style() -> None:
     st.html(APP_CSS)  # style only: Streamlit puts it out of the page flow
 
 
-def page_heading(page: PageInfo, intro: str, *, presenting: bool) -> None:
+def page_heading(
+    page: PageInfo,
+    intro: str,
+    *,
+    presenting: bool,
+    questions: Callable[[str | None], None] | None = None,
+) -> None:
     """The page's title and its intro paragraph (markdown, the page's own text); in
-    presenter view the intro folds into "What this page asks", so the result comes first."""
+    presenter view the intro folds away, so the result comes first. ``questions(intro)``
+    draws "What this page asks" (the page's questions for the class, folded), given the
+    intro when the page shows it nowhere else; a page without questions folds its intro
+    into that box instead."""
     st.title(f"{page.icon} {page.title}")
-    (st.expander("What this page asks") if presenting else st.container()).write(intro)
+    if questions is None:
+        (st.expander("What this page asks") if presenting else st.container()).write(intro)
+        return
+    if not presenting:
+        st.write(intro)
+    questions(intro if presenting else None)
 
 
 # plotly's config for every chart: no zoom by the mouse wheel or a two-finger scroll (it
