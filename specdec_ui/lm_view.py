@@ -313,7 +313,7 @@ def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
     if n_drafts == 0:
         quiet = lm.load_pair(choice.request.pair)[0]
         short = getattr(quiet, "quiet_short", "no guess")
-        st.subheader(f"Round {round_shown}: {short}, nothing proposed")
+        st.subheader(f"Round {round_shown}: {short}, nothing proposed", anchor="lm-decision")
         chart(fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind="plain"), key="lm_final")
         steps_below("lm", ROUND, 1, run.counts.rounds)
         st.write(
@@ -326,7 +326,10 @@ def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
         if rnd.n_accepted == n_drafts > 1
         else (f"{rnd.n_accepted} of {n_drafts} draft{'s' if n_drafts > 1 else ''} kept")
     )
-    st.subheader(f"Round {round_shown}: {kept}, then a {FINAL_WORD[rnd.final_kind]} token")
+    st.subheader(
+        f"Round {round_shown}: {kept}, then a {FINAL_WORD[rnd.final_kind]} token",
+        anchor="lm-decision",  # the browser tests find the decision by it
+    )
     _round_charts(rnd, vocab, greedy=greedy)
     steps_below("lm", ROUND, 1, run.counts.rounds)
     chips = [(vocab[p.token], "kept" if p.status == "accepted" else p.status)

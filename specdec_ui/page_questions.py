@@ -138,6 +138,7 @@ def speedup_questions() -> tuple[Question, ...]:
     e8 = sc.expected_tokens(s.alpha, 8)
     t8, s8 = sc.time_per_token(s.alpha, 8, s.c_q, s.c_p), sc.speedup(s.alpha, 8, s.c_q, s.c_p)
     best = sc.optimal_k(s.alpha, s.c_q, s.c_p)
+    round4, round8 = 4 * s.c_q + s.c_p, 8 * s.c_q + s.c_p  # ms a round costs
     return (
         Question(
             "With alpha = 0.7 and K = 4 (the latency-budget preset), how many tokens does a "
@@ -148,17 +149,24 @@ def speedup_questions() -> tuple[Question, ...]:
         Question(
             "A draft step takes 5 ms and a target pass 40 ms. What does one token cost at "
             "K = 4, and how much faster is that than the target alone?",
-            f"A round costs 4 × 5 + 40 = 60 ms for {_f(e4, 4)} tokens: **{t4:.2f} ms** per "
-            f"token against 40 ms, a speedup of **{s4:.2f}x**.",
-            (("E", e4), ("ms per token", t4), ("speedup", s4)),
+            f"A round costs 4 × 5 + 40 = {_f(round4)} ms for {_f(e4, 4)} tokens: "
+            f"**{t4:.2f} ms** per token against 40 ms, a speedup of **{s4:.2f}x**.",
+            (("round", round4), ("E", e4), ("ms per token", t4), ("speedup", s4)),
         ),
         Question(
-            "Why not K = 8, which drafts twice as much?",
+            "Same alpha = 0.7 and costs (5 ms, 40 ms): why not K = 8, which drafts twice as much?",
             f"K = 8 emits {_f(e8, 3)} tokens a round, not twice {_f(e4, 3)}: a draft counts "
             "only if every draft before it was kept, with chance alpha to the power of its "
-            f"position. Its round costs 8 × 5 + 40 = 80 ms: {t8:.2f} ms per token, "
+            f"position. Its round costs 8 × 5 + 40 = {_f(round8)} ms: {t8:.2f} ms per token, "
             f"{s8:.2f}x. The best K here is **{best}**.",
-            (("E8", e8), ("E", e4), ("ms per token 8", t8), ("speedup 8", s8), ("best", best)),
+            (
+                ("E8", e8),
+                ("E", e4),
+                ("round 8", round8),
+                ("ms per token 8", t8),
+                ("speedup 8", s8),
+                ("best", best),
+            ),  # fmt: skip
         ),
     )
 
@@ -173,15 +181,16 @@ def lab_questions() -> tuple[Question, ...]:
     k = 4
     return (
         Question(
-            "If the algorithm is right, what must the histogram of emitted tokens look like, "
-            "whatever the draft q?",
+            "The preset's target is p = [0.40, 0.25, 0.20, 0.10, 0.05]. If the algorithm is "
+            "right, what must the histogram of emitted tokens look like, whatever the draft q?",
             "Exactly p = [0.40, 0.25, 0.20, 0.10, 0.05], up to noise: keeping x with "
             "probability min(1, p/q) gives min(p, q), and the resample from the normalised "
             "leftover adds max(0, p − q), which together make p. The chi-square test checks it.",
         ),
         Question(
-            "Switch on the bug \u201cresample from p\u201d. Which token comes out too often, "
-            "and by how much?",
+            "Same p = [0.40, 0.25, 0.20, 0.10, 0.05] and q = [0.30, 0.30, 0.15, 0.15, 0.10]. "
+            "Switch on the bug \u201cresample from p\u201d: which token comes out too often, and "
+            "by how much?",
             f"A position emits min(p, q) + (1 − alpha) p, with 1 − alpha = {_f(1 - alpha, 2)}: "
             f"B comes out {_f(buggy[1], 4)} of the time instead of 0.25 (and D, E too often), "
             f"A only {_d(buggy[0])} instead of 0.40. Tokens the draft over-proposes (q > "
