@@ -41,19 +41,32 @@ def _position_title(pos, i: int) -> str:
     return f"pos {i + 1} {symbol} {STATUS_WORD.get(pos.status, '')}"
 
 
+BARS_HEIGHT = 330  # px: one row of panels, whatever the round's length
+
+
+def _short_title(pos, i: int) -> str:
+    """A narrow panel's title: the position and its symbol ("3 ✗", "bonus")."""
+    return "bonus" if pos.status == "bonus" else f"{i + 1} {STATUS_SYMBOL.get(pos.status, '')}"
+
+
 def position_bars_figure(
-    positions, vocab: Sequence[str], *, columns: int = 3, n_bars: int = 10
+    positions, vocab: Sequence[str], *, columns: int | None = None, n_bars: int | None = None
 ) -> go.Figure:
     """Top tokens of p (target) and q (draft) at each position of one round.
 
     ``positions``: the round's PositionTrace list (K drafts + the bonus position). Each
     panel shows the ``n_bars`` tokens with the largest max(p, q) among the top-10 of p
     and the top-10 of q; the drafted token is always shown, outlined (theme.OUTLINE)
-    and a '▶' in its label.
+    and a '▶' in its label. All positions sit in one row: up to 3 with 10 bars each, a
+    longer round (an adaptive length drafts up to 8) with 5 bars each and short titles
+    ("3 ✗"), so the round's decision stays in a projector's first screen.
     """
     n = len(positions)
+    columns = columns or n
+    n_bars = n_bars or (10 if n <= 3 else 5)
     rows = -(-n // columns)
-    titles = [_position_title(pos, i) for i, pos in enumerate(positions)]
+    title = _position_title if n <= 3 else _short_title
+    titles = [title(pos, i) for i, pos in enumerate(positions)]
     fig = make_subplots(
         rows=rows,
         cols=columns,
@@ -65,7 +78,7 @@ def position_bars_figure(
     for i, pos in enumerate(positions):
         for trace in _position_traces(pos, vocab, n_bars, show_legend=i == 0):
             fig.add_trace(trace, row=i // columns + 1, col=i % columns + 1)
-    base_layout(fig, height=100 + 230 * rows)
+    base_layout(fig, height=BARS_HEIGHT if rows == 1 else 100 + 230 * rows)
     # The legend hangs from the figure's top edge, above the first row's subplot titles.
     fig.update_layout(legend={"yref": "container", "y": 1, "yanchor": "top"}, margin={"t": 80})
     fig.update_yaxes(range=[0, 1], fixedrange=True)

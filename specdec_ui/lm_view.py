@@ -374,21 +374,48 @@ def _round_charts(rnd, vocab, *, greedy: bool) -> None:
     check, in words: no coin decides anything there) and the final distribution."""
     bonus = rnd.final_kind == "bonus"
     positions = rnd.positions if bonus else rnd.positions[:-1]  # p_{K+1} only for a bonus
-    bars, middle, final = st.columns([5, 3, 3])
+    if len(positions) > 3:  # a long (adaptive) round: the coins in one line, wide bars
+        _checks_line(rnd.positions, vocab, greedy=greedy)
+        bars, final = st.columns([8, 3])
+    else:
+        bars, middle, final = st.columns([5, 3, 3])
+        with middle:
+            if greedy:
+                with st.container(key="lm_greedy_check"):
+                    st.markdown("**The check at T = 0** (no coin)")
+                    st.markdown(greedy_check_markdown(rnd.positions, vocab))
+            else:
+                chart(fl.coin_figure(rnd.positions), key="lm_coins")
     with bars:
         chart(fl.position_bars_figure(positions, vocab), key="lm_bars")
-    with middle:
-        if greedy:
-            with st.container(key="lm_greedy_check"):
-                st.markdown("**The check at T = 0** (no coin)")
-                st.markdown(greedy_check_markdown(rnd.positions, vocab))
-        else:
-            chart(fl.coin_figure(rnd.positions), key="lm_coins")
     with final:
         chart(
             fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind),
             key="lm_final",
         )
+
+
+def _checks_line(positions, vocab, *, greedy: bool) -> None:
+    """A long round's checks in one paragraph: at T = 0 the argmax check, else each coin
+    against its a (a chart per coin did not fit beside 9 panels of bars)."""
+    checked = [(i, p) for i, p in enumerate(positions) if p.status in ("accepted", "rejected")]
+    if greedy:
+        words = "; ".join(
+            f"{i + 1} {STATUS_SYMBOL[p.status]}" + ("" if p.status == "accepted" else " (not "
+            "the target's top token)") for i, p in checked
+        )  # fmt: skip
+        text = f"**The check at T = 0** (no coin), by position: {words}."
+        key = "lm_greedy_check"
+    else:
+        words = "; ".join(
+            f"{i + 1}: u = {p.coin:.2f} {'<' if p.status == 'accepted' else '≥'} a = "
+            f"{p.acceptance_probability:.2f} {STATUS_SYMBOL[p.status]}"
+            for i, p in checked
+        )
+        text = f"**The coins**, by position: {words}."
+        key = "lm_coins_line"
+    with st.container(key=key):
+        st.markdown(text)
 
 
 def greedy_check_markdown(positions, vocab) -> str:
