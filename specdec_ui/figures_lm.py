@@ -78,7 +78,8 @@ def position_bars_figure(
     for i, pos in enumerate(positions):
         for trace in _position_traces(pos, vocab, n_bars, show_legend=i == 0):
             fig.add_trace(trace, row=i // columns + 1, col=i % columns + 1)
-    base_layout(fig, height=BARS_HEIGHT if rows == 1 else 100 + 230 * rows)
+    height = BARS_HEIGHT if n <= 3 else BARS_HEIGHT - 30  # the checks' line sits above
+    base_layout(fig, height=height if rows == 1 else 100 + 230 * rows)
     # The legend hangs from the figure's top edge, above the first row's subplot titles.
     fig.update_layout(legend={"yref": "container", "y": 1, "yanchor": "top"}, margin={"t": 80})
     fig.update_yaxes(range=[0, 1], fixedrange=True)

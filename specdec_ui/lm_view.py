@@ -330,8 +330,7 @@ def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
         f"Round {round_shown}: {kept}, then a {FINAL_WORD[rnd.final_kind]} token",
         anchor="lm-decision",  # the browser tests find the decision by it
     )
-    _round_charts(rnd, vocab, greedy=greedy)
-    steps_below("lm", ROUND, 1, run.counts.rounds)
+    _round_charts(rnd, vocab, greedy=greedy, n_rounds=run.counts.rounds)
     chips = [(vocab[p.token], "kept" if p.status == "accepted" else p.status)
              for p in rnd.positions[:-1]]  # fmt: skip
     chips.append((vocab[rnd.final_token], "bonus" if rnd.final_kind == "bonus" else "resampled"))
@@ -369,7 +368,7 @@ GREEDY_RULE = (
 )
 
 
-def _round_charts(rnd, vocab, *, greedy: bool) -> None:
+def _round_charts(rnd, vocab, *, greedy: bool, n_rounds: int) -> None:
     """Side by side: the p and q bars of each position, the coins (at T = 0 the argmax
     check, in words: no coin decides anything there) and the final distribution."""
     bonus = rnd.final_kind == "bonus"
@@ -388,6 +387,7 @@ def _round_charts(rnd, vocab, *, greedy: bool) -> None:
                 chart(fl.coin_figure(rnd.positions), key="lm_coins")
     with bars:
         chart(fl.position_bars_figure(positions, vocab), key="lm_bars")
+        steps_below("lm", ROUND, 1, n_rounds)  # a phone: under the bars, the step's chart
     with final:
         chart(
             fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind),

@@ -131,6 +131,45 @@ PRESENTER_KEYS_JS = """<script>
 </script>"""
 
 
+# Static stepper script of every page (runs once per tab, like the key script above): after
+# a tap on the Back / Next row repeated under a step's chart (``*_below``, shown on a phone
+# only) has rerun the page, it scrolls that row to the bottom of the screen, so the new
+# step's chart sits right above the thumb (the step's words above it change height from
+# step to step, and moved the chart away).
+STEPPER_JS = """<script>
+(() => {
+  if (window.__specdecStepperScroll) { return; }
+  window.__specdecStepperScroll = true;
+  let pending = null;
+  document.addEventListener("click", (event) => {
+    const box = event.target.closest && event.target.closest("[class*='st-key-']");
+    const names = box ? [...box.classList] : [];
+    const mine = names.find((c) => c.startsWith("st-key-") && c.endsWith("_below"));
+    if (mine && event.target.closest("button")) { pending = mine; }
+  }, true);
+  // the whole document: the app's root element may be replaced (a theme change remounts it)
+  new MutationObserver(() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!pending || !app || app.getAttribute("data-test-script-state") !== "notRunning") {
+      return;
+    }
+    const name = pending;
+    pending = null;
+    // again while the new step's words and charts settle (their heights change the layout
+    // for a moment after the script has ended)
+    for (const ms of [0, 150, 400, 800, 1400]) {
+      setTimeout(() => {
+        const row = document.querySelector("." + name);
+        if (row) { row.scrollIntoView({ block: "end" }); }
+      }, ms);
+    }
+  }).observe(document.body, {
+    attributes: true, subtree: true, attributeFilter: ["data-test-script-state"],
+  });
+})();
+</script>"""
+
+
 def parse_present(raw: str | None) -> bool | None:
     """``present`` link value -> True/False, or None when absent or not a yes/no word."""
     if raw is None:
@@ -202,8 +241,10 @@ def presenter_style() -> None:
 
 
 def app_style() -> None:
-    """The static CSS of every page (wrapping formulas, phone-friendly charts)."""
+    """The static CSS of every page (wrapping formulas, phone-friendly charts, steppers)
+    and the static stepper script (a phone's repeated Back / Next keeps the chart in view)."""
     st.html(APP_CSS)  # style only: Streamlit puts it out of the page flow
+    st.sidebar.html(STEPPER_JS, unsafe_allow_javascript=True)
 
 
 def page_heading(
