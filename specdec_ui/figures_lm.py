@@ -25,46 +25,61 @@ from .theme import (
 )
 
 FINAL_TITLE = {  # the distribution a round's last token comes from, by the round's end
-    "resample": "Resample from the leftover norm(max(0, p − q))",
-    "bonus": "Bonus token from p at position K+1",
-    "plain": "Plain step: the target's own token from p (no draft)",
+    # short enough for a third of a projector's width at 22 px (the caption says the rest)
+    "resample": "Resample from max(0, p − q)",
+    "bonus": "Bonus token from p",
+    "plain": "Plain step: from p",
 }
 
 
-def _position_title(pos, i: int, token: str) -> str:
+def _position_title(pos, i: int) -> str:
+    """A panel's title: its position and what happened there (the ▶ label under the bars
+    names the drafted token): short enough for a third of a projector's width."""
     if pos.status == "bonus":
-        return "bonus position: p only"
+        return "bonus: p only"
     symbol = STATUS_SYMBOL.get(pos.status, "")
-    return f"pos {i + 1}: {plotly_escape(repr(token))} {symbol} {STATUS_WORD.get(pos.status, '')}"
+    return f"pos {i + 1} {symbol} {STATUS_WORD.get(pos.status, '')}"
+
+
+BARS_HEIGHT = 330  # px: one row of panels, whatever the round's length
+
+
+def _short_title(pos, i: int) -> str:
+    """A narrow panel's title: the position and its symbol ("3 ✗", "bonus")."""
+    return "bonus" if pos.status == "bonus" else f"{i + 1} {STATUS_SYMBOL.get(pos.status, '')}"
 
 
 def position_bars_figure(
-    positions, vocab: Sequence[str], *, columns: int = 3, n_bars: int = 10
+    positions, vocab: Sequence[str], *, columns: int | None = None, n_bars: int | None = None
 ) -> go.Figure:
     """Top tokens of p (target) and q (draft) at each position of one round.
 
     ``positions``: the round's PositionTrace list (K drafts + the bonus position). Each
     panel shows the ``n_bars`` tokens with the largest max(p, q) among the top-10 of p
     and the top-10 of q; the drafted token is always shown, outlined (theme.OUTLINE)
-    and a '▶' in its label.
+    and a '▶' in its label. All positions sit in one row: up to 3 with 10 bars each, a
+    longer round (an adaptive length drafts up to 8) with 5 bars each and short titles
+    ("3 ✗"), so the round's decision stays in a projector's first screen.
     """
     n = len(positions)
+    columns = columns or n
+    n_bars = n_bars or (10 if n <= 3 else 5)
     rows = -(-n // columns)
-    titles = [
-        _position_title(pos, i, vocab[pos.token] if pos.token >= 0 else "")
-        for i, pos in enumerate(positions)
-    ]
+    title = _position_title if n <= 3 else _short_title
+    titles = [title(pos, i) for i, pos in enumerate(positions)]
     fig = make_subplots(
         rows=rows,
         cols=columns,
         subplot_titles=titles,
-        horizontal_spacing=0.06,
+        shared_yaxes=True,  # one probability scale: ticks on the first panel of a row
+        horizontal_spacing=0.04,
         vertical_spacing=0.5 / rows,
     )
     for i, pos in enumerate(positions):
         for trace in _position_traces(pos, vocab, n_bars, show_legend=i == 0):
             fig.add_trace(trace, row=i // columns + 1, col=i % columns + 1)
-    base_layout(fig, height=100 + 230 * rows)
+    height = BARS_HEIGHT if n <= 3 else BARS_HEIGHT - 30  # the checks' line sits above
+    base_layout(fig, height=height if rows == 1 else 100 + 230 * rows)
     # The legend hangs from the figure's top edge, above the first row's subplot titles.
     fig.update_layout(legend={"yref": "container", "y": 1, "yanchor": "top"}, margin={"t": 80})
     fig.update_yaxes(range=[0, 1], fixedrange=True)
@@ -111,10 +126,15 @@ def _position_traces(pos, vocab: Sequence[str], n_bars: int, *, show_legend: boo
 
 
 def coin_figure(positions) -> go.Figure:
-    """Each checked position: keep zone [0, a) with a = min(1, p/q), reject zone, the coin u."""
+    """Each checked position: keep zone [0, a) with a = min(1, p/q), reject zone, the coin u.
+
+    Each row's label carries its coin ("pos 1: u = 0.72"), in the page's text colour: a
+    label beside the diamond was cut at the right edge and sat on the bars' fill. The
+    legend hangs under the title and pushes the plot down when it wraps in a narrow column.
+    """
     checked = [(i, p) for i, p in enumerate(positions) if p.coin is not None]
     fig = go.Figure()
-    ys = [f"pos {i + 1}" for i, _ in checked]
+    ys = [f"pos {i + 1}: u = {p.coin:.2f}" for i, p in checked]
     fig.add_trace(
         go.Bar(
             orientation="h",
@@ -140,10 +160,8 @@ def coin_figure(positions) -> go.Figure:
         go.Scatter(
             x=[p.coin for _, p in checked],
             y=ys,
-            mode="markers+text",
+            mode="markers",
             name="coin u",
-            text=[f"u = {p.coin:.2f}" for _, p in checked],
-            textposition="middle right",
             marker={
                 "color": COLORS["coin"],
                 "size": 14,
@@ -153,7 +171,7 @@ def coin_figure(positions) -> go.Figure:
             hovertemplate="u = %{x:.3f}<extra></extra>",
         )
     )
-    base_layout(fig, title="The coins", height=120 + 50 * max(1, len(checked)))
+    legend_under_title(base_layout(fig, title="The coins", height=170 + 50 * max(1, len(checked))))
     fig.update_layout(barmode="overlay")
     fig.update_xaxes(range=[0, 1], title="probability", fixedrange=True)
     fig.update_yaxes(autorange="reversed", fixedrange=True)

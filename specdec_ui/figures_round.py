@@ -44,12 +44,29 @@ def _figure(data: list[dict], layout: dict, *, title: str, height: int) -> go.Fi
     return make_figure(data, title=title, height=height, **layout)
 
 
+def _focus_set(highlight: int | Sequence[int] | None, n: int) -> set[int]:
+    """The tokens a chart is about: one index, several, or (None) all of them."""
+    if highlight is None:
+        return set(range(n))
+    return {int(highlight)} if isinstance(highlight, int | np.integer) else set(highlight)
+
+
 def _bar(
-    name: str, labels: list[str], v, color: str, pattern: str, highlight: int | None, hover: str
+    name: str,
+    labels: list[str],
+    v,
+    color: str,
+    pattern: str,
+    highlight: int | Sequence[int] | None,
+    hover: str,
 ) -> dict:
+    """One trace of bars; a patterned trace of the leftover (``COLORS["residual"]``) is
+    drawn solid with its pattern over it: dots alone on a transparent bar were a pale
+    ghost on a projector and near invisible in dark mode (issue 25)."""
     n = len(labels)
-    focus = [1.0 if highlight is None or i == highlight else DIM for i in range(n)]
-    width = [3 if i == highlight else 0 for i in range(n)]
+    focus_set = _focus_set(highlight, n)
+    focus = [1.0 if i in focus_set else DIM for i in range(n)]
+    width = [3 if highlight is not None and i in focus_set else 0 for i in range(n)]
     return {
         "type": "bar",
         "name": name,
@@ -62,17 +79,24 @@ def _bar(
             "color": color,
             "opacity": focus,
             "line": {"width": width, "color": OUTLINE},
-            "pattern": {"shape": pattern},
+            "pattern": (
+                {"shape": pattern, "fillmode": "overlay", "fgcolor": "#FFFFFF", "fgopacity": 0.8}
+                if pattern and color == COLORS["residual"]
+                else {"shape": pattern}
+            ),
         },
         "hovertemplate": f"%{{x}}<br>{hover} = %{{y:.4g}}<extra></extra>",
     }
 
 
-def _category_layout(labels: Sequence[str], highlight: int | None, y_max: float) -> dict:
+def _category_layout(
+    labels: Sequence[str], highlight: int | Sequence[int] | None, y_max: float
+) -> dict:
     safe = [plotly_escape(lab) for lab in labels]
     ticks = list(safe)
     if highlight is not None:
-        ticks[highlight] = f"<b>{ticks[highlight]}</b>"
+        for i in _focus_set(highlight, len(ticks)):
+            ticks[i] = f"<b>{ticks[i]}</b>"
     return {
         "showlegend": True,  # the legend under the title: theme.make_figure places it
         "xaxis": {
@@ -87,7 +111,11 @@ def _category_layout(labels: Sequence[str], highlight: int | None, y_max: float)
 
 
 def _mark(layout: dict, labels: Sequence[str], highlight: int | None, y: float, text: str) -> dict:
+    """An arrow naming the token ``highlight`` (``text``): its head just above that bar's
+    own number, its words near the top of the plot (``_category_layout``'s headroom), above
+    every bar's number: beside the bar they ran into a neighbour's ("0.40drafted")."""
     if highlight is not None and text:
+        top = layout["yaxis"]["range"][1]
         layout["annotations"] = [
             {
                 "x": plotly_escape(labels[highlight]),
@@ -96,8 +124,11 @@ def _mark(layout: dict, labels: Sequence[str], highlight: int | None, y: float, 
                 "showarrow": True,
                 "arrowhead": 2,
                 "arrowcolor": OUTLINE,  # plotly's default dark grey vanishes in dark mode
-                "ay": -22,
-                "yshift": 20,
+                "ax": 0,
+                "ayref": "y",
+                "ay": top * 0.9,
+                "yanchor": "middle",
+                "standoff": 24,  # the head stops above the bar's number
                 "font": {"size": 15},
             }
         ]
@@ -142,6 +173,7 @@ def residual_figure(
     highlight: int | None = None,
     title: str = "",
     mark_text: str = "",
+    focus: Sequence[int] | None = None,
 ) -> go.Figure:
     """Seed 003 Ex 6: q (blue), p (orange) and the green leftover max(0, p - q).
 
@@ -149,21 +181,25 @@ def residual_figure(
     Z = 0 the core falls back to p, and so does this trace); then only the leftover and
     p_adj bars carry numbers (q and p did in the steps before): four labels a group
     collided at a projector's text size. Bars fill more of their group (bargap 0.1).
+    ``highlight`` is the token the arrow names (``mark_text``); ``focus`` (default: that
+    token) the tokens drawn at full opacity with an outline and a bold label, the others
+    faded: the leftover step is about the tokens where p exceeds q, not the rejected one.
     """
     safe = [plotly_escape(lab) for lab in labels]
     p = np.asarray(p_row, dtype=np.float64)
     q = np.asarray(q_row, dtype=np.float64)
     leftover = np.maximum(0.0, p - q)  # (V,)
+    shown = highlight if focus is None else tuple(focus)
     data = [
-        _bar("q (draft)", safe, q, COLORS["q"], PATTERN["q"], highlight, "q"),
-        _bar("p (target)", safe, p, COLORS["p"], PATTERN["p"], highlight, "p"),
+        _bar("q (draft)", safe, q, COLORS["q"], PATTERN["q"], shown, "q"),
+        _bar("p (target)", safe, p, COLORS["p"], PATTERN["p"], shown, "p"),
         _bar(
             "max(0, p − q)",
             safe,
             leftover,
             COLORS["residual"],
             PATTERN["residual"],
-            highlight,
+            shown,
             "max(0, p − q)",
         ),
     ]
@@ -172,14 +208,12 @@ def residual_figure(
         z = leftover.sum()
         adj = leftover / z if z > 1e-12 else p
         data.append(
-            _bar(
-                "p_adj = max(0, p − q) / Z", safe, adj, COLORS["residual"], "x", highlight, "p_adj"
-            )
+            _bar("p_adj = max(0, p − q) / Z", safe, adj, COLORS["residual"], "x", shown, "p_adj")
         )
         y_max = max(y_max, float(adj.max()))
         for bar in data[:2]:  # q and p: their numbers were on screen in the steps before
             del bar["text"]
-    layout = _mark(_category_layout(labels, highlight, y_max), labels, highlight, y_max, mark_text)
+    layout = _mark(_category_layout(labels, shown, y_max), labels, highlight, y_max, mark_text)
     layout["bargap"] = 0.1
     return _figure(data, layout, title=title, height=360)
 
@@ -267,9 +301,11 @@ def coin_figure(a: float, u: float | None = None, *, title: str = "") -> go.Figu
         "showlegend": True,
         "legend": {"traceorder": "normal"},
         "xaxis": {"range": [0, 1], "title": {"text": "u ~ Uniform[0, 1)"}, "dtick": 0.2},
-        "yaxis": {"showticklabels": False, "range": [-0.45, 0.75]},
+        # room above the bar for "u = ..." when the legend wraps to three rows in a narrow
+        # column (the label sat on the plot's top edge, and was cut there: issue 25)
+        "yaxis": {"showticklabels": False, "range": [-0.45, 1.05]},
     }
-    return _figure(data, layout, title=title, height=300)
+    return _figure(data, layout, title=title, height=330)
 
 
 def _chip_trace(status: str, pts: list[tuple[int, str, str]]) -> dict:
@@ -378,16 +414,20 @@ def _position_figures(story: RoundStory, step) -> tuple[go.Figure, go.Figure | N
 def _leftover_figure(story: RoundStory, kind: str) -> go.Figure:
     """residual / normalise / resample (and the result after a rejection): the leftover."""
     res, j = story.result, story.result.final_position
-    focus = {"residual": res.draft_tokens[j], "normalise": None}.get(kind, res.final_token)
+    arrow = {"residual": res.draft_tokens[j], "normalise": None}.get(kind, res.final_token)
     mark = {"residual": "rejected", "normalise": ""}.get(kind, "resampled")
+    p, q = story.p_rows[j], story.q_rows[j]
+    # the leftover step is about where p exceeds q (the rejected token's leftover is 0)
+    positive = tuple(int(i) for i in np.flatnonzero(np.asarray(p) - np.asarray(q) > 0))
     return residual_figure(
         story.labels,
-        story.p_rows[j],
-        story.q_rows[j],
+        p,
+        q,
         normalised=kind != "residual",
-        highlight=focus,
+        highlight=arrow,
         mark_text=mark,
         title=f"Position {j + 1}: the leftover max(0, p − q)",
+        focus=positive if kind == "residual" and positive else None,
     )
 
 

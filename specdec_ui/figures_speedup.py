@@ -94,7 +94,9 @@ HEADROOM = 1.35  # y range = highest line x this: an empty band at the top for v
 
 
 def _best_k_marker(best: int, speedup_best: float, k_max: int) -> dict:
-    """The star at the best K (near the right edge its label goes left, or it would be cut)."""
+    """The star at the best K (near the right edge its label goes left, or it would be cut);
+    its label may reach into the margin above the plot (a projector's 20 px text did not
+    fit under the top of the axis and was cut there)."""
     return {
         "type": "scatter",
         "x": [best],
@@ -103,6 +105,7 @@ def _best_k_marker(best: int, speedup_best: float, k_max: int) -> dict:
         "name": "best K",
         "text": [f"best K = {best}"],
         "textposition": "top left" if best > 0.75 * k_max else "top center",
+        "cliponaxis": False,
         "marker": {
             "symbol": "star",
             "size": 20,
@@ -153,7 +156,7 @@ def speedup_vs_k_figure(
         shapes=[shape],
         annotations=[label],
         xaxis={"title": {"text": "K (draft tokens per round)"}},
-        yaxis={"title": {"text": "speedup (x)"}, "range": [0, max(float(s.max()), 1.0) * 1.2]},
+        yaxis={"title": {"text": "speedup (x)"}, "range": [0, max(float(s.max()), 1.0) * HEADROOM]},
     )
 
 
@@ -195,6 +198,20 @@ def _k_level(y: float, name: str, k: int, color: str, dash: str) -> dict:
     }
 
 
+def _line_key(name: str, dash: str) -> dict:
+    """A legend entry only (no data): what a dash style means, so the title stays short
+    enough for a phone (a title with the key in brackets was cut at 390 px)."""
+    return {
+        "type": "scatter",
+        "x": [None],
+        "y": [None],
+        "mode": "lines",
+        "name": name,
+        "line": {"dash": dash, "width": 2, "color": COLORS["discarded"]},
+        "hoverinfo": "skip",
+    }
+
+
 def expected_tokens_figure(
     k_values=CURVE_K, *, alpha_current: float | None = None, n: int = 101
 ) -> go.Figure:
@@ -220,10 +237,11 @@ def expected_tokens_figure(
             "line": {"dash": "dot", "color": COLORS["discarded"]},
         }
     )
+    traces.append(_line_key("dashed: ceiling K + 1", "dash"))
     shapes, labels = _alpha_marker(alpha_current)
     return make_figure(
         traces,
-        title="Expected tokens per round (dashed: the ceiling K + 1)",
+        title="Expected tokens per round",
         shapes=shapes,
         annotations=labels,
         xaxis={"title": {"text": "alpha (acceptance rate)"}, "range": [0, 1]},
@@ -264,10 +282,14 @@ def speedup_vs_alpha_figure(
             "hoverinfo": "skip",
         }
     )
+    traces += [
+        _line_key("dotted: floor (alpha 0)", "dot"),
+        _line_key("dashed: ceiling (alpha 1)", "dash"),
+    ]
     shapes, labels = _alpha_marker(alpha_current)
     return make_figure(
         traces,
-        title="Speedup vs alpha (dotted: floor; dashed: ceiling)",
+        title="Speedup versus alpha",
         shapes=shapes,
         annotations=labels,
         xaxis={"title": {"text": "alpha (acceptance rate)"}, "range": [0, 1]},
@@ -346,7 +368,7 @@ def speedup_heatmap_figure(
         traces.append(_you_are_here(*current))
     return make_figure(
         traces,
-        title=f"Speedup over alpha and K (c = c_q / c_p = {c_q / c_p:.3g})",
+        title=f"Speedup over alpha and K, c = {c_q / c_p:.3g}",
         height=420,
         xaxis={"title": {"text": "alpha (acceptance rate)"}},
         yaxis={"title": {"text": "K"}},
@@ -356,8 +378,9 @@ def speedup_heatmap_figure(
 def time_table(alpha: float, k_values, c_q: float, c_p: float) -> pd.DataFrame:
     """The latency table of seed 003 Ex 8, one row per K (sorted, unique).
 
-    Columns: K, cost per round = K c_q + c_p, E[tokens] = (1 - alpha^(K+1)) /
-    (1 - alpha), time per token = cost / E, speedup = c_p / (time per token).
+    Columns, the answers first (a phone shows the first three without a sideways swipe):
+    K, time per token = cost / E, speedup = c_p / (time per token), E[tokens] =
+    (1 - alpha^(K+1)) / (1 - alpha), cost per round = K c_q + c_p.
     Unrounded: the page rounds for display.
     """
     ks = np.array(sorted({int(k) for k in k_values}))
@@ -366,10 +389,10 @@ def time_table(alpha: float, k_values, c_q: float, c_p: float) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "K": ks,
-            "cost per round": ks * c_q + c_p,
-            "E[tokens per round]": e,
             "time per token": tpt,
             "speedup (x)": np.atleast_1d(sc.speedup(alpha, ks, c_q, c_p)),
+            "E[tokens per round]": e,
+            "cost per round": ks * c_q + c_p,
         }
     )
 
@@ -421,7 +444,7 @@ def _box(x0: float, width: float, y: str, color: str, text: str, name: str, show
 
 
 def _note(x: float, y: str, text: str) -> dict:
-    return {"x": x, "y": y, "text": f"  {text}", "showarrow": False, "xanchor": "left"}
+    return {"x": x, "y": y, "text": text, "showarrow": False, "xanchor": "left", "xshift": 6}
 
 
 def timeline_figure(
@@ -450,22 +473,22 @@ def timeline_figure(
         for i in range(n_out)
     ]
     kept = "all kept + bonus" if n_acc == k else f"{n_acc} kept + 1 resampled"
+    # Short title, notes on two lines, the legend under the title: the same shared figure
+    # reads on a 390 px phone (the title, a note and the legend were cut or overlapped).
     notes = [
-        _note(k * c_q + c_p, y_spec, f"{n_out} tokens ({kept})"),
+        _note(k * c_q + c_p, y_spec, f"{n_out} tokens<br>({kept})"),
         _note(n_out * c_p, y_plain, f"{n_out} tokens"),
     ]
     return make_figure(
         [*drafts, verify, *plain],
-        title="Same tokens, less time: the draft proposes, the target verifies once",
-        height=300,
+        title="Same tokens, less time",
+        height=340,
         barmode="overlay",
         annotations=notes,
-        margin={"t": 50},
-        legend={"yref": "paper", "y": -0.15, "yanchor": "top"},  # below the plot
         xaxis={
             "title": {"text": "time →"},
             "showticklabels": False,
-            "range": [0, n_out * c_p * 1.35],
+            "range": [0, n_out * c_p * 1.5],
         },
-        yaxis={"autorange": "reversed"},
+        yaxis={"autorange": "reversed", "showgrid": False},  # no line through the notes
     )

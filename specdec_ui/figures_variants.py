@@ -27,6 +27,7 @@ from .theme import (
 )
 
 MAX_TREE_HEIGHT = 1_000  # px: a 340-node tree is drawn, not read node by node
+MIN_TREE_HEIGHT = 380  # px: room for a legend of two rows over a small tree's leaves
 
 
 def _x(labels) -> list[str]:
@@ -167,7 +168,7 @@ def tree_figure(result: vt.TreeResult, shown: int, labels) -> go.Figure:
     return make_figure(
         traces,
         title=_tree_title(result, shown, labels),
-        height=min(max(300, 40 * tree.n_nodes), MAX_TREE_HEIGHT),
+        height=min(max(MIN_TREE_HEIGHT, 40 * tree.n_nodes), MAX_TREE_HEIGHT),
         xaxis={"title": {"text": "depth"}, "dtick": 1, "range": [-0.4, tree.max_depth + 1.6]},
         yaxis={"visible": False},
     )
@@ -195,16 +196,18 @@ def _final_marker(result: vt.TreeResult, pos, labels) -> dict:
     last = result.path[-1] if result.path else -1
     x, y = pos[last]
     kind = sc.FINAL_STATUS[result.final_kind]
+    column = result.tree.max_depth + 1  # right of every drafted node: never on a child
     return {
         "type": "scatter",
-        "mode": "markers+text",
-        "x": [x + 1],
-        "y": [y],
+        "mode": "lines+markers+text",
+        "x": [x, column],
+        "y": [y, y],
+        "line": {"color": COLORS[kind], "width": 2, "dash": "dot"},  # from the node it follows
         "name": f"{STATUS_SYMBOL[kind]} {STATUS_WORD[kind]} token",
-        "text": [plotly_escape(labels[result.final_token])],
+        "text": ["", plotly_escape(labels[result.final_token])],
         "textposition": "middle right",
         "marker": {
-            "size": 24,
+            "size": [0, 24],
             "color": COLORS[kind],
             "symbol": "star",
             "line": {"width": 1, "color": "#333"},
@@ -351,8 +354,10 @@ def _current_choice(x: float, y: float, name: str) -> dict:
 def candidates_figure(p_target, q_draft, k: int, m_current: int, m_max: int = VARIANT_M_MAX):
     """Tokens per round against the number of candidates m (1..m_max), K positions.
 
-    Traces: "E[tokens], m candidates" (line + markers: sum_i beta_m^i),
-    "beta_m" on a second axis, "you are here" (the current m).
+    Two panels over one m axis: "E[tokens], m candidates" (line + markers: sum_i
+    beta_m^i) on top, "beta_m" (0 to 1) below, "you are here" (the current m). One panel
+    with a second y axis drew the two rising curves on top of each other, with ticks at
+    0.266 and 0.532 (issue 25).
     """
     ms = np.arange(1, m_max + 1)
     tokens = vr.multidraft_expected_tokens(p_target, q_draft, k, ms)
@@ -380,14 +385,15 @@ def candidates_figure(p_target, q_draft, k: int, m_current: int, m_max: int = VA
     return make_figure(
         traces,
         title="More candidates per position: diminishing returns",
+        height=460,
         xaxis={"title": {"text": "candidates per position m"}, "dtick": 1},
-        yaxis={"title": {"text": "tokens per round"}, "rangemode": "tozero"},
+        yaxis={"title": {"text": "tokens per round"}, "rangemode": "tozero", "domain": [0.45, 1]},
         yaxis2={
             "title": {"text": "beta_m"},
-            "overlaying": "y",
-            "side": "right",
+            "anchor": "x",
+            "domain": [0, 0.32],
             "range": [0, 1.05],
-            "showgrid": False,
+            "tickvals": [0, 0.5, 1],
         },
     )
 

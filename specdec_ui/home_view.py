@@ -13,6 +13,7 @@ import specdec_core as sc
 
 from . import figures_speedup as fs
 from .figure_cache import shared_figure
+from .page_questions import questions_box, questions_for
 from .presenter import chart, share_page
 from .registry import PAGES, available_pages
 
@@ -35,7 +36,8 @@ INTERN = (
 # Seed 000's round: K = 3 drafts, all kept, plus the bonus D: 4 tokens for one target pass.
 TIMELINE = {"k": 3, "c_q": 1.0, "c_p": 4.0}
 TIMELINE_CAPTION = (
-    "Seed 000's round: the draft proposes A, B, C (three cheap steps), and one target pass "
+    "The draft proposes, the target verifies once. "
+    "The worked round: the draft proposes A, B, C (three cheap steps), and one target pass "
     "checks them and adds the bonus token D. Four tokens for the price of one target step plus "
     "three draft steps, instead of four target steps."
 )
@@ -52,16 +54,18 @@ SEED_000_ALPHA = 0.85  # sum_x min(p, q) of seed 000's p and q
 SOURCES = (
     "Sources: Leviathan, Kalman & Matias, Fast Inference from Transformers via Speculative "
     "Decoding (ICML 2023); Chen et al., Accelerating Large Language Model Decoding with "
-    "Speculative Sampling (2023); the two worked-example seeds of this project. Notation: "
+    "Speculative Sampling (2023); the course's worked round and exercise sheet. Notation: "
     "p = target, q = draft, as in Leviathan et al. (Chen et al. swap the letters)."
 )
 
 
 def idea() -> None:
-    """The title, the idea in plain words and the intern-and-editor picture."""
+    """The title, the idea in plain words, the intern-and-editor picture and the questions
+    for the class (folded)."""
     st.title(TITLE)
     st.write(IDEA)
     st.info(INTERN, icon="🧑‍🎓")
+    questions_box(questions_for("pages/scripts/home.py"))
 
 
 def timeline() -> None:
@@ -91,7 +95,8 @@ def algorithm_and_numbers() -> None:
         st.latex(r"\mathbb{E}[\text{tokens per round}] = \frac{1 - \alpha^{K+1}}{1 - \alpha}")
         e = sc.expected_tokens(SEED_000_ALPHA, TIMELINE["k"])
         st.write(
-            f"With seed 000's p and q, alpha = {SEED_000_ALPHA}, so with K = 3 a round emits on "
+            f"With the worked round's p and q, alpha = {SEED_000_ALPHA}, so with K = 3 a round "
+            "emits on "
             f"average {e:.2f} tokens for one target pass."
         )
 

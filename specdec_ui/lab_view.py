@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+import numpy as np
 import streamlit as st
 
 import specdec_core as sc
@@ -320,12 +321,58 @@ def _p_latex(p: float) -> str:
 
 
 def _test_words(fit: sc.GoodnessOfFit) -> str:
+    if fit.dof == 0:
+        return "nothing to test: one possible outcome, 0 degrees of freedom"
     return f"chi-square {fit.statistic:.1f}, dof {fit.dof}, p-value {_p_value(fit.p_value)}"
 
 
+NOTHING_TO_TEST = {  # why a test has one possible outcome (dof 0), by the test
+    "tokens": "p puts all its mass on one token, so every emitted token must be that one "
+    "(and every one was): a count of one kind of token cannot be off",
+    "lengths": "every round has the same length, {length}, so the round-length law is "
+    "certain and no count of rounds can be off",
+}
+
+
+def _length_words(report: sc.LosslessnessReport) -> str:
+    """The one round length a dof-0 length test saw, in words."""
+    counts = report.tokens_per_round.observed
+    length = int(np.flatnonzero(np.asarray(counts) > 0)[0]) + 1 if len(counts) else 1
+    why = " (alpha = 0: no draft is ever kept)" if length == 1 else ""
+    return f"{length} token{'s' * (length != 1)}{why}"
+
+
+def nothing_to_test(report: sc.LosslessnessReport) -> list[str]:
+    """The tests of ``report`` that had nothing to test (dof 0), with the reason in words:
+    such a test passes whatever the rule does, so a PASS from it says nothing."""
+    out = []
+    if report.tokens.dof == 0:
+        out.append("the token test had nothing to test: " + NOTHING_TO_TEST["tokens"])
+    if report.tokens_per_round.dof == 0:
+        out.append(
+            "the round-length test had nothing to test: "
+            + NOTHING_TO_TEST["lengths"].format(length=_length_words(report))
+        )
+    return out
+
+
 def _verdict_text(report: sc.LosslessnessReport) -> str:
-    """PASS or FAIL, with both tests' numbers (and, on a FAIL, which test rejected)."""
+    """PASS or FAIL, with both tests' numbers (and, on a FAIL, which test rejected); a test
+    with nothing to test (dof 0) is said to be one, and is no part of a PASS."""
     tok, lengths, level = report.tokens, report.tokens_per_round, report.significance
+    empty = nothing_to_test(report)
+    if report.passed and len(empty) == 2:
+        return "NOTHING TO TEST: " + "; ".join(empty) + ". Choose a p and q with more to see."
+    if report.passed and empty:
+        tested = (
+            ("the emitted tokens follow p", tok)
+            if lengths.dof == 0
+            else ("the round lengths follow the theory", lengths)
+        )
+        return (
+            f"PASS on one test only: {tested[0]} ({_test_words(tested[1])}; the p-value is "
+            f"at least the significance level {level:g}); {empty[0]}."
+        )
     if report.passed:
         return (
             f"PASS: the emitted tokens follow p ({_test_words(tok)}) and the round lengths "
@@ -349,7 +396,16 @@ def _verdict_text(report: sc.LosslessnessReport) -> str:
 def verdict(run: SimulatedRun) -> None:
     """The verdict box, a note on a bug that hides or only one test sees, strict's numbers."""
     with st.container(key="lab_verdict", border=True):
-        (st.success if run.report.passed else st.error)(_verdict_text(run.report))
+        report = run.report
+        if not report.passed:
+            box = st.error
+        elif len(nothing_to_test(report)) == 2:
+            box = st.info
+        elif nothing_to_test(report):
+            box = st.warning
+        else:
+            box = st.success
+        box(_verdict_text(report))
     if run.settings["variant"] == "no_bonus":
         st.caption(
             "This bug is unbiased in tokens: the token test passes, only the tokens-per-round "
@@ -451,6 +507,8 @@ def chi_square_tests(run: SimulatedRun) -> None:
         chart(fig, key="lab_fig_tokens")
         st.latex(rf"X^2 = \sum \frac{{(O - E)^2}}{{E}} = {tok.statistic:.1f}")
         st.latex(rf"\text{{dof}} = {tok.dof},\quad p\text{{-value}} {_p_latex(tok.p_value)}")
+        if tok.dof == 0:
+            st.caption("Nothing to test: " + NOTHING_TO_TEST["tokens"] + ".")
         st.caption(
             "O: tokens emitted at each position of a round; E: what p predicts for the rounds "
             "that reached that position (summed over positions). A small p-value (below "
@@ -472,6 +530,12 @@ def chi_square_tests(run: SimulatedRun) -> None:
             "A round keeps n drafts, then adds one token: the resample after a rejection, or "
             "the bonus when all K are kept."
         )
+        if lengths.dof == 0:
+            st.caption(
+                "Nothing to test: "
+                + NOTHING_TO_TEST["lengths"].format(length=_length_words(run.report))
+                + "."
+            )
 
 
 def _engine_theory(run: SimulatedRun, metrics: sc.AcceptanceMetrics) -> str:

@@ -26,8 +26,9 @@ from .engine_view import engine_panel
 from .figure_cache import shared_figure
 from .page_state import PageState
 from .presenter import chart
-from .stepper import stepper
+from .stepper import stepper, steps_below
 from .text import md_escape
+from .theme import STATUS_SYMBOL
 from .token_text import legend_markdown, token_markdown
 from .widgets import seed_control, show_error
 
@@ -111,8 +112,12 @@ def inputs(pairs: list[str]) -> Choice:
         st.caption(
             md_escape(f"Draft: {info.draft}. Target: {info.target}. {info.description} {info.why}")
         )
+        # No max_chars on the box: a longer paste was dropped without a word (the box kept
+        # its old text); now it reaches the core, whose message names the length and limit.
         prompt = st.text_area(
-            "Prompt (plain ASCII text)", key="lm_prompt", max_chars=lm.MAX_PROMPT_CHARS, height=90
+            f"Prompt (plain ASCII text, at most {lm.MAX_PROMPT_CHARS} characters)",
+            key="lm_prompt",
+            height=90,
         )
     with mid:
         temperature = st.slider(
@@ -210,14 +215,15 @@ def _wait_for_costs(request: lw.RunRequest) -> None:
 
 
 def round_stepper(run: lw.LabRun) -> int:
-    """Step mode: First / Back / Next / Last and a jump slider; returns the round shown."""
+    """Step mode: First / Back / Next / Last and a jump slider that says which round is
+    shown; returns the round shown."""
     n_rounds = run.counts.rounds
     shown, rest = stepper("lm", ROUND, 1, n_rounds)
     with rest:
-        if n_rounds > 1:
-            st.slider("Jump to round", 1, n_rounds, key=ROUND)
-        st.caption(f"Round {shown} of {n_rounds}")
-    st.caption("The run was made with your seed; stepping replays it round by round.")
+        if n_rounds > 1:  # the label changes, the key keeps the widget
+            st.slider(f"Round {shown} of {n_rounds}: drag to jump", 1, n_rounds, key=ROUND)
+        else:
+            st.caption(f"Round {shown} of {n_rounds}")
     return shown
 
 
@@ -273,40 +279,58 @@ def _cut_note(counts: lw.RunCounts, round_shown: int | None) -> None:
 
 
 def quiet_draft_note(choice: Choice, run: lw.LabRun) -> None:
-    """Rounds in which the draft proposed nothing, and why (the draft says)."""
+    """Rounds in which the draft proposed nothing, and why (the draft says); with a fixed K,
+    why a fixed K can draft nothing."""
     spec = run.spec
     if not spec.empty_rounds:
         return
     quiet = lm.load_pair(choice.request.pair)[0]
+    fixed = (
+        ""
+        if choice.request.adaptive
+        else f" With a fixed K, K = {choice.request.k} is the most a round drafts: this draft "
+        "looks its guesses up (in the prompt, or in a table of the target's habits) and "
+        "proposes only what it finds, so a round where it finds no guess drafts nothing. "
+        "A model draft always proposes K."
+    )
     st.info(
         f"In {spec.empty_rounds} of {spec.n_rounds} rounds the draft proposed nothing: "
         f"{getattr(quiet, 'quiet_why', 'it had no guess')}. Those rounds ran one plain "
-        f"step of the target. {getattr(quiet, 'quiet_gain', '')}",
+        f"step of the target. {getattr(quiet, 'quiet_gain', '')}{fixed}",
         icon="🔎",
     )
 
 
 def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
-    """Step mode: one round's drafts, their p and q, the coins and the round's last token."""
+    """Step mode, right under the stepper (the first screen of a projector): the round's
+    decision as a heading, then its charts side by side: p and q at each position, the
+    coins (at T = 0: the argmax check, no coin) and the distribution of its last token;
+    then the drafted tokens and the words."""
     vocab = lm.load_tokenizer().vocab
     rnd = run.spec.rounds[round_shown - 1]
     n_drafts = len(rnd.positions) - 1  # a lookup draft may propose fewer than K
+    greedy = choice.request.temperature == 0
     if n_drafts == 0:
         quiet = lm.load_pair(choice.request.pair)[0]
         short = getattr(quiet, "quiet_short", "no guess")
-        st.subheader(f"Round {round_shown}: {short}, nothing proposed")
+        st.subheader(f"Round {round_shown}: {short}, nothing proposed", anchor="lm-decision")
+        chart(fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind="plain"), key="lm_final")
+        steps_below("lm", ROUND, 1, run.counts.rounds)
         st.write(
             "A plain step, not a bonus: with no draft to check, the target made one ordinary "
             "decoding step, and its token is the round's only token."
         )
-        chart(fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind="plain"), key="lm_final")
         return
     kept = (
         f"all {n_drafts} drafts kept"
         if rnd.n_accepted == n_drafts > 1
         else (f"{rnd.n_accepted} of {n_drafts} draft{'s' if n_drafts > 1 else ''} kept")
     )
-    st.subheader(f"Round {round_shown}: {kept}, then a {FINAL_WORD[rnd.final_kind]} token")
+    st.subheader(
+        f"Round {round_shown}: {kept}, then a {FINAL_WORD[rnd.final_kind]} token",
+        anchor="lm-decision",  # the browser tests find the decision by it
+    )
+    _round_charts(rnd, vocab, greedy=greedy, n_rounds=run.counts.rounds)
     chips = [(vocab[p.token], "kept" if p.status == "accepted" else p.status)
              for p in rnd.positions[:-1]]  # fmt: skip
     chips.append((vocab[rnd.final_token], "bonus" if rnd.final_kind == "bonus" else "resampled"))
@@ -315,42 +339,101 @@ def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
     st.write(
         f"The draft proposed {n_drafts} token{'s' if n_drafts > 1 else ''}; the target scored "
         f"the last accepted token and all {n_drafts} in one call, which gives {n_drafts + 1} "
-        "distributions p. A drafted token x is kept when the coin u is below "
-        "a = min(1, p(x)/q(x)); the first rejection ends the round (later drafts are "
-        "discarded unchecked)."
+        "distributions p. "
+        + (GREEDY_RULE if greedy else COIN_RULE)
+        + " The first rejection ends the round (later drafts are discarded unchecked)."
     )
-    _round_charts(choice, rnd, vocab)
-
-
-def _round_charts(choice: Choice, rnd, vocab) -> None:
-    """The p and q bars of each position, the coins and the final distribution."""
-    bonus = rnd.final_kind == "bonus"
-    positions = rnd.positions if bonus else rnd.positions[:-1]  # p_{K+1} only for a bonus
-    chart(fl.position_bars_figure(positions, vocab), key="lm_bars")
     st.caption(
         "Top tokens of p (target, orange) and q (draft, blue hatched) at each position; "
         "▶ and an outline mark the drafted token."
         + (
             ""
-            if bonus
+            if rnd.final_kind == "bonus"
             else " No bonus position: this round ended with a rejection, so p at position "
             "K + 1 was never used."
         )
     )
-    left, right = st.columns(2)
-    with left:
-        chart(fl.coin_figure(rnd.positions), key="lm_coins")
-    with right:
+    st.caption(
+        "At T = 0 no seed matters: the decisions need no coin, so every seed gives these rounds."
+        if greedy
+        else "The run was made with your seed; stepping replays it round by round."
+    )
+
+
+COIN_RULE = "A drafted token x is kept when the coin u is below a = min(1, p(x)/q(x))."
+GREEDY_RULE = (
+    "At T = 0 p and q are one-hot (each model's top token), so a = min(1, p(x)/q(x)) is 1 "
+    "when the draft is the target's top token and 0 otherwise: a draft is kept exactly when "
+    "it is the target's top token, no coin is needed, and none is drawn on screen."
+)
+
+
+def _round_charts(rnd, vocab, *, greedy: bool, n_rounds: int) -> None:
+    """Side by side: the p and q bars of each position, the coins (at T = 0 the argmax
+    check, in words: no coin decides anything there) and the final distribution."""
+    bonus = rnd.final_kind == "bonus"
+    positions = rnd.positions if bonus else rnd.positions[:-1]  # p_{K+1} only for a bonus
+    if len(positions) > 3:  # a long (adaptive) round: the coins in one line, wide bars
+        _checks_line(rnd.positions, vocab, greedy=greedy)
+        bars, final = st.columns([8, 3])
+    else:
+        bars, middle, final = st.columns([5, 3, 3])
+        with middle:
+            if greedy:
+                with st.container(key="lm_greedy_check"):
+                    st.markdown("**The check at T = 0** (no coin)")
+                    st.markdown(greedy_check_markdown(rnd.positions, vocab))
+            else:
+                chart(fl.coin_figure(rnd.positions), key="lm_coins")
+    with bars:
+        chart(fl.position_bars_figure(positions, vocab), key="lm_bars")
+        steps_below("lm", ROUND, 1, n_rounds)  # a phone: under the bars, the step's chart
+    with final:
         chart(
             fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind),
             key="lm_final",
         )
-    if choice.request.temperature == 0:
-        st.info(
-            "At T = 0 p and q are one-hot (argmax): a draft is kept exactly when it is the "
-            "target's top token. Raise T to see real coins.",
-            icon="ℹ️",
+
+
+def _checks_line(positions, vocab, *, greedy: bool) -> None:
+    """A long round's checks in one paragraph: at T = 0 the argmax check, else each coin
+    against its a (a chart per coin did not fit beside 9 panels of bars)."""
+    checked = [(i, p) for i, p in enumerate(positions) if p.status in ("accepted", "rejected")]
+    if greedy:
+        words = "; ".join(
+            f"{i + 1} {STATUS_SYMBOL[p.status]}" + ("" if p.status == "accepted" else " (not "
+            "the target's top token)") for i, p in checked
+        )  # fmt: skip
+        text = f"**The check at T = 0** (no coin), by position: {words}."
+        key = "lm_greedy_check"
+    else:
+        words = "; ".join(
+            f"{i + 1}: u = {p.coin:.2f} {'<' if p.status == 'accepted' else '≥'} a = "
+            f"{p.acceptance_probability:.2f} {STATUS_SYMBOL[p.status]}"
+            for i, p in checked
         )
+        text = f"**The coins**, by position: {words}."
+        key = "lm_coins_line"
+    with st.container(key=key):
+        st.markdown(text)
+
+
+def greedy_check_markdown(positions, vocab) -> str:
+    """At T = 0, each checked position in words: the draft against the target's top token
+    (p is one-hot there, so ``top_p[0]`` is the target's choice)."""
+    lines = []
+    for i, pos in enumerate(positions):
+        if pos.status not in ("accepted", "rejected"):
+            continue
+        drafted = md_escape(repr(vocab[pos.token]))
+        top = md_escape(repr(vocab[pos.top_p[0][0]])) if pos.top_p else "?"
+        verdict = (
+            f"{STATUS_SYMBOL['accepted']} kept (a = 1)"
+            if pos.status == "accepted"
+            else f"{STATUS_SYMBOL['rejected']} rejected (a = 0)"
+        )
+        lines.append(f"- pos {i + 1}: draft {drafted}, target's top {top}: {verdict}")
+    return "\n".join(lines)
 
 
 def counts(choice: Choice, run: lw.LabRun) -> None:
@@ -499,24 +582,26 @@ def greedy_verdict(choice: Choice, run: lw.LabRun) -> None:
 
 
 def speed_section(choice: Choice, run: lw.LabRun) -> None:
-    """This run's measured speedup, the formulas with its own costs, the GPU-like switch;
-    while the measurement runs in the background, a notice that polls for it."""
+    """This run's measured speedup, the formulas with its own costs, the GPU-like switch,
+    when it was measured and the teacher's "measure again"; while the measurement runs in
+    the background, a notice that polls for it."""
     st.subheader("Your run against plain decoding of the same target")
     try:
-        speed = lw.get_run_speed(choice.request)
+        held = lw.get_run_speed(choice.request)
     except sw.QueueFullError as err:
         st.warning(md_escape(err), icon="⏳")
         return
     except SpecDecError as err:
         show_error(err)
         return
-    if speed is sw.MISSING:
+    if held is sw.MISSING:
         st.fragment(_wait_for_speed, run_every=POLL_S)(choice)
         return
-    if isinstance(speed, lw.Unmeasured):
-        st.warning(speed.reason, icon="⏳")
+    if isinstance(held.value, lw.Unmeasured):
+        st.warning(held.value.reason, icon="⏳")
         return
-    _speed_results(choice, run, speed)
+    _speed_results(choice, run, held.value)
+    when_measured(choice, held)
 
 
 def _wait_for_speed(choice: Choice) -> None:
@@ -527,10 +612,50 @@ def _wait_for_speed(choice: Choice) -> None:
     where = status.text if status is not None else "Starting…"
     st.info(
         "⏱️ Measuring the speed of your run on this server: speculative and plain decoding "
-        "of the same prompt, settings and seed, taking turns (once, then shared by everyone "
-        f"who asks for the same run). {where}",
+        "of the same prompt, settings and seed, taking turns (once; the figure is then kept "
+        f"for {lw.HOLD_S / 3600:g} hours and shared by everyone who asks for the same run). "
+        f"{where}",
         icon="⏳",
     )
+
+
+AGAIN_HELP = (
+    "Measures this run once more on this server, now, in the background. The figure above "
+    "stays until the new one is ready; then it replaces this one for everyone who opens "
+    "this run (the class sees the new figure and its new time). Use it when the server was "
+    "busy during the first measurement, or to show that a measurement varies."
+)
+
+
+def when_measured(choice: Choice, held: lw.Held) -> None:
+    """When the figure was measured, how long it is kept, and "measure again" (folded)."""
+    offset = st.context.timezone_offset
+    until = held.measured_at + lw.HOLD_S
+    st.caption(
+        f"Measured at {lw.clock_text(held.measured_at, offset)} ({lw.age_text(held.age_s)}) "
+        f"on this server, and kept until {lw.clock_text(until, offset)}: everyone who opens "
+        "this run sees this same figure, so the class reads one number for the lesson."
+    )
+    with st.expander("🔁 Measure again (for the teacher)", key="lm_again_box"):
+        st.write(AGAIN_HELP)
+        if lw.measuring_again(choice.request):
+            st.fragment(_wait_for_again, run_every=POLL_S)(choice)
+            return
+        wait_s = lw.AGAIN_AFTER_S - held.age_s
+        if st.button("Measure this run again", key="lm_again", disabled=wait_s > 0):
+            if lw.measure_again(choice.request):
+                st.rerun()  # show the measurement in progress
+        if wait_s > 0:
+            st.caption(f"Offered once the figure is {lw.AGAIN_AFTER_S:g} s old.")
+
+
+def _wait_for_again(choice: Choice) -> None:
+    """(A fragment.) While "measure again" runs: where it stands; rerun once it is done."""
+    if not lw.measuring_again(choice.request):
+        st.rerun()
+    status = lw.run_speed_status(choice.request)
+    where = status.text if status is not None else "Starting…"
+    st.info(f"⏱️ Measuring this run again; the figure above stays until then. {where}", icon="⏳")
 
 
 def _speed_results(choice: Choice, run: lw.LabRun, speed: SpeedMeasurement) -> None:
@@ -539,9 +664,9 @@ def _speed_results(choice: Choice, run: lw.LabRun, speed: SpeedMeasurement) -> N
     left, right = st.columns([3, 2])
     with left:
         _measured_speedup(choice, run, speed, reasons)
-        _formulas(choice, run.counts, speed, pred)
+        _formulas(choice, run, speed, pred)
         st.write(
-            "The seeds' formula assumes that verifying K + 1 tokens costs one target step. On "
+            "The basic formula assumes that verifying K + 1 tokens costs one target step. On "
             "a GPU that is nearly true: a step is memory-bound (reading the weights "
             "dominates), so scoring a few more tokens is almost free. A tiny model on a CPU "
             "is different: its few megabytes of weights stay in the processor's cache, so a "
@@ -637,8 +762,9 @@ def _adaptive_formulas(counts: lw.RunCounts, speed: SpeedMeasurement, pred) -> N
     )
 
 
-def _formulas(choice: Choice, counts: lw.RunCounts, speed: SpeedMeasurement, pred) -> None:
-    """Unit costs, E(alpha, K) and the seeds' and corrected predictions, with numbers."""
+def _formulas(choice: Choice, run: lw.LabRun, speed: SpeedMeasurement, pred) -> None:
+    """Unit costs, E(alpha, K) and the basic (v = 1) and corrected predictions, with numbers."""
+    counts, spec = run.counts, run.spec
     if choice.request.adaptive:
         _adaptive_formulas(counts, speed, pred)
         return
@@ -661,13 +787,47 @@ def _formulas(choice: Choice, counts: lw.RunCounts, speed: SpeedMeasurement, pre
         f"model's expected tokens per round at that α (your run: "
         f"{counts.tokens_per_round:.2f})."
     )
+    st.caption(formula_gap_words(spec, k, pred.expected))
     st.latex(
-        rf"S_{{\text{{seeds}}}} = \frac{{E}}{{K c + 1}} = \frac{{E}}{{{k}\cdot{speed.c:.3f}"
+        rf"S_{{\text{{basic}}}} = \frac{{E}}{{K c + 1}} = \frac{{E}}{{{k}\cdot{speed.c:.3f}"
         rf" + 1}} = {pred.seeds:.2f}"
     )
     st.latex(
         rf"S_{{\text{{corrected}}}} = \frac{{E}}{{K c + v(K)}} = \frac{{E}}{{{k}\cdot"
         rf"{speed.c:.3f} + {speed.v:.2f}}} = {pred.corrected:.2f}"
+    )
+
+
+def formula_gap_words(spec, k: int, expected: float) -> str:
+    """Why a fixed-K run's tokens per round differ from E(alpha, K), with its own numbers:
+    rounds that drafted nothing (one token each) or fewer than K, and what the rounds that
+    drafted made; what remains is acceptance that is not i.i.d. along a text."""
+    sizes = list(zip(spec.draft_sizes, spec.accepted_sizes, strict=True))
+    drafting = [(n, kept) for n, kept in sizes if n]
+    per_round = spec.emitted / spec.n_rounds
+    words = (
+        f"Why your run's {per_round:.2f} differs from E = {expected:.2f}: E assumes that every "
+        f"round drafts K = {k} tokens and keeps each with the same chance α, independently. "
+    )
+    parts = []
+    if spec.plain_rounds:
+        parts.append(
+            f"{spec.plain_rounds} of the {spec.n_rounds} rounds drafted nothing (one token "
+            "each, a plain step)"
+        )
+    short = sum(0 < n < k for n, _ in drafting)
+    if short:
+        parts.append(f"{short} drafted fewer than K")
+    if not drafting:
+        return words + "No round of your run drafted anything."
+    made = sum(kept + 1 for _, kept in drafting) / len(drafting)
+    if parts:
+        words += "In your run, " + " and ".join(parts) + "; "
+        words += f"the {len(drafting)} rounds that drafted made {made:.2f} tokens each. "
+    return words + (
+        "The rest of the gap is text: drafts are kept in streaks on easy stretches and "
+        "rejected on hard ones, which one average α does not describe. Neither number is "
+        "wrong: E is the model, the other is what happened."
     )
 
 
@@ -684,7 +844,7 @@ def _comparison_chart(choice: Choice, speed, pred, reasons: list[str]) -> None:
         key="lm_gpu",
         help="What the papers' hardware gives: verifying K + 1 tokens costs one step.",
     )
-    rows += [("seeds' formula", pred.seeds), ("corrected (measured v)", pred.corrected)]
+    rows += [("basic formula (v = 1)", pred.seeds), ("corrected (measured v)", pred.corrected)]
     if gpu:
         c_gpu = st.slider("c (draft step / target step)", 0.0, 1.0, 0.05, 0.01, key="lm_gpu_c")
         gpu_speedup = lm.gpu_like_prediction(pred.alpha, choice.request.k, c_gpu)

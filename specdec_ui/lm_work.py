@@ -9,7 +9,10 @@
   per-thread CPU time, speculative and plain decoding of the same prompt, settings and
   seed taking turns), once per run and server, in the background lane so that nobody's
   generation queues behind it; a run of the default prompt is measured in a helper
-  process (:func:`measure_apart`), a typed prompt never leaves this process;
+  process (:func:`measure_apart`), a typed prompt never leaves this process. A finished
+  measurement is **held** for :data:`HOLD_S` (3 hours: a lesson sees one figure) under a
+  key with a digest of the prompt, never its text (:func:`speed_key`), with the time it
+  finished; :func:`measure_again` replaces it on a teacher's request;
 - :func:`get_speed`: the same measurement on the reference workload (default prompt,
   200 tokens, seed 0), once per (pair, K, T): the figure the Serving lab and the
   comparison line use;
@@ -18,9 +21,12 @@
 
 from __future__ import annotations
 
+import collections
+import hashlib
 import math
 import threading
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -35,7 +41,7 @@ from specdec_core.theory import expected_tokens
 
 from .processes import HelperTimeoutError, run_apart
 from .share import LinkReader, share_query
-from .shared_work import MISSING, TEXT_TTL_S, WaitStatus, peek, shared_result, status
+from .shared_work import TEXT_TTL_S, WaitStatus, shared_result, status
 from .widgets import MAX_SEED
 
 DEFAULT_PROMPT = "Return the number of"
@@ -50,6 +56,9 @@ GREEDY_SEED_NOTE = (
     "so every seed gives the same text. Raise T to see the seed matter."
 )
 T = TypeVar("T")
+HOLD_S = 3 * 3600.0  # a finished measurement is kept this long: one figure for a lesson
+HOLD_MAX = 512  # measurements held at most (a few hundred bytes each); oldest go first
+AGAIN_AFTER_S = 60.0  # "measure again" is offered once the figure is this old
 SPEED_TOKENS, SPEED_REPEATS, SPEED_SEED = 200, 5, 0  # the reference workload of the timing
 TOKEN_KINDS = ("accepted", "resampled", "bonus", "plain")  # how a generated token was made
 
@@ -164,12 +173,12 @@ class RunRequest:
     def shared(self, *, trace: bool) -> RunRequest:
         """The request as it is computed and shared.
 
-        At T = 0 without the trace the run draws no random number (both sides take the
-        argmax), so every seed gives the same run: the seed becomes 0 and a class pressing
-        "New seed" shares one computation. The traced run (step mode) shows each round's
-        coins, which do depend on the seed.
+        At T = 0 the run's tokens and decisions do not depend on the seed (both sides take
+        the argmax), so every seed gives the same run: the seed becomes 0 and a class
+        pressing "New seed" shares one computation. Step mode included: its trace draws
+        coins that decide nothing at T = 0 (a is 0 or 1), and the page shows none.
         """
-        return replace(self, seed=0) if self.temperature == 0 and not trace else self
+        return replace(self, seed=0) if self.temperature == 0 else self
 
 
 def compute_run(request: RunRequest, *, trace: bool) -> LabRun:
@@ -261,31 +270,165 @@ def _or_why(measure: Callable[[], T], what: str) -> T | Unmeasured:
         )
 
 
-def get_run_speed(request: RunRequest, *, wait: bool = False):
-    """The shared measurement of the run on screen (:func:`measure_run`), an
-    :class:`Unmeasured` when it could not finish, or ``shared_work.MISSING`` while it runs
-    (``wait=False`` starts it in the background lane and returns at once). Shared like the
-    untraced run (step mode replays the same tokens), so at T = 0 every seed shares one."""
+@dataclass(frozen=True)
+class Held:
+    """A finished measurement as the page shows it: the value (a :class:`SpeedMeasurement`,
+    or :class:`Unmeasured` when it could not finish) and when it finished."""
+
+    value: object
+    measured_at: float  # wall-clock seconds (time.time()) when the measurement finished
+
+    @property
+    def age_s(self) -> float:
+        return max(0.0, time.time() - self.measured_at)
+
+
+class MeasurementHold:
+    """Finished measurements, each kept ``hold_s`` (an :class:`Unmeasured`: ``retry_s``),
+    at most ``max_entries`` (the oldest go first).
+
+    Apart from :mod:`specdec_ui.shared_work`'s store on purpose: that store is an LRU shared
+    with every figure of every page, so a class moving sliders pushed a measurement out
+    within minutes and the next visitor measured again, on a busier machine (issue 25: the
+    same run read 1.38x, then 1.31x, then 1.25x in one lesson). Keys hold no typed text.
+    """
+
+    def __init__(self, *, hold_s: float, retry_s: float, max_entries: int, clock=time.monotonic):
+        self.hold_s, self.retry_s, self.max_entries = hold_s, retry_s, max_entries
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._items: collections.OrderedDict[Hashable, tuple[float, Held]] = (
+            collections.OrderedDict()
+        )
+
+    def get(self, key: Hashable) -> Held | None:
+        """The held measurement of ``key``, or None (never held, or expired)."""
+        with self._lock:
+            item = self._items.get(key)
+            if item is None or item[0] <= self.clock():
+                self._items.pop(key, None)
+                return None
+            return item[1]
+
+    def put(self, key: Hashable, held: Held) -> Held:
+        """Hold ``held`` under ``key`` (replacing an older one); returns it."""
+        keep = self.retry_s if isinstance(held.value, Unmeasured) else self.hold_s
+        with self._lock:
+            self._items.pop(key, None)
+            self._items[key] = (self.clock() + keep, held)
+            while len(self._items) > self.max_entries:
+                self._items.popitem(last=False)
+        return held
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+HOLD = MeasurementHold(hold_s=HOLD_S, retry_s=TEXT_TTL_S, max_entries=HOLD_MAX)
+
+
+def prompt_digest(prompt: str) -> str:
+    """A stand-in for typed text in a kept key: its SHA-256, never the text itself."""
+    return "sha256:" + hashlib.sha256(prompt.encode("utf-8")).hexdigest()
+
+
+def speed_key(request: RunRequest) -> RunRequest:
+    """The key a run's measurement is shared and held under: the untraced run (step mode
+    replays the same tokens, and at T = 0 every seed shares one) with the prompt's digest
+    in place of its text."""
     shared = request.shared(trace=False)
-    return shared_result(
+    return replace(shared, prompt=prompt_digest(shared.prompt))
+
+
+def _held_result(namespace: str, key: Hashable, measure: Callable[[], T], what: str, wait: bool):
+    """The held measurement of ``key`` (a :class:`Held`), or ``MISSING`` while it runs.
+
+    Computed once (single flight, the background lane), then held by :data:`HOLD`: the
+    shared store keeps nothing of it (``ttl_s=0``), so a class sees this one figure for
+    :data:`HOLD_S` whatever else the server stores meanwhile.
+    """
+    if (held := HOLD.get((namespace, key))) is not None:
+        return held
+
+    def compute() -> Held:
+        return HOLD.put((namespace, key), Held(_or_why(measure, what), time.time()))
+
+    return shared_result(namespace, key, compute, lane="background", wait=wait, ttl_s=0.0)
+
+
+def get_run_speed(request: RunRequest, *, wait: bool = False):
+    """The held measurement of the run on screen (:func:`measure_run`) as a :class:`Held`
+    (its value an :class:`Unmeasured` when it could not finish), or ``shared_work.MISSING``
+    while it runs (``wait=False`` starts it in the background lane and returns at once)."""
+    shared = request.shared(trace=False)
+    return _held_result(
         "lm.run_speed",
-        shared,
-        lambda: _or_why(lambda: measure_run(shared), "speed measurement of this run"),
-        lane="background",
-        wait=wait,
-        ttl_s=TEXT_TTL_S,
+        speed_key(request),
+        lambda: measure_run(shared),
+        "speed measurement of this run",
+        wait,
     )
 
 
+def clock_text(epoch_s: float, offset_minutes: int | None) -> str:
+    """``epoch_s`` as "HH:MM" on the viewer's clock (``offset_minutes``: the browser's
+    ``getTimezoneOffset()``, UTC minus local time), or "HH:MM UTC" when it is not known."""
+    if offset_minutes is None:
+        return time.strftime("%H:%M UTC", time.gmtime(epoch_s))
+    return time.strftime("%H:%M", time.gmtime(epoch_s - 60 * int(offset_minutes)))
+
+
+def age_text(seconds: float) -> str:
+    """How long ago, in words: "just now", "1 minute ago", "2 hours 5 minutes ago"."""
+    minutes = int(seconds // 60)
+    if minutes < 1:
+        return "just now"
+    hours, minutes = divmod(minutes, 60)
+    parts = [f"{hours} hour{'s' * (hours != 1)}"] if hours else []
+    parts += [f"{minutes} minute{'s' * (minutes != 1)}"] if minutes or not hours else []
+    return " ".join(parts) + " ago"
+
+
 def run_speed_status(request: RunRequest) -> WaitStatus | None:
-    """Where the measurement of a run stands in the queue (None when none runs)."""
-    return status("lm.run_speed", request.shared(trace=False))
+    """Where the measurement of a run stands in the queue (None when none runs), a first
+    one or one asked for again."""
+    key = speed_key(request)
+    return status("lm.run_speed", key) or status("lm.run_speed_again", key)
+
+
+def measuring_again(request: RunRequest) -> bool:
+    """Whether a "measure again" of this run is running now."""
+    return status("lm.run_speed_again", speed_key(request)) is not None
+
+
+def measure_again(request: RunRequest) -> bool:
+    """Measure the run again, now, in the background, and replace its held figure for
+    everyone once the new one is done (the old one stays on screen until then).
+
+    Refused (False) while a measurement of it runs or when its figure is younger than
+    :data:`AGAIN_AFTER_S` (a double click, or a class pressing it at once, measures once).
+    """
+    key = speed_key(request)
+    held = HOLD.get(("lm.run_speed", key))
+    if held is None or held.age_s < AGAIN_AFTER_S or run_speed_status(request) is not None:
+        return False
+    shared = request.shared(trace=False)
+
+    def again() -> Held:
+        value = _or_why(lambda: measure_run(shared), "new speed measurement of this run")
+        if isinstance(value, Unmeasured):
+            return held  # the old figure stays; the timeout is not news for the class
+        return HOLD.put(("lm.run_speed", key), Held(value, time.time()))
+
+    shared_result("lm.run_speed_again", key, again, lane="background", wait=False, ttl_s=0.0)
+    return True
 
 
 def reference_speed(pair: str, k: int, temperature: float) -> SpeedMeasurement | None:
-    """The stored reference measurement of (pair, K, T), or None (never starts one)."""
-    value = peek("lm.speed", (pair, int(k), float(temperature)))
-    return None if value is MISSING else value
+    """The held reference measurement of (pair, K, T), or None (never starts one)."""
+    held = HOLD.get(("lm.speed", (pair, int(k), float(temperature))))
+    return held.value if held is not None and not isinstance(held.value, Unmeasured) else None
 
 
 def compute_speed(pair: str, k: int, temperature: float) -> SpeedMeasurement:
@@ -316,15 +459,15 @@ def measure_apart(*, pair: str, k: int, temperature: float) -> SpeedMeasurement:
 
 
 def get_speed(pair: str, k: int, temperature: float, *, wait: bool = False):
-    """The shared measurement of (pair, K, T), or ``shared_work.MISSING`` while it runs
-    (``wait=False`` starts it in the background lane and returns at once)."""
-    key = (pair, int(k), float(temperature))
-    return shared_result(
+    """The held measurement of (pair, K, T) as a :class:`Held`, or ``shared_work.MISSING``
+    while it runs (``wait=False`` starts it in the background lane and returns at once)."""
+    k, temperature = int(k), float(temperature)
+    return _held_result(
         "lm.speed",
-        key,
-        lambda: measure_apart(pair=pair, k=int(k), temperature=float(temperature)),
-        lane="background",
-        wait=wait,
+        (pair, k, temperature),
+        lambda: measure_apart(pair=pair, k=k, temperature=temperature),
+        "reference speed measurement",
+        wait,
     )
 
 
@@ -412,15 +555,17 @@ def _compare_draft_lengths() -> DraftLengthChoice:
 
 
 def draft_length_choice() -> DraftLengthChoice | None:
-    """The measured comparison (started in the background on first call), or None while
-    it runs or when it could not finish."""
-    value = shared_result(
+    """The measured comparison (started in the background on first call and held like a
+    run's measurement, so the page's default stays put for a lesson), or None while it
+    runs or when it could not finish."""
+    held = _held_result(
         "lm.prefer",
         DEFAULT_PAIR,
-        lambda: _or_why(_compare_draft_lengths, "comparison of fixed and adaptive drafting"),
-        lane="background",
-        wait=False,
+        _compare_draft_lengths,
+        "comparison of fixed and adaptive drafting",
+        False,
     )
+    value = held.value if isinstance(held, Held) else None
     return value if isinstance(value, DraftLengthChoice) else None
 
 

@@ -18,12 +18,14 @@ view and folded in presenter view.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
+from .page_questions import questions_box, questions_for
 from .presenter import page_heading, presenting
 from .registry import PageInfo
 from .render_gate import render_slot
@@ -46,8 +48,15 @@ def page_frame(page_file: str | Path, intro: str | None = None) -> Iterator[Fram
     frame = Frame(info, presenting())
     with render_slot() if info.heavy else contextlib.nullcontext():
         if intro is not None:
-            page_heading(info, intro, presenting=frame.presenting)
+            page_heading(info, intro, presenting=frame.presenting, questions=asks(info))
         yield frame
+
+
+def asks(info: PageInfo):
+    """The drawer of the page's "What this page asks" (its questions for the class,
+    :mod:`specdec_ui.page_questions`), or None for a page without questions."""
+    questions = questions_for(info.path)
+    return functools.partial(questions_box, questions) if questions else None
 
 
 def inputs_area(label: str):

@@ -24,7 +24,7 @@ What the switch does (a page helper calls these; pages stay thin):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -78,7 +78,16 @@ PRESENTER_CSS = """<style>
 # - A phone (narrow, or a touch screen without hover): no plotly toolbar (it covered the
 #   chart titles) and no drag layer, so a swipe over a chart scrolls the page instead of
 #   zooming the chart; Streamlit's own full-screen button stays.
+# - Steppers (specdec_ui/stepper.py): buttons at least 44 px tall (a thumb's target); the
+#   Back / Next row repeated under a step's chart shows only on a narrow screen.
 APP_CSS = """<style>
+.st-key-round_stepper button, .st-key-lm_stepper button, .st-key-var_stepper button,
+.st-key-round_below button, .st-key-lm_below button, .st-key-var_below button {
+  min-height: 44px;
+}
+@media (min-width: 641px) {
+  .st-key-round_below, .st-key-lm_below, .st-key-var_below { display: none; }
+}
 .katex-display > .katex, .katex-display > .katex > .katex-html { white-space: normal; }
 .katex-display > .katex > .katex-html > .base { margin: 0.2em 0; }
 @media (max-width: 640px), (hover: none) and (pointer: coarse) {
@@ -117,6 +126,45 @@ PRESENTER_KEYS_JS = """<script>
     const suffix = NEXT.includes(event.key) ? "_next" : BACK.includes(event.key) ? "_back" : "";
     const target = suffix ? button(suffix) : null;
     if (target) { event.preventDefault(); target.click(); }
+  });
+})();
+</script>"""
+
+
+# Static stepper script of every page (runs once per tab, like the key script above): after
+# a tap on the Back / Next row repeated under a step's chart (``*_below``, shown on a phone
+# only) has rerun the page, it scrolls that row to the bottom of the screen, so the new
+# step's chart sits right above the thumb (the step's words above it change height from
+# step to step, and moved the chart away).
+STEPPER_JS = """<script>
+(() => {
+  if (window.__specdecStepperScroll) { return; }
+  window.__specdecStepperScroll = true;
+  let pending = null;
+  document.addEventListener("click", (event) => {
+    const box = event.target.closest && event.target.closest("[class*='st-key-']");
+    const names = box ? [...box.classList] : [];
+    const mine = names.find((c) => c.startsWith("st-key-") && c.endsWith("_below"));
+    if (mine && event.target.closest("button")) { pending = mine; }
+  }, true);
+  // the whole document: the app's root element may be replaced (a theme change remounts it)
+  new MutationObserver(() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!pending || !app || app.getAttribute("data-test-script-state") !== "notRunning") {
+      return;
+    }
+    const name = pending;
+    pending = null;
+    // again while the new step's words and charts settle (their heights change the layout
+    // for a moment after the script has ended)
+    for (const ms of [0, 150, 400, 800, 1400]) {
+      setTimeout(() => {
+        const row = document.querySelector("." + name);
+        if (row) { row.scrollIntoView({ block: "end" }); }
+      }, ms);
+    }
+  }).observe(document.body, {
+    attributes: true, subtree: true, attributeFilter: ["data-test-script-state"],
   });
 })();
 </script>"""
@@ -193,15 +241,31 @@ def presenter_style() -> None:
 
 
 def app_style() -> None:
-    """The static CSS of every page (wrapping formulas, phone-friendly charts)."""
+    """The static CSS of every page (wrapping formulas, phone-friendly charts, steppers)
+    and the static stepper script (a phone's repeated Back / Next keeps the chart in view)."""
     st.html(APP_CSS)  # style only: Streamlit puts it out of the page flow
+    st.sidebar.html(STEPPER_JS, unsafe_allow_javascript=True)
 
 
-def page_heading(page: PageInfo, intro: str, *, presenting: bool) -> None:
+def page_heading(
+    page: PageInfo,
+    intro: str,
+    *,
+    presenting: bool,
+    questions: Callable[[str | None], None] | None = None,
+) -> None:
     """The page's title and its intro paragraph (markdown, the page's own text); in
-    presenter view the intro folds into "What this page asks", so the result comes first."""
+    presenter view the intro folds away, so the result comes first. ``questions(intro)``
+    draws "What this page asks" (the page's questions for the class, folded), given the
+    intro when the page shows it nowhere else; a page without questions folds its intro
+    into that box instead."""
     st.title(f"{page.icon} {page.title}")
-    (st.expander("What this page asks") if presenting else st.container()).write(intro)
+    if questions is None:
+        (st.expander("What this page asks") if presenting else st.container()).write(intro)
+        return
+    if not presenting:
+        st.write(intro)
+    questions(intro if presenting else None)
 
 
 # plotly's config for every chart: no zoom by the mouse wheel or a two-finger scroll (it
@@ -246,7 +310,11 @@ def share_panel(link: str | None) -> None:
     if not link:
         st.caption("The share link appears here once the page has loaded in a browser.")
         return
-    code, text = st.columns([1, 3], vertical_alignment="center")
+    # A row that wraps instead of columns: a fixed 240 px code in a quarter column stuck out
+    # over the link beside it on narrower screens (issue 25); now the link moves under it.
+    row = st.container(horizontal=True, vertical_alignment="center", key="share_row")
+    code = row.container(width=QR_WIDTH)
+    text = row.container(width="stretch")
     try:
         png = qr_png(link)
     except LinkTooLongError as err:

@@ -45,32 +45,32 @@ def _speed_presets() -> dict[str, SpeedPreset]:
     h = sc.SCENARIOS["003-H"]
     out["003-H"] = SpeedPreset(
         "003-H",
-        "Seed 003 Ex 8: latency budget (alpha 0.7, 5 ms / 40 ms)",
+        "A latency budget: pick K (alpha 0.7, 5 ms / 40 ms)",
         h.alpha,
         4,
         h.c_q,
         h.c_p,
-        "seed 003, Ex 8",
+        "the exercise sheet, Ex 8",
         h.lesson,
         h.k_values,
     )
     g = sc.SCENARIOS["003-G"]
     out["003-G"] = SpeedPreset(
         "003-G",
-        "Seed 003 Ex 7: the ceiling (alpha = 1, free draft, K = 4)",
+        "The ceiling: alpha = 1, a free draft, K = 4",
         g.alpha,
         g.k_values[0],
         g.c_q,
         g.c_p,
-        "seed 003, Ex 7",
+        "the exercise sheet, Ex 7",
         g.lesson,
         g.k_values,
     )
     for i, row in enumerate(sc.PUBLISHED_SPEEDUPS, start=1):
         key = f"table4-{i}"
-        label = (
-            f"Leviathan et al. 2023 Table 4: {row['task']}, {row['draft']} draft, "
-            f"T = {row['temperature']}"
+        label = (  # Table 4 (appendix A.3): expected against measured, with c
+            f"Leviathan et al. 2023, Table 4 (expected vs measured): {row['task']}, "
+            f"{row['draft']} draft, T = {row['temperature']}"
         )
         # c = c_q / c_p; a target step of 100 time units makes c_q = 100 c.
         out[key] = SpeedPreset(
@@ -118,15 +118,15 @@ LAB_PRESETS: dict[str, LabPreset] = {
     for p in (
         LabPreset(
             "000",
-            "Seed 000: p = [0.40, 0.25, 0.20, 0.10, 0.05]",
+            "Worked example: p = [0.40, 0.25, 0.20, 0.10, 0.05]",
             "0.40, 0.25, 0.20, 0.10, 0.05",
             "0.30, 0.30, 0.15, 0.15, 0.10",
             ("A", "B", "C", "D", "E"),
-            "The seed's worked example: alpha = 0.85, a good draft.",
+            "The worked round's p and q: alpha = 0.85, a good draft.",
         ),
         LabPreset(
             "003-I",
-            "Seed 003 Ex 9: over-confident draft (Paris 0.9)",
+            "An over-confident draft (Paris 0.9)",
             "0.40, 0.35, 0.25",
             "0.90, 0.05, 0.05",
             ("Paris", "London", "Rome"),
@@ -134,7 +134,7 @@ LAB_PRESETS: dict[str, LabPreset] = {
         ),
         LabPreset(
             "003-D",
-            "Seed 003 Ex 4: the target forbids a token",
+            "The target forbids a token",
             "0.50, 0.30, 0.20, 0",
             "0.20, 0.20, 0.20, 0.40",
             ("yes", "no", "maybe", "never"),
@@ -262,9 +262,10 @@ VARIANT_PRESETS: dict[str, VariantPreset] = {
             "0.40, 0.25, 0.20, 0.10, 0.05",
             "0.30, 0.30, 0.15, 0.15, 0.10",
             ("A", "B", "C", "D", "E"),
-            "Seed 000's p and q. The probabilistic rule keeps a draft with alpha = sum min(p, "
-            "q) = 0.85; strict verification only when the target's own sample equals it: "
-            "beta = sum p q = 0.245. Both emit exactly p; strict gives far fewer tokens per round.",
+            "The worked round's p and q. The probabilistic rule keeps a draft with "
+            "alpha = sum min(p, q) = 0.85; strict verification only when the target's own "
+            "sample equals it: beta = sum p q = 0.245. Both emit exactly p; strict gives far "
+            "fewer tokens per round.",
         ),
     )
 }

@@ -55,7 +55,7 @@ PAGES: tuple[PageInfo, ...] = (
         "👣",
         "Step_through_a_round",
         "Follow one round decision by decision: the draft, each coin against min(1, p/q), the "
-        "residual after a rejection, the bonus token. Every worked example of the seeds is a "
+        "residual after a rejection, the bonus token. Every worked example of the course is a "
         "preset.",
     ),
     PageInfo(

@@ -34,6 +34,7 @@ from .round_story import RoundSpec, RoundStory, build_story, spec_from_scenario
 from .shared_work import TEXT_TTL_S, shared_result
 from .text import md_escape
 from .widgets import seed_control, show_error
+from .words import example_note, example_source, example_title
 
 MODES = ("Preset", "Custom")
 ROWS_SHARED = "One p and q for every position"
@@ -146,8 +147,7 @@ def _edit_preset_in_custom(key: str) -> None:
 
 # ----------------------------------------------------------------------------- preset
 def _preset_label(key: str) -> str:
-    s = sc.SCENARIOS[key]
-    return f"{s.title}  [seed {s.source}]"
+    return example_title(key)
 
 
 def preset_controls(column) -> RoundSpec:
@@ -157,16 +157,15 @@ def preset_controls(column) -> RoundSpec:
         codec.ROUND_KEYS,
         key="round_preset",
         format_func=_preset_label,
-        help="Every round scenario of the two seed documents.",
+        help="Every worked round of the course's worked round and exercise sheet.",
     )
     s = sc.SCENARIOS[key]
     st.info(
-        f"**Lesson.** {md_escape(s.lesson)}\n\n*Source: seed {md_escape(s.source)}"
-        f"{f', cell {s.cell}' if s.cell else ''}.*",
+        f"**Lesson.** {md_escape(s.lesson)}\n\n*Source: {md_escape(example_source(s.source))}.*",
         icon="💡",
     )
     if s.note:
-        lead, _, details = s.note.partition(". ")  # one plain sentence first (issue 10)
+        lead, _, details = example_note(s.note, s.source).partition(". ")  # a plain sentence
         st.markdown(f"📝 **Note on the numbers.** {md_escape(lead.rstrip('.'))}.")
         if details:
             st.caption(md_escape(details))
@@ -208,7 +207,7 @@ def _distribution_inputs(slots: dict) -> bool:
         ROW_MODES,
         key="round_rows",
         horizontal=True,
-        help="The seeds use one p and q for every position; a table lets "
+        help="The worked examples use one p and q for every position; a table lets "
         "each position have its own.",
     )
     c2.checkbox(
@@ -422,7 +421,7 @@ def settings_label() -> str:
     if ss.get(STATE.key("mode")) == "Custom":
         return "⚙️ Round settings: your own round"
     scenario = sc.SCENARIOS.get(str(ss.get(STATE.key("preset"))))
-    title = scenario.title if scenario is not None else "choose a worked example"
+    title = example_title(scenario.key) if scenario is not None else "choose a worked example"
     return f"⚙️ Round settings: {md_escape(title)}"
 
 
@@ -438,7 +437,7 @@ def round_controls() -> RoundControls:
         "Round",
         MODES,
         key="round_mode",
-        help="A worked example from the seeds, or your own p, q and coins.",
+        help="A worked example, or your own p, q and coins.",
     )
     preset = str(st.session_state["round_preset"])
     if mode == "Preset":

@@ -15,7 +15,7 @@ from . import round_codec as codec
 from . import round_state as rs
 from .presenter import chart
 from .round_story import STEP_KINDS
-from .stepper import StepLabels, stepper
+from .stepper import StepLabels, stepper, steps_below
 from .text import md_escape
 from .widgets import download_csv
 
@@ -76,6 +76,8 @@ def step_panel(shared: rs.SharedRound, index: int) -> None:
     with chart_box:
         alt = f"Bar chart. {main_fig.layout.title.text}. {step.title}."
         chart(main_fig, key="round_chart_main", alt=alt)
+        # a phone (columns stacked): Back / Next right under the step's chart
+        steps_below("round", STEP_KEY, 0, len(shared.story.steps) - 1, labels=LABELS)
     st.latex(step.latex)  # full width: a long formula would be clipped in the text column
 
 

@@ -91,7 +91,7 @@ def _reset_score() -> None:
 # ----------------------------------------------------------------------------- sections
 def seed_questions() -> None:
     """The seed's quick questions, multiple choice, each answer with its reason."""
-    st.header("Quick self-test (seed 003)")
+    st.header("Quick self-test")
     for i, ((question, answer), (options, right_index)) in enumerate(
         zip(sc.SELF_TEST, quiz.SEED_CHOICES, strict=True)
     ):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
+import numpy as np
 import streamlit as st
 
 import specdec_core as sc
@@ -105,11 +106,13 @@ def inputs(state: PageState) -> None:
     k_col.slider(
         "K: draft tokens per round", 1, presets.SPEED_K_MAX, key="speed_k", on_change=to_custom
     )
+    # "%g": the box shows what the link or the student typed (0.001, not "0.00")
     c_q_col.number_input(
         "c_q: time of one draft step (ms)",
         0.0,
         MAX_COST,
         step=1.0,
+        format="%g",
         key="speed_c_q",
         on_change=to_custom,
     )
@@ -118,6 +121,7 @@ def inputs(state: PageState) -> None:
         0.001,
         MAX_COST,
         step=1.0,
+        format="%g",
         key="speed_c_p",
         on_change=to_custom,
     )
@@ -235,19 +239,44 @@ def preset_note(s: Speed) -> None:
         )
 
 
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def readable(x: float) -> str:
+    """A number a student reads at a glance: 0.125, 12.5, 1,250, 3.2 × 10⁶ (never 1e+06)."""
+    if x == 0 or 1e-3 <= abs(x) < 1e3:
+        return f"{x:.3g}"
+    if 1e3 <= abs(x) < 1e5:
+        return f"{x:,.0f}"
+    exponent = int(np.floor(np.log10(abs(x))))
+    mantissa = x / 10.0**exponent
+    return f"{mantissa:.2g} × 10{str(exponent).translate(SUPERSCRIPT)}"
+
+
+def _ms_delta(d: float) -> str:
+    """The time per token's change, at most 4 digits with its unit ("-18.36 ms", "+1,442
+    ms"): a longer one cut the words beside it to "vs targe…" (issue 25)."""
+    if abs(d) < 100:
+        return f"{d:+.2f} ms"
+    if abs(d) < 1e5:
+        return f"{d:+,.0f} ms"
+    return ("-" if d < 0 else "+") + readable(abs(d)) + " ms"
+
+
 def metrics(s: Speed) -> None:
-    """The numbers of this alpha, K and costs."""
-    cols = st.columns(5)
-    cols[0].metric("c = c_q / c_p", f"{s.c_q / s.c_p:.3g}")
+    """The numbers of this alpha, K and costs (the time per token's column is the widest:
+    its delta and the words "vs target alone" fit beside each other)."""
+    cols = st.columns([2, 2, 3, 2, 2])
+    cols[0].metric("c = c_q / c_p", readable(s.c_q / s.c_p))
     cols[1].metric("E[tokens per round]", f"{s.e_tokens:.3f}")
     cols[2].metric(
         "time per token (ms)",
-        f"{s.ms_per_token:.2f}",
-        f"{s.ms_per_token - s.c_p:+.2f} ms",  # short, with its unit: a long delta was cut
+        f"{s.ms_per_token:.2f}" if s.ms_per_token < 1e5 else readable(s.ms_per_token),
+        _ms_delta(s.ms_per_token - s.c_p),
         delta_color="inverse",
         delta_description="vs target alone",
     )
-    cols[3].metric(f"speedup at K = {s.k}", f"{s.speedup:.2f}x")
+    cols[3].metric(f"speedup at K = {s.k}", f"{s.speedup:.2f}x" if s.speedup >= 0.01 else "< 0.01x")
     at_max = s.best_k == presets.SPEED_K_MAX
     cols[4].metric(
         "best K",
@@ -375,6 +404,16 @@ def formula_and_words(s: Speed) -> None:
         _plain_words(s)
 
 
+# Which of Leviathan et al.'s tables holds what (checked against the paper, arXiv 2211.17192).
+PAPER_TABLES = (
+    "Which table holds what in Leviathan et al. 2023: **Table 2** holds the measured T5-XXL "
+    "speedups with their K (the paper's γ) and α; **Table 3** the α of many draft and target "
+    "pairs, including unigram and bigram drafts (α 0.03 to 0.23); **Table 4** (appendix A.3) "
+    "puts the speedup the formula expects beside the measured one, with the c the authors "
+    "estimated from profiles: the rows here."
+)
+
+
 def paper_check(s: Speed) -> None:
     """A preset from Leviathan et al.'s Table 4: the formula against the paper's numbers."""
     if s.preset is None or s.preset.paper is None:
@@ -382,12 +421,12 @@ def paper_check(s: Speed) -> None:
     row = s.preset.paper
     formula = sc.speedup(row["alpha"], row["k"], row["c"], 1.0)
     st.success(
-        f"Leviathan et al. 2023, Table 4 ({md_escape(row['task'])}, {md_escape(row['draft'])} "
-        f"draft, temperature {row['temperature']}): alpha = {row['alpha']}, K = {row['k']}, "
-        f"c = {row['c']}. The formula gives **{formula:.2f}x** (rounded {formula:.1f}x); the "
-        f"paper's expected speedup is {row['expected']}x and its measured one "
-        f"{row['measured']}x. The paper computed from unrounded alpha and c, so a few rows "
-        "differ from the formula by 0.1.",
+        f"Leviathan et al. 2023, Table 4, expected against measured ({md_escape(row['task'])}, "
+        f"{md_escape(row['draft'])} draft, temperature {row['temperature']}): alpha = "
+        f"{row['alpha']}, K = {row['k']}, c = {row['c']}. The formula gives **{formula:.2f}x** "
+        f"(rounded {formula:.1f}x); the paper's expected speedup is {row['expected']}x and its "
+        f"measured one {row['measured']}x (also in its Table 2). The paper computed from "
+        "unrounded alpha and c, so a few rows differ from the formula by 0.1.",
         icon="📄",
     )
 
@@ -409,14 +448,19 @@ def time_table(s: Speed) -> None:
     st.subheader("Milliseconds per token for several K")
     table_k = set(presets.TABLE_K) | {s.k, s.best_k} | set(s.preset.table_k if s.preset else ())
     table = fs.time_table(s.alpha, table_k, s.c_q, s.c_p)
+    # The answers first, with short headers: a 390 px phone shows K, ms per token and
+    # speedup without a sideways swipe (the table scrolls inside its own box for the rest).
     st.dataframe(
         table,
         hide_index=True,
         column_config={
-            "cost per round": st.column_config.NumberColumn(format="%.2f ms"),
-            "E[tokens per round]": st.column_config.NumberColumn(format="%.4f"),
-            "time per token": st.column_config.NumberColumn(format="%.2f ms"),
-            "speedup (x)": st.column_config.NumberColumn(format="%.2f"),
+            "K": st.column_config.NumberColumn("K", width=40),
+            "time per token": st.column_config.NumberColumn(
+                "ms / token", format="%.2f", width=90, help="time per token, in ms"
+            ),
+            "speedup (x)": st.column_config.NumberColumn("speedup", format="%.2fx", width=80),
+            "E[tokens per round]": st.column_config.NumberColumn("E[tokens]", format="%.4f"),
+            "cost per round": st.column_config.NumberColumn("ms / round", format="%.2f"),
         },
     )
     st.caption(
@@ -428,7 +472,7 @@ def time_table(s: Speed) -> None:
 
 def published_table() -> None:
     """Leviathan et al.'s Table 4 beside the formula, folded."""
-    with st.expander("Leviathan et al. 2023, Table 4: the formula against the paper"):
+    with st.expander("Leviathan et al. 2023, Table 4: the formula's speedup against the measured"):
         # Short headers so all eleven columns fit the expander (the last one was cut off).
         st.dataframe(
             fs.published_table().drop(columns="row").rename(columns=TABLE4_SHORT),
@@ -442,6 +486,7 @@ def published_table() -> None:
             "sometimes higher than expected (acceptance is not uniform over a text) and "
             "sometimes lower (the verify pass is not free)."
         )
+        st.caption(PAPER_TABLES)
 
 
 ASSUMPTIONS = """

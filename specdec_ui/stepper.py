@@ -4,6 +4,12 @@ The position lives in ``st.session_state[key]`` (an int from ``first`` to ``last
 page can also move it (a link, a jump slider under the same key). The buttons' keys end
 in ``_first``, ``_back``, ``_next`` and ``_last``: presenter view's key script presses
 ``*_next`` / ``*_back`` for a clicker's Page Down / Page Up.
+
+The four buttons sit in one horizontal container (``{prefix}_stepper``), which does not
+stack on a phone the way columns do: Back and Next stay side by side under the thumb,
+at least 44 px tall (``presenter.APP_CSS``). :func:`steps_below` repeats Back and Next
+under a step's chart for a phone (``{prefix}_below``, hidden on wider screens), so a
+student taps through the steps with the chart in view instead of scrolling up and down.
 """
 
 from __future__ import annotations
@@ -34,6 +40,18 @@ def _step(key: str, delta: int, first: int, last: int) -> None:
     st.session_state[key] = max(first, min(last, current + delta))
 
 
+def _button(column, label: str, key: str, disabled: bool, move, args, primary: bool) -> None:
+    column.button(
+        label,
+        key=key,
+        on_click=move,
+        args=args,
+        disabled=disabled,
+        type="primary" if primary else "secondary",
+        width="stretch",
+    )
+
+
 def stepper(
     prefix: str,
     key: str,
@@ -46,25 +64,30 @@ def stepper(
     """Draw the four buttons; return the current position and the row's free column.
 
     ``prefix`` makes the button keys (``f"{prefix}_next"``); ``key`` holds the position,
-    kept within ``first..last``; ``widths``: the four buttons' columns and the free one.
+    kept within ``first..last``; ``widths``: the four buttons' share of the row and the
+    free column's (the buttons share theirs equally, in one row on any screen).
     """
     current = max(first, min(last, int(st.session_state.get(key, first))))
     st.session_state[key] = current
-    *buttons, rest = st.columns(list(widths))
+    buttons, rest = st.columns([sum(widths[:4]), widths[4]], vertical_alignment="center")
+    row = buttons.container(horizontal=True, key=f"{prefix}_stepper", gap="small")
     moves = [
-        (labels.first, "first", first, _go, (key, first)),
-        (labels.back, "back", current - 1, _step, (key, -1, first, last)),
-        (labels.next, "next", current + 1, _step, (key, 1, first, last)),
-        (labels.last, "last", last, _go, (key, last)),
+        (labels.first, "first", current - first, _go, (key, first)),
+        (labels.back, "back", current - first, _step, (key, -1, first, last)),
+        (labels.next, "next", last - current, _step, (key, 1, first, last)),
+        (labels.last, "last", last - current, _go, (key, last)),
     ]
-    for column, (label, suffix, target, move, args) in zip(buttons, moves, strict=True):
-        column.button(
-            label,
-            key=f"{prefix}_{suffix}",
-            on_click=move,
-            args=args,
-            disabled=target == current or not first <= target <= last,
-            type="primary" if suffix == "next" else "secondary",
-            width="stretch",
-        )
+    for label, suffix, room, move, args in moves:
+        _button(row, label, f"{prefix}_{suffix}", room <= 0, move, args, suffix == "next")
     return current, rest
+
+
+def steps_below(prefix: str, key: str, first: int, last: int, *, labels=StepLabels()) -> None:
+    """Back and Next again, under the step's chart (for a phone; hidden on wider screens
+    by ``presenter.APP_CSS``): keys ``{prefix}_back_below`` and ``{prefix}_next_below``."""
+    current = max(first, min(last, int(st.session_state.get(key, first))))
+    row = st.container(horizontal=True, key=f"{prefix}_below", gap="small")
+    _button(row, labels.back, f"{prefix}_back_below", current <= first, _step,
+            (key, -1, first, last), False)  # fmt: skip
+    _button(row, labels.next, f"{prefix}_next_below", current >= last, _step,
+            (key, 1, first, last), True)  # fmt: skip

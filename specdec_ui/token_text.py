@@ -1,8 +1,12 @@
 """Generated text with every token on a coloured background, as Streamlit markdown.
 
 Markdown text wraps by token at any width (a 390 px phone, a projector) and Streamlit
-draws its ``:color-background[...]`` marks in colours made for the viewer's light or dark
-theme. Every token's text goes through ``md_escape``, so a prompt such as ``**x**`` or
+draws its ``:color-background[...]`` and ``:color[...]`` marks in colours made for the
+viewer's light or dark theme. The background alone is a pale tint that a projector washes
+out (and near black in dark mode), so each token is also written in its colour's strong
+text shade (Streamlit's palette: 4.6-10:1 against its tint in both themes), in five hues a
+projector keeps apart: gray, blue, violet, yellow, green (and red for a rejection).
+Every token's text goes through ``md_escape``, so a prompt such as ``**x**`` or
 ``[a](b)`` shows as typed. Colour never carries meaning alone: the token that ends a
 round carries its symbol (↻ resampled, ★ bonus, ○ plain step), and the legend names
 every colour. Pure functions (no Streamlit): the page passes the string to ``st.markdown``.
@@ -32,7 +36,7 @@ TOKEN_MARKS = {
     "accepted": TokenMark("blue", "", "draft token, kept"),
     "resampled": TokenMark("violet", STATUS_SYMBOL["resampled"], "resampled after a rejection"),
     "bonus": TokenMark("yellow", STATUS_SYMBOL["bonus"], "bonus token from the target"),
-    "plain": TokenMark("orange", "○", "plain step: the target's own token (no draft)"),
+    "plain": TokenMark("green", "○", "plain step: the target's own token (no draft)"),
     "kept": TokenMark("blue", STATUS_SYMBOL["accepted"], "kept"),
     "rejected": TokenMark("red", STATUS_SYMBOL["rejected"], "rejected"),
     "discarded": TokenMark("gray", STATUS_SYMBOL["discarded"], "discarded (never checked)"),
@@ -45,13 +49,18 @@ def shown_token(text: str) -> str:
     return text.replace("\n", "↵").replace("\t", "→") or "␣"
 
 
+def _marked(colour: str, text: str) -> str:
+    """``text`` (already escaped) in ``colour``'s text shade on its background tint."""
+    return f":{colour}-background[:{colour}[{text}]]"
+
+
 def _one(text: str, kind: str) -> str:
     mark = TOKEN_MARKS[kind]
     shown = shown_token(text)
     core = shown.lstrip(" ") or "␣"  # a token of spaces only stays visible
     gap = " " if shown != core else ZERO_WIDTH_SPACE  # a leading space is a gap
     end = "  \n" if "\n" in text else ""  # a newline in the token ends the line
-    return f"{gap}:{mark.colour}-background[{md_escape(core)}{mark.symbol}]{end}"
+    return f"{gap}{_marked(mark.colour, md_escape(core) + mark.symbol)}{end}"
 
 
 def token_markdown(pieces: Iterable[tuple[str, str]]) -> str:
@@ -62,6 +71,4 @@ def token_markdown(pieces: Iterable[tuple[str, str]]) -> str:
 def legend_markdown(kinds: Sequence[str]) -> str:
     """One line naming the colour (and symbol) of each kind in ``kinds``, in that order."""
     marks = [TOKEN_MARKS[k] for k in dict.fromkeys(kinds)]
-    return " ".join(
-        f":{m.colour}-background[{md_escape(f'{m.symbol} {m.word}'.strip())}]" for m in marks
-    )
+    return " ".join(_marked(m.colour, md_escape(f"{m.symbol} {m.word}".strip())) for m in marks)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 import specdec_core as sc
@@ -21,11 +22,11 @@ from . import figures_lab as fl
 from . import lab_work, presets
 from .engine_view import engine_panel
 from .page_state import PageState
-from .presenter import chart
+from .presenter import chart, presenting
 from .processes import HelperTimeoutError
 from .share import LinkReader
 from .shared_work import QueueFullError
-from .stepper import StepLabels, stepper
+from .stepper import StepLabels, stepper, steps_below
 from .text import md_escape
 from .variants_table import VARIANTS, Inputs, histogram_tv, p_value_text, results_csv_table
 from .widgets import MAX_SEED, download_csv, queue_status, seed_control, show_error
@@ -249,8 +250,12 @@ def preset_lesson(current: dict) -> None:
 
 
 # ----------------------------------------------------------------------------- 1. stepping
+PRESENTER_STEP_HEIGHT = 390  # px: the step's chart beside its words in a projector's first screen
+
+
 def step_through(inp: Inputs) -> None:
-    """One example of the rule, one decision per click: its figure and its words."""
+    """One example of the rule, one decision per click: its words beside its figure (in
+    one screen of a projector; stacked on a phone, with Back / Next again under it)."""
     st.header("Step through one decision at a time")
     row = VARIANTS[inp.variant]
     if st.session_state.get(SIGNATURE) != inp.signature():
@@ -263,13 +268,24 @@ def step_through(inp: Inputs) -> None:
         st.stop()
     n_steps = row.n_steps(example)
     shown, rest = stepper("var", STEP, 0, n_steps - 1, labels=StepLabels(first="⏮ Start over"))
-    rest.progress((shown + 1) / n_steps)
-    st.subheader(f"Decision {shown + 1} of {n_steps}")
+    rest.progress((shown + 1) / n_steps, text=f"Decision {shown + 1} of {n_steps}")
     view = row.step(inp, example, shown)
-    if view.caption:
-        st.caption(md_escape(view.caption))
-    chart(view.figure, key="var_fig_step")
-    st.markdown("\n".join(f"{i + 1}. {md_escape(line)}" for i, line in enumerate(view.lines)))
+    words, picture = st.columns([2, 3])
+    with words, st.container(key="var_decision"):
+        if view.caption:
+            st.caption(md_escape(view.caption))
+        st.markdown("\n".join(f"{i + 1}. {md_escape(line)}" for i, line in enumerate(view.lines)))
+    with picture:
+        chart(_step_figure(view.figure), key="var_fig_step")
+    steps_below("var", STEP, 0, n_steps - 1)
+
+
+def _step_figure(figure):
+    """The step's figure; in presenter view no taller than the first screen has room for
+    (a copy: the figure may be shared)."""
+    if not presenting() or (figure.layout.height or 0) <= PRESENTER_STEP_HEIGHT:
+        return figure
+    return go.Figure(figure).update_layout(height=PRESENTER_STEP_HEIGHT)
 
 
 # ----------------------------------------------------------------------------- 2. many rounds
@@ -324,7 +340,13 @@ def verdict(inp: Inputs, result, report, sim) -> None:
         f"significance level {presets.SIGNIFICANCE:g}"
     )
     with st.container(key="var_verdict", border=True):
-        if tok.p_value >= presets.SIGNIFICANCE:
+        if tok.dof == 0:  # one possible token: a test that cannot fail is no PASS
+            st.info(
+                "NOTHING TO TEST: p puts all its mass on one token, so every emitted token "
+                "must be that one (and every one was); choose a p with more than one token.",
+                icon="ℹ️",
+            )
+        elif tok.p_value >= presets.SIGNIFICANCE:
             st.success(f"PASS: the emitted tokens follow p ({words}).", icon="✅")
         else:
             st.error(f"FAIL: the emitted tokens do not follow p ({words}).", icon="❌")

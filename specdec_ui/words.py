@@ -63,3 +63,49 @@ QUESTION_KIND_LABELS: dict[str, str] = {
     "deterministic": "Deterministic draft (prompt lookup): the replacement token",
     "typical_acceptance": "Typical acceptance (Medusa): how often a draft is kept",
 }
+
+# The worked examples (specdec_core.scenarios) by what they show: students never saw the
+# project's two source documents, and "seed 000" collided with the pages' "Random seed".
+EXAMPLE_TITLES: dict[str, str] = {
+    "000-round": "Worked example: a full round, all three drafts kept, bonus D",
+    "000-rejection": "Rejection example: B rejected, leftover [0.10, 0, 0.05, 0, 0]",
+    "000-rejection-pb010": "Rejection example as first written: p(B) = 0.10, coin 0.65",
+    "003-A": "All kept: p ≥ q at every position, plus the bonus",
+    "003-B": "A coin fails: the round stops early",
+    "003-C": "A perfect draft: p = q exactly",
+    "003-D": "The target forbids the token (p = 0)",
+    "003-E": "q near 0: the cap min(1, p/q) holds",
+    "003-F": "Building the resample distribution",
+    "003-G": "The two limits of speedup (K = 4)",
+    "003-H": "A latency budget: pick K",
+    "003-I": "Same top token, still rejected (ratio, not rank)",
+}
+# Where an example comes from, for a student: the course's two documents by what they are.
+SOURCE_NAMES = {"000": "the worked round", "003": "the exercise sheet"}
+
+
+def example_title(key: str) -> str:
+    """A worked example's name by what it shows (the core's key, e.g. "000-round")."""
+    return EXAMPLE_TITLES[key]
+
+
+def example_source(source: str) -> str:
+    """A scenario's source ("000, Steps 1-6") in a student's words ("the worked round,
+    Steps 1-6")."""
+    doc, _, where = source.partition(", ")
+    name = SOURCE_NAMES.get(doc, doc)
+    return f"{name}, {where}" if where else name
+
+
+def example_note(note: str, source: str) -> str:
+    """A scenario's note with the source documents named as :func:`example_source` does
+    ("the seed" is the document of ``source``)."""
+    name = SOURCE_NAMES.get(source.partition(", ")[0], "the example")
+    for old, new in (
+        ("seed 000", SOURCE_NAMES["000"]),
+        ("seed 003", SOURCE_NAMES["003"]),
+        ("The seed", "The " + name.removeprefix("the ")),
+        ("the seed", name),
+    ):
+        note = note.replace(old, new)
+    return note

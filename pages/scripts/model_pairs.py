@@ -22,10 +22,10 @@ with page_frame(__file__, INTRO):
 
     run = view.fetch_run(choice)
     shown = view.round_stepper(run) if choice.stepping else None
+    if shown is not None:  # the round's decision and its charts right under the stepper
+        view.round_detail(choice, run, shown)
     view.generated_text(choice, run, shown)
     view.quiet_draft_note(choice, run)
-    if shown is not None:
-        view.round_detail(choice, run, shown)
     view.counts(choice, run)
     view.draft_lengths(choice, run)
     view.engine_numbers(choice, run)

@@ -5,7 +5,7 @@ import streamlit as st
 import specdec_core as sc
 from specdec_ui import round_state as rs
 from specdec_ui import round_view as view
-from specdec_ui.page_frame import page_frame
+from specdec_ui.page_frame import asks, page_frame
 from specdec_ui.presenter import page_heading
 from specdec_ui.widgets import show_source
 
@@ -19,7 +19,7 @@ INTRO = (
 
 with page_frame(__file__) as frame:
     # In both views the step comes first: the intro and the settings fold under the title.
-    page_heading(frame.info, INTRO, presenting=True)
+    page_heading(frame.info, INTRO, presenting=True, questions=asks(frame.info))
     warning_box = st.container()
     rs.open_state()
     with st.expander(rs.settings_label(), key="round_settings"):

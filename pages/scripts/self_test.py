@@ -5,7 +5,7 @@ from __future__ import annotations
 import specdec_core as sc
 from specdec_core import quiz
 from specdec_ui import self_test_view as view
-from specdec_ui.page_frame import page_frame
+from specdec_ui.page_frame import asks, page_frame
 from specdec_ui.presenter import page_heading
 from specdec_ui.widgets import show_source
 
@@ -17,7 +17,8 @@ INTRO = (
 
 with page_frame(__file__) as frame:
     state = view.page_state()
-    page_heading(frame.info, INTRO, presenting=False)  # no result to come first: never folded
+    # no result to come first: the intro is never folded; the questions for the class are
+    page_heading(frame.info, INTRO, presenting=False, questions=asks(frame.info))
     state.warn_link()
     score_box = view.score_box()
 

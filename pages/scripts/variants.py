@@ -8,7 +8,7 @@ from specdec_ui.page_frame import inputs_area, page_frame
 from specdec_ui.variants_table import VARIANTS
 from specdec_ui.widgets import show_error, show_source
 
-with page_frame(__file__, view.INTRO):
+with page_frame(__file__, view.INTRO) as frame:
     state = view.page_state()
     state.warn_link()
     with inputs_area("⚙️ Inputs: variant, p and q, rounds, seed"):
@@ -21,8 +21,11 @@ with page_frame(__file__, view.INTRO):
         show_source(*(row.source for row in VARIANTS.values()))
         st.stop()
 
-    view.preset_lesson(current)
-    view.step_through(inputs)
+    if not frame.presenting:
+        view.preset_lesson(current)
+    view.step_through(inputs)  # in presenter view the decision and its chart come first
+    if frame.presenting:
+        view.preset_lesson(current)
     result, report, simulation = view.simulate(inputs)
     view.verdict(inputs, result, report, simulation)
     view.engine_numbers(inputs, result, simulation)

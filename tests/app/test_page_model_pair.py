@@ -27,7 +27,7 @@ def warm_speed(prompt=lw.DEFAULT_PROMPT, k=lw.DEFAULT_K, temperature=0.0, seed=0
     now if it is not stored."""
     return lw.get_run_speed(
         request(prompt=prompt, k=k, temperature=temperature, seed=seed), wait=True
-    )
+    ).value
 
 
 def request(**changes) -> lw.RunRequest:
@@ -236,7 +236,7 @@ def test_step_mode_jumps_to_any_round_and_shows_no_bonus_panel_after_a_resample(
 def test_a_physically_impossible_measurement_is_refused_with_the_reason():
     key = request(pair="gpt-1L-to-gpt-4L", k=5)
     fake = SpeedMeasurement(5, 0.0, 60, True, (1.0,), (4.0,), (0.1,), 30, 15, 27, "fake")
-    sw.WORK.shared_result("lm.run_speed", key, lambda: fake, heavy=False)
+    lw.HOLD.put(("lm.run_speed", lw.speed_key(key)), lw.Held(fake, 0.0))
     at = open_page(PAGE, {"pair": "gpt-1L-to-gpt-4L", "k": "5"})
     assert not at.exception
     assert not any(m.label.startswith("Speedup") for m in at.metric)
@@ -287,7 +287,7 @@ def test_a_measurement_that_timed_out_is_said_instead_of_waited_for():
     """A helper that did not answer in time: the page says so, it does not poll for ever."""
     slow = request(pair="gpt-1L-to-gpt-4L", k=7)
     reason = lw.Unmeasured("The speed measurement of this run did not finish in 120 s")
-    sw.WORK.shared_result("lm.run_speed", slow, lambda: reason, heavy=False)
+    lw.HOLD.put(("lm.run_speed", lw.speed_key(slow)), lw.Held(reason, 0.0))
     at = open_page(PAGE, {"pair": "gpt-1L-to-gpt-4L", "k": "7"})
     assert not at.exception
     assert any(reason.reason in w.value for w in at.warning)
@@ -324,7 +324,7 @@ def test_the_page_opens_on_the_draft_length_that_measured_faster(
         fixed=_fake_speed(1.2, "fixed"), adaptive=_fake_speed(adaptive_speedup, "adaptive")
     )
     sw.WORK.clear()
-    sw.WORK.shared_result("lm.prefer", lw.DEFAULT_PAIR, lambda: choice, heavy=False)
+    lw.HOLD.put(("lm.prefer", lw.DEFAULT_PAIR), lw.Held(choice, 0.0))
     lw.get_costs(lw.DEFAULT_PAIR, 0.0, wait=True)
     at = open_page(PAGE)
     assert not at.exception
@@ -332,6 +332,7 @@ def test_the_page_opens_on_the_draft_length_that_measured_faster(
     at = open_page(PAGE, {"draft": "fixed"})  # a link says which
     assert at.radio(key="lm_draft").value == "fixed"
     sw.WORK.clear()
+    lw.HOLD.clear()
 
 
 def test_an_adaptive_run_shows_each_rounds_length_and_the_costs_that_priced_it():

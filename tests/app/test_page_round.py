@@ -9,6 +9,7 @@ import pytest
 
 import specdec_core as sc
 from specdec_ui.round_codec import ROUND_KEYS
+from specdec_ui.words import example_note, example_source
 from tests.app.conftest import figures, open_page
 
 PAGE = "pages/scripts/round.py"
@@ -99,11 +100,12 @@ def test_each_preset_renders_and_plays_to_its_outcome(key):
     at.selectbox(key="round_preset").set_value(key).run()
     assert not at.exception
     info = plain(at.info[0].value)
-    assert scenario.lesson in info and scenario.source in info
+    assert scenario.lesson in info and example_source(scenario.source) in info
+    assert "seed" not in info.lower()  # issue 25: the source documents by what they are
     if scenario.note:
         # The note leads with one plain sentence (markdown); its details follow as a caption.
         shown = " ".join(plain(m.value) for m in [*at.markdown, *at.caption])
-        lead, _, details = scenario.note.partition(". ")
+        lead, _, details = example_note(scenario.note, scenario.source).partition(". ")
         assert lead.rstrip(".") + "." in shown and details in shown
     click(at, "round_last")
     line = output_line(at)

@@ -64,7 +64,7 @@ def test_charts_mark_the_optimum_and_the_heatmap_grid():
     alphas = _values(_trace(heat, "speedup")["x"])
     j = int(np.argmin(np.abs(alphas - 0.7)))
     assert best[j] == 4
-    vs_alpha = next(f for t, f in by_title.items() if t.startswith("Speedup vs alpha"))
+    vs_alpha = next(f for t, f in by_title.items() if t.startswith("Speedup versus alpha"))
     assert {"K = 1", "K = 2", "K = 4", "K = 8"} <= {t["name"] for t in vs_alpha["data"]}
 
 

@@ -49,7 +49,7 @@ def test_round_seed_000_click_next_to_the_end(page):
     sidebar_link(page, "Step through a round").click()
     settle(page)
     _round_settings(page)
-    _choose(page, "round_preset", re.compile(r"Seed 000: a full round"))
+    _choose(page, "round_preset", re.compile(r"Worked example: a full round"))
     expect(page.get_by_text("Step 1 of 9", exact=True)).to_be_visible()
 
     next_button = page.locator(f"{key('round_next')} button")

@@ -68,9 +68,22 @@ def test_tree_figure_colours_the_walk():
     assert len(_trace(end, "✓ kept").x) == 2  # the path: A, then B
     assert len(_trace(end, "✗ rejected").x) == 1  # C at depth 1
     bonus = _trace(end, "★ bonus token")
-    assert bonus.text == ("B",) and bonus.x[0] == 3  # beside the leaf at depth 2
+    assert bonus.text[-1] == "B" and bonus.x == (2, 3)  # from the leaf at depth 2, beside it
     assert end.layout.title.text == "3 tokens emitted: A, B, B (bonus)"
     assert any("bonus" in line for line in vtab.tree_lines(result, 2, "ABC"))
+
+
+def test_a_resample_after_rejected_children_is_drawn_right_of_every_node():
+    """Issue 25: the resampled token of a walk that stopped at depth 1 (its children all
+    rejected) was drawn on top of those children, at depth 2."""
+    tree = vt.DraftTree(parents=(-1, 0, 0), tokens=(0, 2, 2))
+    result = vt.verify_tree(P3, Q3, tree, uniforms=[0.1, 0.99, 0.99, 0.5])
+    assert result.final_kind == "resample" and len(result.path) == 1
+    fig = fv.tree_figure(result, len(result.node_steps), "ABC")
+    star = _trace(fig, "↻ resampled token")
+    nodes = [x for t in fig.data if t.name not in ("edges", star.name) for x in t.x]
+    assert star.x[-1] == tree.max_depth + 1 > max(nodes)
+    assert fig.layout.height >= fv.MIN_TREE_HEIGHT
 
 
 def test_typical_figure_marks_the_threshold():
@@ -93,6 +106,10 @@ def test_candidates_and_tree_width_charts():
     tokens = _trace(fig, "E[tokens per round], K = 2")
     np.testing.assert_allclose(tokens.y, vr.multidraft_expected_tokens(P3, Q3, 2, np.arange(1, 9)))
     assert tokens.y[0] == pytest.approx(1 + 0.6 + 0.36)
+    # issue 25: beta_m has its own panel below (0..1), not a second axis over the same one
+    top, bottom = fig.layout.yaxis.domain, fig.layout.yaxis2.domain
+    assert bottom[1] < top[0] and fig.layout.yaxis2.overlaying is None
+    assert list(fig.layout.yaxis2.tickvals) == [0, 0.5, 1]
     width = fv.tree_width_figure(P3, Q3, 2, 2)
     tree = _trace(width, "tree of depth 2")
     assert tree.y[1] == pytest.approx(2.3376)

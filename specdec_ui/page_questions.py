@@ -1,0 +1,334 @@
+"""What each page asks its class: two or three questions with worked answers, folded.
+
+"What this page asks" used to repeat the page's intro. A teacher needs questions to put to
+the class, with an answer to unfold after the students have tried. Every question is about
+numbers a student can open on the page (its default preset or example), and every number in
+an answer is computed here by the core (:mod:`specdec_core`), never typed:
+``tests/app/test_issue25_fixes.py`` recomputes each one and checks that an answer states no
+number that is neither given in its question nor one of its computed ``facts``.
+
+:func:`questions_for` gives a page's questions by its script path; :func:`questions_box`
+draws them (Streamlit) inside "What this page asks", each answer in its own folded box.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+import specdec_core as sc
+from specdec_core import variants as vr
+
+from .presets import LAB_PRESETS, SPEED_PRESETS, VARIANT_PRESETS
+
+BOX_LABEL = "What this page asks"
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question for the class, its worked answer (markdown) and the numbers the answer
+    states, by name, as the core computed them."""
+
+    ask: str
+    answer: str
+    facts: tuple[tuple[str, float], ...] = ()
+
+    def fact(self, name: str) -> float:
+        return dict(self.facts)[name]
+
+
+def _f(x: float, digits: int = 3) -> str:
+    """A computed number as the answers write it (``digits`` significant digits)."""
+    return f"{x:.{digits}g}"
+
+
+def _d(x: float) -> str:
+    """A probability with two decimals, as the pages write vector entries (0 for zero)."""
+    return "0" if x == 0 else f"{x:.2f}"
+
+
+# ----------------------------------------------------------------------------- the numbers
+_P = np.array([0.40, 0.25, 0.20, 0.10, 0.05])  # the worked round's target p (A..E)
+_Q = np.array([0.30, 0.30, 0.15, 0.15, 0.10])  # and its draft q
+
+
+def home_questions() -> tuple[Question, ...]:
+    """Home: the bonus token, the timeline's arithmetic, alpha of the worked round."""
+    draft_step, target_pass, k = 1.0, 4.0, 3
+    spec_time, plain_time = k * draft_step + target_pass, (k + 1) * target_pass
+    alpha = sc.acceptance_rate(_P, _Q)
+    e = sc.expected_tokens(alpha, k)
+    return (
+        Question(
+            "The target checks K = 3 drafts in one pass. Why can that pass give 4 tokens, not 3?",
+            "Scoring the 3 drafts gives the target its own distribution at the position after "
+            "them too. When all 3 are kept, one more token is sampled from it: the **bonus**. "
+            f"So a round emits between 1 and K + 1 = {k + 1} tokens.",
+            (("K + 1", k + 1),),
+        ),
+        Question(
+            "In the timeline a draft step costs 1 time unit and a target pass 4. How long do "
+            "the speculative round and the target alone take for the same 4 tokens?",
+            f"Speculative: 3 × 1 + 4 = **{_f(spec_time)}** units. Target alone: 4 × 4 = "
+            f"**{_f(plain_time)}** units. This round is {_f(plain_time / spec_time)}x faster, "
+            "because all three drafts were kept; a rejection makes it emit fewer tokens for "
+            "the same time.",
+            (("speculative", spec_time), ("alone", plain_time), ("ratio", plain_time / spec_time)),
+        ),
+        Question(
+            "The worked round has p = [0.40, 0.25, 0.20, 0.10, 0.05] and q = [0.30, 0.30, "
+            "0.15, 0.15, 0.10]. What is alpha, and what does it mean?",
+            "alpha = Σ min(p, q) = 0.30 + 0.25 + 0.15 + 0.10 + 0.05 = "
+            f"**{_f(alpha, 2)}**: the chance that one drafted token is kept. With K = 3 a "
+            f"round then emits on average (1 − alpha⁴) / (1 − alpha) = **{_f(e)}** tokens.",
+            (("alpha", alpha), ("E", e)),
+        ),
+    )
+
+
+def round_questions() -> tuple[Question, ...]:
+    """Step through a round: the coin against a, the residual, the discarded drafts."""
+    a_b = sc.acceptance_probability(0.25, 0.30)
+    residual = sc.residual_distribution(_P, _Q)
+    leftover = np.maximum(0.0, _P - _Q)
+    z = float(leftover.sum())
+    return (
+        Question(
+            "Open the worked example (a full round). At position 2 the draft proposed B with "
+            "q(B) = 0.30, and the target has p(B) = 0.25. What is the chance that B is kept, "
+            "and does the coin u = 0.72 keep it?",
+            f"a = min(1, p/q) = min(1, 0.25 / 0.30) = **{_f(a_b)}**. The coin keeps B when "
+            f"u < a: 0.72 < {_f(a_b)}, so B is **kept**. Over many rounds B survives "
+            f"{_f(100 * a_b)}% of the time.",
+            (("a", a_b), ("percent", 100 * a_b)),
+        ),
+        Question(
+            "In the rejection example B is rejected. Where does the replacement token come "
+            "from, and how likely is it to be A?",
+            "From the leftover of p over q, normalised: max(0, p − q) = "
+            f"[{', '.join(_d(x) for x in leftover)}], which sums to Z = {_d(z)} "
+            f"(= 1 − alpha). So A comes out with {_d(leftover[0])} / {_d(z)} = "
+            f"**{_f(residual[0])}** and C with **{_f(residual[2])}**; B, D and E never, "
+            "since the draft already offered them at least as often as the target wants.",
+            (
+                *((f"leftover {i}", float(x)) for i, x in enumerate(leftover)),
+                ("Z", z),
+                ("A", float(residual[0])),
+                ("C", float(residual[2])),
+            ),
+        ),
+        Question(
+            "After B is rejected, why is C (drafted after B) never checked, however likely "
+            "the target finds it?",
+            "The draft wrote C assuming B came before it. Once B is replaced, C's context is "
+            "gone, and so is the meaning of its probabilities: the round ends at the first "
+            "rejection and every later draft is discarded unchecked.",
+        ),
+    )
+
+
+def speedup_questions() -> tuple[Question, ...]:
+    """Speedup explorer: the latency budget preset (alpha 0.7, K = 4, 5 ms, 40 ms)."""
+    s = SPEED_PRESETS["003-H"]
+    e4 = sc.expected_tokens(s.alpha, 4)
+    t4, s4 = sc.time_per_token(s.alpha, 4, s.c_q, s.c_p), sc.speedup(s.alpha, 4, s.c_q, s.c_p)
+    e8 = sc.expected_tokens(s.alpha, 8)
+    t8, s8 = sc.time_per_token(s.alpha, 8, s.c_q, s.c_p), sc.speedup(s.alpha, 8, s.c_q, s.c_p)
+    best = sc.optimal_k(s.alpha, s.c_q, s.c_p)
+    round4, round8 = 4 * s.c_q + s.c_p, 8 * s.c_q + s.c_p  # ms a round costs
+    return (
+        Question(
+            "With alpha = 0.7 and K = 4 (the latency-budget preset), how many tokens does a "
+            "round emit on average?",
+            f"E = (1 − 0.7⁵) / (1 − 0.7) = **{_f(e4, 4)}** tokens: at least 1, at most 5.",
+            (("E", e4),),
+        ),
+        Question(
+            "A draft step takes 5 ms and a target pass 40 ms. What does one token cost at "
+            "K = 4, and how much faster is that than the target alone?",
+            f"A round costs 4 × 5 + 40 = {_f(round4)} ms for {_f(e4, 4)} tokens: "
+            f"**{t4:.2f} ms** per token against 40 ms, a speedup of **{s4:.2f}x**.",
+            (("round", round4), ("E", e4), ("ms per token", t4), ("speedup", s4)),
+        ),
+        Question(
+            "Same alpha = 0.7 and costs (5 ms, 40 ms): why not K = 8, which drafts twice as much?",
+            f"K = 8 emits {_f(e8, 3)} tokens a round, not twice {_f(e4, 3)}: a draft counts "
+            "only if every draft before it was kept, with chance alpha to the power of its "
+            f"position. Its round costs 8 × 5 + 40 = {_f(round8)} ms: {t8:.2f} ms per token, "
+            f"{s8:.2f}x. The best K here is **{best}**.",
+            (
+                ("E8", e8),
+                ("E", e4),
+                ("round 8", round8),
+                ("ms per token 8", t8),
+                ("speedup 8", s8),
+                ("best", best),
+            ),  # fmt: skip
+        ),
+    )
+
+
+def lab_questions() -> tuple[Question, ...]:
+    """Losslessness lab: the default preset (the worked round's p and q), K = 4."""
+    preset = LAB_PRESETS["000"]
+    p = np.array(sc.parse_distribution(preset.p_text, name="p"))
+    q = np.array(sc.parse_distribution(preset.q_text, name="q"))
+    alpha = sc.acceptance_rate(p, q)
+    buggy = np.minimum(p, q) + (1 - alpha) * p  # resample from p: min(p, q) + (1 - alpha) p
+    k = 4
+    return (
+        Question(
+            "The preset's target is p = [0.40, 0.25, 0.20, 0.10, 0.05]. If the algorithm is "
+            "right, what must the histogram of emitted tokens look like, whatever the draft q?",
+            "Exactly p = [0.40, 0.25, 0.20, 0.10, 0.05], up to noise: keeping x with "
+            "probability min(1, p/q) gives min(p, q), and the resample from the normalised "
+            "leftover adds max(0, p − q), which together make p. The chi-square test checks it.",
+        ),
+        Question(
+            "Same p = [0.40, 0.25, 0.20, 0.10, 0.05] and q = [0.30, 0.30, 0.15, 0.15, 0.10]. "
+            "Switch on the bug \u201cresample from p\u201d: which token comes out too often, and "
+            "by how much?",
+            f"A position emits min(p, q) + (1 − alpha) p, with 1 − alpha = {_f(1 - alpha, 2)}: "
+            f"B comes out {_f(buggy[1], 4)} of the time instead of 0.25 (and D, E too often), "
+            f"A only {_d(buggy[0])} instead of 0.40. Tokens the draft over-proposes (q > "
+            "p) are kept as often as the target allows and then come back from p again.",
+            (("1 - alpha", 1 - alpha), ("B", float(buggy[1])), ("A", float(buggy[0]))),
+        ),
+        Question(
+            "With K = 4, what share of the rounds keeps all four drafts and gets the bonus, "
+            "and what share emits one token only?",
+            f"All kept: alpha⁴ = {_f(alpha, 2)}⁴ = **{_f(alpha**k, 3)}** (5 tokens). One token "
+            f"only (the first draft rejected): 1 − alpha = **{_f(1 - alpha, 2)}**. The "
+            "tokens-per-round chart shows both bars.",
+            (("alpha", alpha), ("all kept", alpha**k), ("1 - alpha", 1 - alpha)),
+        ),
+    )
+
+
+def self_test_questions() -> tuple[Question, ...]:
+    """Self-test: questions for a discussion before the quiz."""
+    a = sc.acceptance_probability(0.2, 0.5)
+    p, q = np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.6, 0.2])
+    alpha = sc.acceptance_rate(p, q)
+    return (
+        Question(
+            "Some tutorials say \u201ckeep a draft if p ≥ q\u201d. The draft proposes x with "
+            "q(x) = 0.5, the target has p(x) = 0.2. What does the real rule do, and why?",
+            f"It keeps x with probability min(1, p/q) = 0.2 / 0.5 = **{_f(a, 2)}**, not never: "
+            "tokens the draft over-proposes are thinned out to exactly what the target wants. "
+            "\u201cp ≥ q\u201d would never keep x, and the output would no longer follow p.",
+            (("a", a),),
+        ),
+        Question(
+            "p = [0.5, 0.3, 0.2] and q = [0.2, 0.6, 0.2]. How often is a drafted token kept?",
+            f"alpha = Σ min(p, q) = 0.2 + 0.3 + 0.2 = **{_f(alpha, 2)}** (= 1 − TV(p, q)).",
+            (("alpha", alpha),),
+        ),
+    )
+
+
+def model_pair_questions() -> tuple[Question, ...]:
+    """Model pair lab: greedy identity, the two formulas, a round that drafts nothing."""
+    alpha, k, c, v = 0.64, 3, 0.06, 1.5  # about the default run's, as the page shows them
+    e = sc.expected_tokens(alpha, k)
+    basic, corrected = e / (k * c + 1), e / (k * c + v)
+    return (
+        Question(
+            "At T = 0 the page says the output is identical to the target's own greedy "
+            "decoding. Why must it be, token for token?",
+            "At T = 0 both models put all their probability on their top token. A draft is "
+            "kept exactly when it is the target's top token, and a rejected one is replaced "
+            "by the target's top token: every token is the one the target alone would pick.",
+        ),
+        Question(
+            "A run keeps alpha = 0.64 of its checked drafts at K = 3; a draft step costs "
+            "c = 0.06 target steps and checking K + 1 tokens v = 1.5. What do the basic "
+            "formula (v = 1) and the corrected one predict?",
+            f"E = (1 − 0.64⁴) / (1 − 0.64) = {_f(e)} tokens a round. Basic: E / (K c + 1) = "
+            f"{_f(e)} / 1.18 = **{_f(basic)}x**. Corrected: E / (K c + v) = {_f(e)} / 1.68 = "
+            f"**{_f(corrected)}x**. On a CPU, checking 4 tokens costs more than one step, so "
+            "the corrected one is the one near the clock.",
+            (
+                ("E", e),
+                ("basic", basic),
+                ("corrected", corrected),
+                ("1.18", k * c + 1),
+                ("1.68", k * c + v),
+            ),  # fmt: skip
+        ),
+        Question(
+            "The default run uses a fixed K, yet some rounds drafted nothing. How, and what "
+            "does such a round cost?",
+            "The default draft looks its guesses up (in the prompt, or in a table of the "
+            "target's habits) and proposes only what it finds; K is the most it may propose. "
+            "With nothing found, the round is one plain target step: one token, one call.",
+        ),
+    )
+
+
+def variants_questions() -> tuple[Question, ...]:
+    """Variants lab: the rescue preset, strict verification, typical acceptance."""
+    rescue = VARIANT_PRESETS["rescue"]
+    p = np.array(sc.parse_distribution(rescue.p_text, name="p"))
+    q = np.array(sc.parse_distribution(rescue.q_text, name="q"))
+    beta1, beta2 = (float(x) for x in vr.multidraft_acceptance(p, q, np.array([1, 2])))
+    strict, alpha = vr.strict_acceptance(_P, _Q), sc.acceptance_rate(_P, _Q)
+    return (
+        Question(
+            "In the rescue preset (p = [0.70, 0.30, 0, 0], a flat draft), how often is one "
+            "candidate kept, and how often one of two?",
+            f"One: alpha = Σ min(p, q) = **{_f(beta1, 2)}**. After a rejection the target "
+            "shrinks to its residual and the second candidate is tried against it: "
+            f"beta_2 = **{_f(beta2, 3)}**. A second candidate rescues a position the first "
+            "one lost.",
+            (("beta1", beta1), ("beta2", beta2)),
+        ),
+        Question(
+            "Strict verification keeps a draft only when the target's own sample is the same "
+            "token. With the worked round's p and q, how often is that, against alpha?",
+            f"beta = Σ p q = **{_f(strict, 3)}** against alpha = Σ min(p, q) = "
+            f"**{_f(alpha, 2)}**. Both rules emit exactly p, but strict rounds are much shorter.",
+            (("beta", strict), ("alpha", alpha)),
+        ),
+        Question(
+            "Typical acceptance (Medusa) never looks at q and is faster. Why does it fail the "
+            "chi-square test?",
+            "It keeps any draft the target finds likely enough, with no coin that corrects "
+            "for how often the draft proposes it, and takes argmax p after a rejection. The "
+            "output then leans towards likely tokens: fluent, fast, and not distributed as p.",
+        ),
+    )
+
+
+QUESTIONS: dict[str, Callable[[], tuple[Question, ...]]] = {
+    "pages/scripts/home.py": home_questions,
+    "pages/scripts/round.py": round_questions,
+    "pages/scripts/speedup.py": speedup_questions,
+    "pages/scripts/losslessness.py": lab_questions,
+    "pages/scripts/self_test.py": self_test_questions,
+    "pages/scripts/model_pairs.py": model_pair_questions,
+    "pages/scripts/variants.py": variants_questions,
+}
+
+
+def questions_for(page_path: str) -> tuple[Question, ...]:
+    """The questions of the page whose script is ``page_path`` (none for other pages)."""
+    make = QUESTIONS.get(page_path)
+    return make() if make is not None else ()
+
+
+def questions_box(questions: tuple[Question, ...], intro: str | None = None) -> None:
+    """ "What this page asks" (folded): each question, its worked answer folded under it;
+    then the page's intro, when the page shows it nowhere else (``intro``)."""
+    with st.expander(BOX_LABEL, key="page_questions"):
+        st.caption("Questions for the class; unfold an answer once they have tried.")
+        for i, q in enumerate(questions, start=1):
+            st.markdown(f"**{i}.** {q.ask}")
+            with st.expander("Worked answer", key=f"page_answer_{i}"):
+                st.markdown(q.answer)
+        if intro is not None:
+            st.divider()
+            st.markdown(intro)
