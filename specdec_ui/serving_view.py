@@ -647,7 +647,7 @@ def _apply_why(state: PageState, key: str) -> None:
 
 def why_slower(state: PageState, result: Result | None) -> None:
     """The checklist: each item one click that sets this page to show it happening."""
-    st.subheader("Why is mine slower?")
+    st.header("Why is mine slower?")
     st.write(
         "Each button sets this page to a case where speculation disappoints; the answer and "
         "the charts above change with it."
@@ -710,7 +710,7 @@ def _row_story(row: sv.PublishedCheck) -> str:
 
 def published_section() -> None:
     """The published results beside the model's predictions, with each error."""
-    st.subheader("The model against published results")
+    st.header("The model against published results")
     rows = sv.published_checks()
     table = fsv.published_table(rows)
     config = {name: st.column_config.NumberColumn(format=f) for name, f in NUMBER_FORMATS.items()}
@@ -736,7 +736,7 @@ def published_section() -> None:
 
 def leaves_out() -> None:
     """What the roofline model does not contain."""
-    st.subheader("What the model leaves out")
+    st.header("What the model leaves out")
     with st.container(key="serve_leaves_out"):
         st.markdown(
             """
@@ -896,7 +896,7 @@ LOG_DEFINITIONS = """
 
 def engine_log_decoder(state: PageState, values: dict[str, object]) -> None:
     """Type what an engine prints; get AL, the draft acceptance rate, conditional rates, alpha."""
-    st.subheader("What do the numbers in my engine's log mean?")
+    st.header("What do the numbers in my engine's log mean?")
     with st.container(key="serve_log", border=True):
         _log_inputs(state)
         try:
