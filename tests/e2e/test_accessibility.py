@@ -68,6 +68,7 @@ def _open(page, path: str, query: str = "") -> None:
     page.goto(path + (f"?{query}" if query else ""))
     settle(page, timeout=60_000)
     expect(page.locator(f"{MAIN} h1")).to_have_count(1, timeout=30_000)
+    expect(page.locator('[data-testid="stSkeleton"]')).to_have_count(0, timeout=60_000)
     laid_out(page)
 
 
@@ -153,6 +154,17 @@ def assert_structure(page, where: str) -> None:
     assert not found["unnamed"], f"{where}: controls without a name in words: {found['unnamed']}"
 
 
+def _reveal(page, name: str):
+    """The keyed element ``name``, its folded expander (presenter view folds the inputs)
+    opened first."""
+    box = page.locator(f"details:has({key(name)})")
+    if box.count() and box.first.get_attribute("open") is None:
+        box.first.locator("summary").first.click()
+    element = page.locator(key(name))
+    expect(element).to_be_visible()
+    return element
+
+
 def _click(page, selector: str) -> None:
     button = page.locator(selector)
     expect(button).to_be_enabled(timeout=60_000)
@@ -170,12 +182,12 @@ def typical_action(page, path: str) -> None:
         _click(page, f"{key('round_next')} button")
         expect(page.get_by_text("Step 3 of", exact=False)).to_be_visible()
     elif path == "/Speedup_explorer":
-        k_slider = page.locator(f"{key('speed_k')} [role='slider']")
+        k_slider = _reveal(page, "speed_k").locator("input[type='range']")
         k_slider.focus()
         k_slider.press("End")
         settle(page)
     elif path == "/Losslessness_lab":
-        page.locator(key("lab_variant")).get_by_role("combobox").click()
+        _reveal(page, "lab_variant").get_by_role("combobox").click()
         page.get_by_role("option", name=re.compile(r"resample from p")).click()
         settle(page, timeout=60_000)
         expect(page.locator(key("lab_verdict"))).to_contain_text("FAIL", timeout=60_000)
@@ -184,7 +196,7 @@ def typical_action(page, path: str) -> None:
         settle(page)
         expect(page.locator(f"{MAIN} [role='alert'], {MAIN} [role='status']").first).to_be_visible()
     elif path == "/Model_pair_lab":
-        page.locator(key("lm_mode")).get_by_text("Step round by round").click()
+        _reveal(page, "lm_mode").get_by_text("Step round by round").click()
         settle(page, timeout=60_000)
         _click(page, f"{key('lm_next')} button")
     elif path == "/Variants_lab":
@@ -425,7 +437,7 @@ def test_pages_reflow_at_200_percent_and_320_px(screen_context, zoom):
         assert wide["pageScroll"] <= 1 and not wide["offenders"], f"{path} at {zoom}: {wide}"
         expect(page.locator(f"{MAIN} h1")).to_be_in_viewport()
         name = path.strip("/") or "Home"
-        artifact(page, f"a11y-zoom-{zoom}-{name}")
+        artifact(page, f"a11y-zoom-{zoom}-{name}", whole=True)
     # Function, not only content: the round page steps at this size.
     _open(page, "/Step_through_a_round")
     _click(page, f"{key('round_next')} button")
