@@ -20,8 +20,10 @@ are plotly-escaped HTML and come out as plain text (escape them again for markdo
 
 from __future__ import annotations
 
+import contextlib
 import html
 import re
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -51,6 +53,8 @@ def plain(text: object) -> str:
 
 def fmt(value: object) -> str:
     """A number as a reader wants it: up to 3 significant digits, integers whole."""
+    if type(value) is float and value == value and abs(value) < 1e6:  # the common case, fast
+        return str(int(value)) if value == int(value) else f"{value:.3g}"
     if isinstance(value, bool | np.bool_):
         return "yes" if value else "no"
     if isinstance(value, int | np.integer):
@@ -111,7 +115,8 @@ def _axis_title(fig: go.Figure, axis: str, fallback: str) -> str:
 
 
 def _series(fig: go.Figure) -> list[tuple[str, list, list]]:
-    """(name, categories, values) of every bar or line trace; horizontal bars swapped."""
+    """(name, x values, y values) of every bar or line trace, as drawn (horizontal bars
+    swapped, so x holds the categories)."""
     out = []
     for i, trace in enumerate(fig.data):
         x, y = getattr(trace, "x", None), getattr(trace, "y", None)
@@ -119,34 +124,30 @@ def _series(fig: go.Figure) -> list[tuple[str, list, list]]:
             continue
         if getattr(trace, "orientation", None) == "h":
             x, y = y, x
-        name = plain(trace.name) or f"series {i + 1}"
-        out.append((name, [plain(fmt(v)) for v in x], list(y)))
+        out.append((plain(trace.name) or f"series {i + 1}", list(x), list(y)))
     return out
 
 
-def _heatmap_table(fig: go.Figure, trace) -> tuple[tuple[str, ...], list[tuple]]:
-    """A heatmap's cells as rows: its y, its x, its value."""
+def _cell(value: object) -> str:
+    """A table cell: plotly text as plain words, a number through :func:`fmt`."""
+    return plain(value) if isinstance(value, str) else fmt(value)
+
+
+def _heatmap_rows(fig: go.Figure, trace) -> tuple[tuple[str, ...], list[tuple]]:
+    """A heatmap's cells as rows (raw values): its y, its x, its value."""
     z = np.asarray(trace.z, dtype=float)  # (len(y), len(x))
     xs = list(trace.x) if trace.x is not None else list(range(z.shape[1]))
     ys = list(trace.y) if trace.y is not None else list(range(z.shape[0]))
     value = plain(getattr(getattr(trace.colorbar, "title", None), "text", "")) or "value"
     columns = (_axis_title(fig, "yaxis", "y"), _axis_title(fig, "xaxis", "x"), value)
-    rows = [
-        (plain(fmt(y)), plain(fmt(x)), fmt(z[i, j]))
-        for i, y in enumerate(ys)
-        for j, x in enumerate(xs)
-    ]
-    return columns, rows
+    return columns, [(y, x, z[i, j]) for i, y in enumerate(ys) for j, x in enumerate(xs)]
 
 
-def trace_table(fig: go.Figure) -> tuple[tuple[str, ...], list[tuple]]:
-    """The data the traces draw: one row per x (category or number) and one column per
-    trace (empty where a trace has no point), else, when two traces share a name, one row
-    per point (series, x, y); a heatmap gives one row per cell."""
+def _raw_table(fig: go.Figure, series) -> tuple[tuple[str, ...], list[tuple]]:
+    """:func:`trace_table` before its cells are written as text (None: no point there)."""
     heatmaps = [t for t in fig.data if t.type == "heatmap" and t.z is not None]
     if heatmaps:
-        return _heatmap_table(fig, heatmaps[0])
-    series = _series(fig)
+        return _heatmap_rows(fig, heatmaps[0])
     if not series:
         return (), []
     x_title = _axis_title(fig, "xaxis", "x")
@@ -154,11 +155,18 @@ def trace_table(fig: go.Figure) -> tuple[tuple[str, ...], list[tuple]]:
     if len(set(names)) == len(names):  # one column per series, one row per x of any series
         xs = list(dict.fromkeys(x for _, s_xs, _ in series for x in s_xs))
         cells = [dict(zip(s_xs, s_ys, strict=False)) for _, s_xs, s_ys in series]
-        rows = [(x, *(fmt(c[x]) if x in c else "" for c in cells)) for x in xs]
-        return (x_title, *names), rows
+        return (x_title, *names), [(x, *(c.get(x, "") for c in cells)) for x in xs]
     y_title = _axis_title(fig, "yaxis", "y")
-    rows = [(name, x, fmt(v)) for name, xs, ys in series for x, v in zip(xs, ys, strict=False)]
+    rows = [(name, x, v) for name, xs, ys in series for x, v in zip(xs, ys, strict=False)]
     return ("series", x_title, y_title), rows
+
+
+def trace_table(fig: go.Figure) -> tuple[tuple[str, ...], list[tuple]]:
+    """The data the traces draw: one row per x (category or number) and one column per
+    trace (empty where a trace has no point), else, when two traces share a name, one row
+    per point (series, x, y); a heatmap gives one row per cell."""
+    columns, rows = _raw_table(fig, _series(fig))
+    return columns, [tuple(_cell(v) for v in row) for row in rows]
 
 
 def thinned(rows: list, limit: int = MAX_TABLE_ROWS) -> tuple[list, str]:
@@ -172,8 +180,9 @@ def thinned(rows: list, limit: int = MAX_TABLE_ROWS) -> tuple[list, str]:
 # --- the summary ------------------------------------------------------------------------
 
 
-def generic_summary(fig: go.Figure) -> str:
+def generic_summary(fig: go.Figure, series: list | None = None) -> str:
     """A figure without its own words: its title, its kind, its series and axes."""
+    series = _series(fig) if series is None else series
     title = plain(getattr(fig.layout.title, "text", "") or "")
     kinds = sorted(
         {"bars" if t.type == "bar" else "lines" for t in fig.data if t.type != "heatmap"}
@@ -187,7 +196,7 @@ def generic_summary(fig: go.Figure) -> str:
         what += f" ({listing(names)})"
     x, y = _axis_title(fig, "xaxis", ""), _axis_title(fig, "yaxis", "")
     axes = f": {y} against {x}" if x and y else ""
-    numbers = "; ".join(_series_words(name, xs, ys) for name, xs, ys in _series(fig)[:6])
+    numbers = "; ".join(_series_words(name, xs, ys) for name, xs, ys in series[:6])
     return (f"{title}. " if title else "") + what + axes + (f". {numbers}" if numbers else "") + "."
 
 
@@ -197,24 +206,45 @@ SHORT_SERIES = 8  # a series of up to this many points is read out point by poin
 def _series_words(name: str, xs: list[str], ys: list) -> str:
     """One series in words: every point when short, else its ends and its highest point."""
     values = [float(v) if v is not None else np.nan for v in ys]
+    xs = [_cell(x) for x in xs] if len(values) <= SHORT_SERIES else xs
     if len(values) <= SHORT_SERIES:
         return f"{name}: " + listing([f"{x} {fmt(v)}" for x, v in zip(xs, values, strict=False)])
     top = int(np.nanargmax(values)) if np.isfinite(values).any() else 0
     return (
-        f"{name}: {len(values)} points from {fmt(values[0])} at {xs[0]} to {fmt(values[-1])} "
-        f"at {xs[-1]}, highest {fmt(values[top])} at {xs[top]}"
+        f"{name}: {len(values)} points from {fmt(values[0])} at {_cell(xs[0])} to "
+        f"{fmt(values[-1])} at {_cell(xs[-1])}, highest {fmt(values[top])} at {_cell(xs[top])}"
     )
 
 
 def chart_text(fig: go.Figure) -> ChartText:
-    """The summary and table of ``fig``: the builder's own words, else generic ones."""
+    """The summary and table of ``fig``: the builder's own words, else generic ones.
+
+    Kept per figure object (:data:`_KEPT`): a figure the class shares
+    (``figure_cache.shared_figure``) is described once, not on every student's rerun.
+    """
+    kept = _KEPT.get(id(fig))
+    if kept is not None and kept[0]() is fig:
+        return kept[1]
+    text, key = _describe(fig), id(fig)
+    with contextlib.suppress(TypeError):  # a figure that cannot be weakly referenced
+        _KEPT[key] = (weakref.ref(fig, lambda _: _KEPT.pop(key, None)), text)
+    return text
+
+
+_KEPT: dict[int, tuple[weakref.ref, ChartText]] = {}
+
+
+def _describe(fig: go.Figure) -> ChartText:
     meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
     entry = meta.get(META_KEY) or {}
-    summary = html.unescape(entry["summary"]) if entry.get("summary") else generic_summary(fig)
+    series = None if entry.get("summary") and entry.get("columns") is not None else _series(fig)
+    summary = html.unescape(entry["summary"]) if entry.get("summary") else None
     if entry.get("columns") is not None:
         columns = tuple(html.unescape(c) for c in entry["columns"])
-        rows = [tuple(html.unescape(c) for c in r) for r in entry["rows"]]
+        rows, note = thinned([tuple(html.unescape(c) for c in r) for r in entry["rows"]])
     else:
-        columns, rows = trace_table(fig)
-    rows, note = thinned(rows)
+        columns, raw = _raw_table(fig, series)
+        raw, note = thinned(raw)
+        rows = [tuple(_cell(v) for v in row) for row in raw]
+    summary = summary or generic_summary(fig, series)
     return ChartText(summary, tuple(columns), tuple(tuple(r) for r in rows), note)

@@ -127,8 +127,9 @@ STRUCTURE_JS = """
     const labelled = by ? by.split(/\\s+/).map((id) => document.getElementById(id))
       .filter(Boolean).map((n) => n.textContent).join(' ') : '';
     const labels = el.labels ? [...el.labels].map((l) => l.textContent).join(' ') : '';
+    const wrapper = el.closest('label') ? el.closest('label').textContent : '';
     const own = ['BUTTON', 'A'].includes(el.tagName) ? el.textContent : '';
-    return [el.getAttribute('aria-label') || '', labelled, labels, own,
+    return [el.getAttribute('aria-label') || '', labelled, labels, wrapper, own,
             el.getAttribute('title') || ''].join(' ');
   };
   const controls = [...document.querySelectorAll(
@@ -137,7 +138,8 @@ STRUCTURE_JS = """
     + '[data-testid="stMain"] [role="slider"], [data-testid="stMain"] [role="combobox"], '
     + '[data-testid="stSidebar"] button, [data-testid="stSidebar"] input')]
     .filter((el) => el.getClientRects().length > 0 && el.type !== 'hidden');
-  const unnamed = controls.filter((el) => !/[A-Za-z]{2,}/.test(nameOf(el)))
+  // letters or digits (a quiz option may be "K" or "0.67"), not an emoji or an arrow alone
+  const unnamed = controls.filter((el) => !/[\\p{L}\\p{N}]/u.test(nameOf(el)))
     .map((el) => el.outerHTML.slice(0, 120));
   return {lang: document.documentElement.lang,
           h1: levels.filter((l) => l === 1).length, skips, unnamed};
@@ -146,7 +148,7 @@ STRUCTURE_JS = """
 
 
 def assert_structure(page, where: str) -> None:
-    """Page language, one h1, headings in order, every control named in words."""
+    """Page language, one h1, headings in order, every control named in words (or a number)."""
     found = page.evaluate(STRUCTURE_JS)
     assert found["lang"] == "en", f"{where}: <html lang> is {found['lang']!r}"
     assert found["h1"] == 1, f"{where}: {found['h1']} h1 elements"
@@ -187,8 +189,12 @@ def typical_action(page, path: str) -> None:
         k_slider.press("End")
         settle(page)
     elif path == "/Losslessness_lab":
-        _reveal(page, "lab_variant").get_by_role("combobox").click()
-        page.get_by_role("option", name=re.compile(r"resample from p")).click()
+        box = _reveal(page, "lab_variant").get_by_role("combobox")
+        box.click()
+        box.fill("resample from p")  # Streamlit's select box filters its options as one types
+        option = page.get_by_role("option", name=re.compile(r"resample from p"))
+        expect(option).to_have_count(1)
+        option.click()
         settle(page, timeout=60_000)
         expect(page.locator(key("lab_verdict"))).to_contain_text("FAIL", timeout=60_000)
     elif path == "/Self_test":
@@ -241,6 +247,20 @@ def test_axe_finds_what_it_is_looking_for(screen_context):
     )
     found = "\n".join(axe_violations(page))
     assert "color-contrast" in found and "image-alt" in found, found
+    page.evaluate(
+        """() => { const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+          const b = document.createElement('button'); b.textContent = '🎲'; main.appendChild(b);
+          const h = document.createElement('h4'); h.textContent = 'deep'; main.appendChild(h);
+          main.appendChild(document.createElement('h1')).textContent = 'second'; }"""
+    )
+    with pytest.raises(AssertionError, match="h1 elements"):
+        assert_structure(page, "probe")
+    page.evaluate("() => document.querySelectorAll('h1')[1].remove()")
+    with pytest.raises(AssertionError, match="skip a level"):
+        assert_structure(page, "probe")
+    page.evaluate("() => [...document.querySelectorAll('h4')].at(-1).remove()")
+    with pytest.raises(AssertionError, match="without a name in words"):
+        assert_structure(page, "probe")
 
 
 # --- 2: every chart named by its summary, with its data one click away --------------------
