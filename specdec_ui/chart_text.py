@@ -87,6 +87,7 @@ def text_meta(
 
 
 def _escape(text: object) -> str:
+    """HTML-escaped, as plotly text is (``<`` ``>`` ``&``)."""
     return html.escape(str(text), quote=False)
 
 
@@ -100,6 +101,8 @@ def with_text(fig: go.Figure, summary: str, columns=None, rows=None) -> go.Figur
 def listing(items: Sequence[str], *, limit: int = 8) -> str:
     """ "A, B and C"; past ``limit`` items, the first ones and how many more."""
     items = [str(i) for i in items]
+    if not items:
+        return "none"
     if len(items) > limit:
         return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

@@ -123,8 +123,9 @@ APP_CSS = """<style>
 # window stops a second copy). Only ARIA and focus, never text of the page:
 # - a "Skip to the lesson" link, the first thing Tab reaches, that moves the focus to the
 #   page's h1 (past the sidebar's navigation and the header's buttons);
-# - a display formula (KaTeX) that scrolls sideways on a narrow screen gets tabindex=0
-#   and a name, so a keyboard can reach and scroll it (axe: scrollable-region-focusable);
+# - a display formula (KaTeX), a table (a chart's numbers) or a code block that scrolls
+#   sideways on a narrow screen gets tabindex=0 and a name, so a keyboard can reach and scroll it (axe:
+#   scrollable-region-focusable; WCAG 1.4.10 lets a data table scroll in its own box);
 # - the SVG inside a named chart (``chart(alt=...)`` makes its box a figure named by the
 #   chart's summary) is hidden from screen readers, which would read its tick labels one
 #   by one; the summary and the data table under the chart carry the same numbers.
@@ -149,16 +150,22 @@ A11Y_JS = """<script>
     target.scrollIntoView({ block: "start" });
   });
   document.body.prepend(landmark);
+  const SCROLLERS = [[".katex-display", "Formula (scrolls sideways)"],
+                     ['[data-testid="stTable"] > div', "Table (scrolls sideways)"],
+                     ['[data-testid="stCode"] pre', "Code (scrolls sideways)"]];
   const fix = () => {
     const lesson = document.querySelector('[data-testid="stMainBlockContainer"]');
     if (lesson && !document.getElementById("specdec-lesson")) { lesson.id = "specdec-lesson"; }
-    for (const box of document.querySelectorAll(".katex-display")) {
-      const scrolls = box.scrollWidth > box.clientWidth + 1
-        || box.scrollHeight > box.clientHeight + 1;
-      if (scrolls && !box.hasAttribute("tabindex")) {
-        box.setAttribute("tabindex", "0");
-        box.setAttribute("role", "group");
-        box.setAttribute("aria-label", "Formula (scrolls sideways)");
+    for (const [selector, what] of SCROLLERS) {
+      for (const box of document.querySelectorAll(selector)) {
+        const scrolls = box.scrollWidth > box.clientWidth + 1
+          || box.scrollHeight > box.clientHeight + 1;
+        if (scrolls && !box.hasAttribute("tabindex")
+            && ["auto", "scroll"].includes(getComputedStyle(box).overflowX)) {
+          box.setAttribute("tabindex", "0");
+          box.setAttribute("role", "group");
+          box.setAttribute("aria-label", what);
+        }
       }
     }
     const named = '[data-testid="stPlotlyChart"][role="figure"] svg';
