@@ -15,7 +15,11 @@ What the switch does (a page helper calls these; pages stay thin):
   or touch-only screen) charts lose plotly's toolbar and drag-to-zoom, so a swipe over a
   chart scrolls the page.
 - ``chart(fig, ...)`` is ``st.plotly_chart`` with ``theme.presenter_figure`` applied in
-  presenter view (chart text >= 20 px, thicker lines, high-contrast ink) and no scroll-zoom.
+  presenter view (chart text >= 20 px, thicker lines, high-contrast ink) and no scroll-zoom;
+  the figure's text alternative (:mod:`specdec_ui.chart_text`) is its accessible name, and
+  its numbers follow as a table in an expander (issue 28).
+- ``app_style()`` also runs ``A11Y_JS`` on every page (the skip link, keyboard-reachable
+  scrolling boxes, charts' SVG hidden behind their names).
 - ``qr_button()`` draws "📱 Show QR code" (top-right corner in presenter view, the sidebar
   in normal view); it opens the page's current link as a large QR code in a dialog.
 - ``share_panel(link)`` shows the QR code of the page's link, the link itself (with
@@ -124,8 +128,9 @@ APP_CSS = """<style>
 # - a "Skip to the lesson" link, the first thing Tab reaches, that moves the focus to the
 #   page's h1 (past the sidebar's navigation and the header's buttons);
 # - a display formula (KaTeX), a table (a chart's numbers) or a code block that scrolls
-#   sideways on a narrow screen gets tabindex=0 and a name, so a keyboard can reach and scroll it (axe:
-#   scrollable-region-focusable; WCAG 1.4.10 lets a data table scroll in its own box);
+#   sideways on a narrow screen gets tabindex=0 and a name, so a keyboard can reach and
+#   scroll it (axe: scrollable-region-focusable; WCAG 1.4.10 lets a data table scroll in
+#   its own box);
 # - the SVG inside a named chart (``chart(alt=...)`` makes its box a figure named by the
 #   chart's summary) is hidden from screen readers, which would read its tick labels one
 #   by one; the summary and the data table under the chart carry the same numbers.
