@@ -396,25 +396,33 @@ def speedup_heatmap_figure(
     ]
     if current is not None:
         traces.append(_you_are_here(*current))
+    return make_figure(
+        traces,
+        title=f"Speedup over alpha and K (c = c_q / c_p = {c_q / c_p:.3g})",
+        meta=_heatmap_text(a, best, z, c_q / c_p, current),
+        height=420,
+        xaxis={"title": {"text": "alpha (acceptance rate)"}},
+        yaxis={"title": {"text": "K"}},
+    )
+
+
+def _heatmap_text(a: np.ndarray, best: np.ndarray, z: np.ndarray, c: float, current) -> dict:
+    """The heatmap in words (its range, the best K along alpha, the student's point) and,
+    as a table, the best K and its speedup at alpha = 0, 0.1, .., 1 (nearest grid columns)."""
+    k_max = z.shape[0]
     pick = sorted({int(np.argmin(np.abs(a - x))) for x in TABLE_ALPHAS})  # grid columns
     rows = [(a[j], int(best[j]), z[best[j] - 1, j], z[0, j]) for j in pick]
     summary = (
         f"Heatmap of the speedup over alpha (0 to 1) and K (1 to {k_max}), c = c_q / c_p = "
-        f"{c_q / c_p:.3g}: from {fmt(z.min())}x to {fmt(z_max)}x. The best K grows with alpha: "
+        f"{c:.3g}: from {fmt(z.min())}x to {fmt(z.max())}x. The best K grows with alpha: "
         f"K = {best[0]} at alpha = {fmt(a[0])}, K = {best[len(a) // 2]} at alpha = "
         f"{fmt(a[len(a) // 2])}, K = {best[-1]} at alpha = {fmt(a[-1])}."
     )
     if current is not None:
         alpha_now, k_now = current
         summary += f" You are at alpha = {fmt(alpha_now)}, K = {k_now}."
-    return make_figure(
-        traces,
-        title=f"Speedup over alpha and K (c = c_q / c_p = {c_q / c_p:.3g})",
-        meta=text_meta(summary, ("alpha", "best K", "its speedup (x)", "speedup at K = 1"), rows),
-        height=420,
-        xaxis={"title": {"text": "alpha (acceptance rate)"}},
-        yaxis={"title": {"text": "K"}},
-    )
+    columns = ("alpha", "best K", "its speedup (x)", "speedup at K = 1")
+    return text_meta(summary, columns, rows)
 
 
 def time_table(alpha: float, k_values, c_q: float, c_p: float) -> pd.DataFrame:
