@@ -421,7 +421,7 @@ def _heatmap_text(a: np.ndarray, best: np.ndarray, z: np.ndarray, c: float, curr
     if current is not None:
         alpha_now, k_now = current
         summary += f" You are at alpha = {fmt(alpha_now)}, K = {k_now}."
-    columns = ("alpha", "best K", "its speedup (x)", "speedup at K = 1")
+    columns = ("alpha", "best K", "its speedup (x)", "K = 1 gives (x)")
     return text_meta(summary, columns, rows)
 
 

@@ -92,7 +92,8 @@ PRESENTER_CSS = """<style>
 #   which sets ``color-scheme`` on the app: light captions 6.3:1 on white, dark 8.9:1 on
 #   #171614; the dark theme's primary button #56B4E9 gets dark words, 8.2:1, for white
 #   ones read 2.3:1); a thick focus ring on whatever the keyboard reaches; the skip link
-#   (:data:`A11Y_JS`) shown when it has the focus; and with ``prefers-reduced-motion``
+#   (:data:`A11Y_JS`) shown when it has the focus; a metric's label and value wrap instead
+#   of being cut with "…" on a narrow or zoomed screen; and with ``prefers-reduced-motion``
 #   no transition or animation runs (the progress bar, the expanders, the sidebar).
 APP_CSS = """<style>
 .katex-display > .katex, .katex-display > .katex > .katex-html { white-space: normal; }
@@ -109,6 +110,11 @@ APP_CSS = """<style>
   color: light-dark(#FFFFFF, #171614);
 }
 :focus-visible { outline: 3px solid light-dark(#0072B2, #56B4E9) !important; outline-offset: 2px; }
+[data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"],
+[data-testid="stMetricLabel"] p, [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"],
+[data-testid="stMetricValue"] p {
+  white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere;
+}
 .specdec-skip {
   position: fixed; left: 0.5rem; top: -4rem; z-index: 1000000; padding: 0.6rem 1rem;
   background: #0072B2; color: #FFFFFF; border-radius: 0.4rem; font-weight: 600;

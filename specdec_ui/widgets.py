@@ -159,6 +159,9 @@ after a typical action): no axe violation of the WCAG 2.0, 2.1 and 2.2 A and AA 
 **Known not to conform, or not checked**
 - The charts' own mouse features (hover values, zoom, the chart toolbar) do not work with
   a keyboard or a screen reader; the same numbers are in each chart's table.
+- At 320 px width a select box shows only the start of a long option (its open list shows
+  it whole), and some chart titles are cut at the chart's edge (the chart's description
+  and table hold the same words).
 - Automated checks find only part of the barriers. The app has not yet been tried with a
   screen reader (NVDA, JAWS, VoiceOver) by a person who uses one, nor in browsers other
   than Chromium.

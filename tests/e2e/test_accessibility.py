@@ -447,8 +447,18 @@ REFLOW_JS = """
 () => {
   const width = document.documentElement.clientWidth;
   const inside = (r) => r.left >= -1 && r.right <= width + 1;
-  const scroller = (el) => {
-    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const srOnly = (el) => {  // inside a clipping box of at most 2 x 2 px: for screen readers
+    for (let a = el.parentElement; a && a !== main; a = a.parentElement) {
+      const r = a.getBoundingClientRect();
+      if (getComputedStyle(a).overflow.includes("hidden") && r.width <= 2 && r.height <= 2) {
+        return true;
+      }
+    }
+    return false;
+  };
+  const scroller = (el) => {  // a box of its own inside the page (the page itself does not count)
+    for (let a = el.parentElement; a && a !== main; a = a.parentElement) {
       const style = getComputedStyle(a);
       if (["auto", "scroll"].includes(style.overflowX) && inside(a.getBoundingClientRect())) {
         return a;
@@ -457,9 +467,15 @@ REFLOW_JS = """
     return null;
   };
   const out = [];
-  for (const el of document.querySelector('[data-testid="stMain"]').querySelectorAll("*")) {
+  for (const el of main.querySelectorAll("*")) {
     const r = el.getBoundingClientRect();
     if (r.width === 0 || r.height === 0 || inside(r) || !el.checkVisibility()) continue;
+    if (el.closest(".katex-mathml")) continue;  // KaTeX's MathML: for screen readers, unseen
+    if (el.closest('[data-testid="stProgressBarTrack"]')) continue;  // a bar's fill, slid in
+    // A select box shows the start of a long option; its open list shows the whole (the
+    // README's statement names this).
+    if (el.tagName === "INPUT" && el.closest('[data-testid="stSelectbox"]')) continue;
+    if (srOnly(el)) continue;  // visually hidden on purpose (a slider's range input)
     const box = scroller(el);
     // Streamlit's data grid scrolls from its focusable canvas (arrow keys), a sibling of
     // its scroller
@@ -473,7 +489,8 @@ REFLOW_JS = """
     }
   }
   return {offenders: out.slice(0, 20),
-          pageScroll: document.documentElement.scrollWidth - width};
+          pageScroll: Math.max(document.documentElement.scrollWidth - width,
+                               main.scrollWidth - main.clientWidth)};
 }
 """
 
