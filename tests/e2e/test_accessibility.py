@@ -79,6 +79,8 @@ def whole_page(page):
     page.set_viewport_size({"width": size["width"], "height": min(max(height, 800), 8000)})
     try:
         settle(page)
+        # a rerun that a background result started fades the old elements for a moment
+        expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=60_000)
         laid_out(page)
         yield
     finally:
