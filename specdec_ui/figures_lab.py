@@ -13,10 +13,21 @@ import plotly.graph_objects as go
 
 import specdec_core as sc
 
+from .chart_text import fmt, listing, text_meta
 from .text import plotly_escape
 from .theme import COLORS, PATTERN, draft_markers, make_figure
 
 SIMULATED = "#7F7F7F"  # neutral grey for simulated counts (the theme's colours are concepts)
+SHOWN_TOKENS = 8  # a summary names every token up to this many, else the five largest
+
+
+def _per_token(labels, values) -> str:
+    """ "A 0.4, B 0.25 and C 0.35" (past SHOWN_TOKENS tokens: the five largest)."""
+    v = np.asarray(values, dtype=float)
+    if len(v) <= SHOWN_TOKENS:
+        return listing([f"{labels[i]} {fmt(v[i])}" for i in range(len(v))])
+    top = np.argsort(v)[::-1][:5]
+    return "largest " + ", ".join(f"{labels[i]} {fmt(v[i])}" for i in top)
 
 
 def overlap_figure(p_target, q_draft, labels) -> go.Figure:
@@ -62,9 +73,15 @@ def overlap_figure(p_target, q_draft, labels) -> go.Figure:
             "hovertemplate": "%{x}: min(p, q) = %{y:.3f}<extra></extra>",
         },
     ]
+    summary = (
+        f"Target p and draft q over {len(labels)} tokens, overlaid, with their overlap "
+        f"min(p, q) outlined. p: {_per_token(labels, p_arr)}; q: {_per_token(labels, q_arr)}. "
+        f"The overlap sums to alpha = {alpha:.3f} (= 1 - TV(p, q))."
+    )
     return make_figure(
         traces,
         title=f"alpha = sum min(p, q) = 1 - TV(p, q) = {alpha:.3f}: the overlap",
+        meta=text_meta(summary),
         barmode="overlay",
         yaxis={"title": {"text": "probability"}, "rangemode": "tozero"},
     )
@@ -111,9 +128,19 @@ def token_histogram_figure(result: sc.SimulationResult, labels) -> go.Figure:
         },
         draft_markers(x, result.q_rows.mean(axis=0)),
     ]
+    share = observed / total
+    gap = int(np.argmax(np.abs(share - expected)))
+    summary = (
+        f"Share of each token among the {int(total):,} emitted tokens, against the target p "
+        f"(and the draft q). Simulated: {_per_token(labels, share)}; p: "
+        f"{_per_token(labels, expected)}. The largest gap is at {labels[gap]}: "
+        f"{fmt(share[gap])} simulated against {fmt(expected[gap])} (±3 standard errors: "
+        f"±{fmt(3 * se[gap])})."
+    )
     return make_figure(
         traces,
         title=f"Emitted tokens ({int(total):,}) against the target p",
+        meta=text_meta(summary),
         yaxis={"title": {"text": "share of emitted tokens"}, "rangemode": "tozero"},
     )
 
@@ -148,9 +175,17 @@ def tokens_per_round_figure(result: sc.SimulationResult) -> go.Figure:
             "line": {"dash": "dot", "color": COLORS["theory"]},
         },
     ]
+    shares = counts / result.n_rounds
+    pairs = [f"{i} tokens {fmt(shares[i - 1])} (theory {fmt(law[i - 1])})" for i in n]
+    summary = (
+        f"Share of the {result.n_rounds:,} rounds (K = {k}) that emitted 1 to {k + 1} tokens, "
+        f"simulated against the theory: {listing(pairs, limit=9)}. Mean tokens per round: "
+        f"{fmt(float((n * shares).sum()))} simulated, {fmt(float((n * law).sum()))} in theory."
+    )
     return make_figure(
         traces,
         title=f"Tokens per round over {result.n_rounds:,} rounds (K = {k})",
+        meta=text_meta(summary),
         xaxis={"title": {"text": "tokens emitted in the round"}, "dtick": 1},
         yaxis={"title": {"text": "share of rounds"}, "rangemode": "tozero"},
     )
@@ -209,9 +244,22 @@ def difference_figure(result: sc.SimulationResult, labels) -> go.Figure:
         },
     ]
     reach = float(max(np.abs(diff).max(), band.max())) * 1.3
+    worst = int(np.argmax(np.abs(diff) / np.maximum(band, 1e-300)))
+    out_words = (
+        f"{listing([str(labels[i]) for i in np.flatnonzero(outside)])} lie outside the band: "
+        "the output does not follow p"
+        if outside.any()
+        else "every token lies inside the band, as a correct run does"
+    )
+    summary = (
+        f"Simulated share minus p's share for each of {len(labels)} tokens, inside the noise "
+        f"band of a correct run (±{NOISE_Z:g} standard deviations): {out_words}. Largest "
+        f"against its band: {labels[worst]}, {diff[worst]:+.4f} (band ±{band[worst]:.4f})."
+    )
     return make_figure(
         traces,
         title="Simulated share minus p, with the noise of a correct run",
+        meta=text_meta(summary),
         xaxis={"title": {"text": "token"}, "type": "category"},
         yaxis={"title": {"text": "simulated − p"}, "range": [-reach, reach], "zeroline": True},
         barmode="overlay",

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .chart_text import fmt, listing, with_text
 from .text import plotly_escape
 from .theme import (
     COLORS,
@@ -85,7 +86,33 @@ def position_bars_figure(
     fig.update_yaxes(range=[0, 1], fixedrange=True)
     fig.update_xaxes(tickangle=-45, fixedrange=True, tickfont={"size": 12})
     fig.update_annotations(font_size=13)
-    return fig
+    return _position_bars_text(fig, positions, vocab, n_bars)
+
+
+def _position_bars_text(fig: go.Figure, positions, vocab: Sequence[str], n_bars: int):
+    """Each position in words (its drafted token, p and q there, what happened) and the
+    bars of every panel as one table (position, token, p, q)."""
+    said, rows = [], []
+    for i, pos in enumerate(positions):
+        bars = list(pos.bars[:n_bars])
+        if pos.token >= 0 and all(t != pos.token for t, _, _ in bars):
+            bars[-1] = next(b for b in pos.bars if b[0] == pos.token)
+        where = "bonus position" if pos.status == "bonus" else f"pos {i + 1}"
+        rows += [
+            (where, repr(vocab[t]), pr, "" if pos.status == "bonus" else qr, t == pos.token)
+            for t, pr, qr in bars
+        ]
+        mine = next((b for b in bars if b[0] == pos.token), None)
+        if mine is None:
+            continue
+        word = STATUS_WORD.get(pos.status, pos.status)
+        q_part = "" if pos.status == "bonus" else f", q {fmt(mine[2])}"
+        said.append(f"{where}: {repr(vocab[pos.token])} {word} (p {fmt(mine[1])}{q_part})")
+    summary = (
+        f"The target p and the draft q over their top tokens at each of the {len(positions)} "
+        f"positions of this round; the token taken at each position: {listing(said, limit=9)}."
+    )
+    return with_text(fig, summary, ("position", "token", "p", "q", "drafted or taken"), rows)
 
 
 def _position_traces(pos, vocab: Sequence[str], n_bars: int, *, show_legend: bool) -> list:
@@ -175,7 +202,18 @@ def coin_figure(positions) -> go.Figure:
     fig.update_layout(barmode="overlay")
     fig.update_xaxes(range=[0, 1], title="probability", fixedrange=True)
     fig.update_yaxes(autorange="reversed", fixedrange=True)
-    return fig
+    rows = [(f"pos {i + 1}", p.acceptance_probability, p.coin, _verdict(p)) for i, p in checked]
+    said = [f"{pos}: a = {fmt(a)}, u = {fmt(u)}, {verdict}" for pos, a, u, verdict in rows]
+    summary = (
+        f"The coins of this round: each checked draft is kept when its coin u < a = "
+        f"min(1, p/q). {listing(said, limit=9) if said else 'No draft was checked'}."
+    )
+    return with_text(fig, summary, ("position", "a = min(1, p/q)", "coin u", "result"), rows)
+
+
+def _verdict(pos) -> str:
+    """A checked position's result in words: kept when its coin fell below a."""
+    return STATUS_WORD["accepted"] if pos.coin < pos.acceptance_probability else "rejected"
 
 
 def final_figure(
@@ -204,7 +242,11 @@ def final_figure(
     base_layout(fig, title=title, height=300)
     fig.update_yaxes(range=[0, 1], fixedrange=True)
     fig.update_xaxes(tickangle=-45, fixedrange=True)
-    return fig
+    rows = [(repr(vocab[t]), pr, t == chosen) for t, pr in top]
+    shown = listing([f"{tok} {fmt(pr)}" for tok, pr, _ in rows])
+    taken = next((f" The token taken: {tok} ({fmt(pr)})." for tok, pr, c in rows if c), "")
+    summary = f"{title}: its top {len(rows)} tokens, {shown}.{taken}"
+    return with_text(fig, summary, ("token", "probability", "taken"), rows)
 
 
 def speedup_figure(rows: Sequence[tuple[str, float]]) -> go.Figure:
@@ -229,7 +271,9 @@ def speedup_figure(rows: Sequence[tuple[str, float]]) -> go.Figure:
         fixedrange=True,
     )
     fig.update_yaxes(autorange="reversed", fixedrange=True)
-    return fig
+    said = listing([f"{name} {v:.2f}x" for name, v in rows])
+    summary = f"Speedup over plain decoding (1x: no gain, below 1x: slower): {said}."
+    return with_text(fig, summary, ("speedup of", "x"), rows)
 
 
 def draft_lengths_figure(draft_sizes, accepted_sizes) -> go.Figure:
@@ -258,7 +302,14 @@ def draft_lengths_figure(draft_sizes, accepted_sizes) -> go.Figure:
     fig.update_layout(barmode="overlay")
     fig.update_xaxes(title="round", fixedrange=True)
     fig.update_yaxes(title="tokens", dtick=1, rangemode="tozero", fixedrange=True)
-    return fig
+    drafted, kept = sum(draft_sizes), sum(accepted_sizes)
+    summary = (
+        f"Draft length chosen in each of {len(rounds)} rounds: "
+        f"{fmt(min(draft_sizes, default=0))} to {fmt(max(draft_sizes, default=0))} drafts a "
+        f"round, {fmt(drafted)} proposed and {fmt(kept)} kept in all."
+    )
+    rows = list(zip(rounds, draft_sizes, accepted_sizes, strict=True))
+    return with_text(fig, summary, ("round", "drafts proposed", "drafts kept"), rows)
 
 
 def round_costs_figure(verify: Sequence[float], whole: Sequence[float]) -> go.Figure:
@@ -289,4 +340,10 @@ def round_costs_figure(verify: Sequence[float], whole: Sequence[float]) -> go.Fi
     legend_under_title(base_layout(fig, title="This server's price of a round", height=320))
     fig.update_xaxes(title="drafts checked k", dtick=1, fixedrange=True)
     fig.update_yaxes(title="plain target steps", rangemode="tozero", fixedrange=True)
-    return fig
+    summary = (
+        f"This server's price of a round in plain target steps, for k = 0 to {ks[-1]} drafts: "
+        f"checking them, v(k), from {fmt(verify[0])} to {fmt(verify[-1])}; the whole round "
+        f"with its drafting, C(k), from {fmt(whole[0])} to {fmt(whole[-1])}."
+    )
+    rows = list(zip(ks, verify, whole, strict=True))
+    return with_text(fig, summary, ("drafts k", "v(k)", "C(k)"), rows)

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 
 import specdec_core as sc
 
+from .chart_text import fmt, listing, text_meta
 from .text import plotly_escape
 from .theme import COLORS, OUTLINE, PATTERN, STATUS_SYMBOL, STATUS_WORD, make_figure
 
@@ -49,6 +50,36 @@ def _focus_set(highlight: int | Sequence[int] | None, n: int) -> set[int]:
     if highlight is None:
         return set(range(n))
     return {int(highlight)} if isinstance(highlight, int | np.integer) else set(highlight)
+
+
+SHOWN_TOKENS = 8  # a summary names every token's value up to this many, else the largest
+
+
+def _token_values(labels: Sequence[str], v) -> str:
+    """ "A 0.10, B 0.40 and C 0.50" (the largest values first past SHOWN_TOKENS tokens)."""
+    v = _values(v)
+    order = range(len(v)) if len(v) <= SHOWN_TOKENS else np.argsort(v)[::-1][:5]
+    named = [f"{labels[i]} {fmt(v[i])}" for i in order]
+    return listing(named) if len(v) <= SHOWN_TOKENS else "largest " + ", ".join(named)
+
+
+def _bars_summary(title: str, labels: Sequence[str], rows: dict, focus: str) -> str:
+    """The words of a bar chart of distributions over tokens: every row's values, the focus."""
+    head = f"{title}: " if title else ""
+    names = listing(list(rows))
+    values = "; ".join(f"{name}: {_token_values(labels, v)}" for name, v in rows.items())
+    return f"{head}bars of {names} over {len(labels)} tokens. {values}.{focus}"
+
+
+def _focus_words(labels, highlight, mark_text, rows: dict) -> str:
+    """ " Token B (drafted): q 0.30, p 0.40." for the highlighted token, else ""."""
+    if highlight is None:
+        return ""
+    what = f" ({mark_text})" if mark_text else ""
+    values = ", ".join(
+        f"{name.split(' ')[0]} {fmt(_values(v)[highlight])}" for name, v in rows.items()
+    )
+    return f" Token {labels[highlight]}{what}: {values}."
 
 
 def _bar(
@@ -161,6 +192,9 @@ def pq_figure(
     if highlight is not None:
         top = max(float(p_row[highlight]), float(q_row[highlight]) if q_row is not None else 0.0)
         _mark(layout, labels, highlight, top, mark_text)
+    rows = {"q (draft)": q_row, "p (target)": p_row} if q_row is not None else {"p (target)": p_row}
+    focus = _focus_words(labels, highlight, mark_text, rows)
+    layout["meta"] = text_meta(_bars_summary(title, labels, rows, focus))
     return _figure(data, layout, title=title, height=360)
 
 
@@ -215,7 +249,31 @@ def residual_figure(
             del bar["text"]
     layout = _mark(_category_layout(labels, shown, y_max), labels, highlight, y_max, mark_text)
     layout["bargap"] = 0.1
+    layout["meta"] = text_meta(
+        _residual_summary(labels, p, q, normalised, highlight, mark_text, title)
+    )
     return _figure(data, layout, title=title, height=360)
+
+
+def _residual_summary(labels, p, q, normalised: bool, highlight, mark_text: str, title: str) -> str:
+    """The leftover chart in words: where max(0, p - q) is positive, its total Z, p_adj."""
+    leftover = np.maximum(0.0, p - q)  # (V,)
+    z = float(leftover.sum())
+    positive = [i for i in range(len(labels)) if leftover[i] > 1e-12]
+    where = listing([f"{fmt(leftover[i])} at {labels[i]}" for i in positive]) if positive else "0"
+    text = (
+        f"{title + ': ' if title else ''}bars of q (draft), p (target) and the leftover "
+        f"max(0, p − q) over {len(labels)} tokens. q: {_token_values(labels, q)}; "
+        f"p: {_token_values(labels, p)}. The leftover is {where}"
+        f"{' and 0 elsewhere' if 0 < len(positive) < len(labels) else ''}; its total Z = {fmt(z)}."
+    )
+    if normalised:
+        adj = leftover / z if z > 1e-12 else p
+        text += f" Normalised, p_adj = leftover / Z is {_token_values(labels, adj)}."
+    if highlight is not None:
+        what = f" ({mark_text})" if mark_text else ""
+        text += f" Token {labels[highlight]}{what}: leftover {fmt(leftover[highlight])}."
+    return text
 
 
 COIN_BAR_WIDTH = 0.5  # of the category: room above the bar for the coin's label
@@ -304,8 +362,32 @@ def coin_figure(a: float, u: float | None = None, *, title: str = "") -> go.Figu
         # room above the bar for "u = ..." when the legend wraps to three rows in a narrow
         # column (the label sat on the plot's top edge, and was cut there: issue 25)
         "yaxis": {"showticklabels": False, "range": [-0.45, 1.05]},
+        "meta": text_meta(
+            _coin_summary(a, u, title), ("zone or coin", "from", "to"), _coin_rows(a, u)
+        ),
     }
     return _figure(data, layout, title=title, height=330)
+
+
+def _coin_summary(a: float, u: float | None, title: str) -> str:
+    """The coin bar in words: the zones and, when thrown, where the coin landed."""
+    text = (
+        f"{title + ': ' if title else ''}the interval from 0 to 1 split at a = {fmt(a)}: "
+        f"keep the draft if the coin u < a, reject it if u ≥ a."
+    )
+    if u is not None:
+        verdict = (
+            "in the keep zone: the draft is kept"
+            if u < a
+            else "in the reject zone: the draft is rejected"
+        )
+        text += f" The coin u = {fmt(u)} lands {verdict}."
+    return text
+
+
+def _coin_rows(a: float, u: float | None) -> list[tuple]:
+    rows = [("keep zone (u < a)", 0.0, a), ("reject zone (u ≥ a)", a, 1.0)]
+    return rows + ([("coin u", u, u)] if u is not None else [])
 
 
 def _chip_trace(status: str, pts: list[tuple[int, str, str]]) -> dict:
@@ -385,7 +467,28 @@ def chips_figure(
     for pos, tok, status in emitted:
         points[status].append((pos + 1, ROW_OUTPUT, labels[tok]))
     data = [_chip_trace(status, points[status]) for status in CHIP_STATUSES]
-    return _figure(data, _chips_layout(len(draft_tokens)), title=title, height=260)
+    layout = _chips_layout(len(draft_tokens))
+    rows = [
+        (ROW_DRAFT if r == ROW_DRAFT else ROW_OUTPUT, x, lab, STATUS_WORD[st])
+        for st in CHIP_STATUSES
+        for x, r, lab in points[st]
+    ]
+    rows.sort(key=lambda row: (row[0] != ROW_DRAFT, row[1]))
+    layout["meta"] = text_meta(
+        _chips_summary(rows, title), ("row", "position", "token", "status"), rows
+    )
+    return _figure(data, layout, title=title, height=260)
+
+
+def _chips_summary(rows: list[tuple], title: str) -> str:
+    """ "Drafts: A (kept), B (rejected). Output so far: A (kept), D (resampled)."."""
+
+    def said(row_name: str) -> str:
+        chips = [f"{lab} ({word})" for r, _, lab, word in rows if r == row_name]
+        return listing(chips, limit=20) if chips else "none yet"
+
+    head = f"{title}: drafts" if title else "Drafts"
+    return f"{head}: {said(ROW_DRAFT)}. Output so far: {said(ROW_OUTPUT)}."
 
 
 def _position_figures(story: RoundStory, step) -> tuple[go.Figure, go.Figure | None]:

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 import specdec_core as sc
 
+from .chart_text import fmt, listing, text_meta
 from .theme import COLORS, make_figure
 
 HEATMAP_ALPHAS = 200  # alpha grid of the heatmap (the core benchmark measures 200 x 64)
@@ -150,9 +151,21 @@ def speedup_vs_k_figure(
     if k_current is not None and 1 <= k_current <= k_max:
         traces.append(_your_k_marker(k_current, s[k_current - 1]))
     shape, label = hline(1.0, "no gain (1x)", color=COLORS["discarded"])
+    marks = {best: "best K", **({k_current: "your K"} if k_current in set(ks.tolist()) else {})}
+    if k_current == best:
+        marks[best] = "best K and your K"
+    summary = (
+        f"Speedup versus K at alpha = {alpha:.2f} (c_q = {fmt(c_q)}, c_p = {fmt(c_p)}): "
+        f"{fmt(s[0])}x at K = 1, best {fmt(s[best - 1])}x at K = {best}, "
+        f"{fmt(s[-1])}x at K = {k_max}."
+    )
+    if k_current is not None and 1 <= k_current <= k_max:
+        summary += f" Your K = {k_current} gives {fmt(s[k_current - 1])}x."
+    rows = [(int(k), s[i], marks.get(int(k), "")) for i, k in enumerate(ks)]
     return make_figure(
         traces,
         title=f"Speedup versus K at alpha = {alpha:.2f}",
+        meta=text_meta(summary, ("K", "speedup (x)", "marked"), rows),
         shapes=[shape],
         annotations=[label],
         xaxis={"title": {"text": "K (draft tokens per round)"}},
@@ -239,9 +252,21 @@ def expected_tokens_figure(
     )
     traces.append(_line_key("dashed: ceiling K + 1", "dash"))
     shapes, labels = _alpha_marker(alpha_current)
+    ks = [int(k) for k in k_values]
+    grid = _table_alphas(alpha_current)
+    rows = [(x, *(float(sc.expected_tokens(x, k)) for k in ks)) for x in grid]
+    summary = (
+        f"Expected tokens per round against alpha for K = {listing([str(k) for k in ks])}: "
+        "1 token at alpha = 0 (the floor: the resample), rising to the ceiling K + 1 at "
+        "alpha = 1."
+    )
+    if alpha_current is not None:
+        at = ", ".join(f"{fmt(sc.expected_tokens(alpha_current, k))} for K = {k}" for k in ks)
+        summary += f" At your alpha = {fmt(alpha_current)}: {at}."
     return make_figure(
         traces,
         title="Expected tokens per round",
+        meta=text_meta(summary, ("alpha", *(f"K = {k}" for k in ks)), rows),
         shapes=shapes,
         annotations=labels,
         xaxis={"title": {"text": "alpha (acceptance rate)"}, "range": [0, 1]},
@@ -287,14 +312,41 @@ def speedup_vs_alpha_figure(
         _line_key("dashed: ceiling (alpha 1)", "dash"),
     ]
     shapes, labels = _alpha_marker(alpha_current)
+    ks = [int(k) for k in k_values]
+    rows = [
+        (x, *(float(sc.speedup(x, k, c_q, c_p)) for k in ks)) for x in _table_alphas(alpha_current)
+    ]
+    ranges = "; ".join(
+        f"K = {k} from {fmt(c_p / (k * c_q + c_p))}x to {fmt((k + 1) * c_p / (k * c_q + c_p))}x"
+        for k in ks
+    )
+    summary = (
+        f"Speedup against alpha (c_q = {fmt(c_q)}, c_p = {fmt(c_p)}), each K between its floor "
+        f"at alpha = 0 and its ceiling at alpha = 1: {ranges}."
+    )
+    if alpha_current is not None:
+        at = ", ".join(f"{fmt(sc.speedup(alpha_current, k, c_q, c_p))}x for K = {k}" for k in ks)
+        summary += f" At your alpha = {fmt(alpha_current)}: {at}."
     return make_figure(
         traces,
         title="Speedup versus alpha",
+        meta=text_meta(summary, ("alpha", *(f"speedup K = {k}" for k in ks)), rows),
         shapes=shapes,
         annotations=labels,
         xaxis={"title": {"text": "alpha (acceptance rate)"}, "range": [0, 1]},
         yaxis={"title": {"text": "speedup (x)"}, "range": [0, HEADROOM * top]},
     )
+
+
+TABLE_ALPHAS = np.linspace(0.0, 1.0, 11)  # the rows of a curve's data table: alpha 0, 0.1, .., 1
+
+
+def _table_alphas(alpha_current: float | None) -> list[float]:
+    """The alphas of a curve chart's table: every 0.1, and the student's own."""
+    grid = {round(float(x), 10) for x in TABLE_ALPHAS}
+    if alpha_current is not None:
+        grid.add(float(alpha_current))
+    return sorted(grid)
 
 
 HEATMAP_CAP_QUANTILE = 0.9  # the colour scale tops out here; rarer, larger speedups share it
@@ -369,10 +421,30 @@ def speedup_heatmap_figure(
     return make_figure(
         traces,
         title=f"Speedup over alpha and K, c = {c_q / c_p:.3g}",
+        meta=_heatmap_text(a, best, z, c_q / c_p, current),
         height=420,
         xaxis={"title": {"text": "alpha (acceptance rate)"}},
         yaxis={"title": {"text": "K"}},
     )
+
+
+def _heatmap_text(a: np.ndarray, best: np.ndarray, z: np.ndarray, c: float, current) -> dict:
+    """The heatmap in words (its range, the best K along alpha, the student's point) and,
+    as a table, the best K and its speedup at alpha = 0, 0.1, .., 1 (nearest grid columns)."""
+    k_max = z.shape[0]
+    pick = sorted({int(np.argmin(np.abs(a - x))) for x in TABLE_ALPHAS})  # grid columns
+    rows = [(a[j], int(best[j]), z[best[j] - 1, j], z[0, j]) for j in pick]
+    summary = (
+        f"Heatmap of the speedup over alpha (0 to 1) and K (1 to {k_max}), c = c_q / c_p = "
+        f"{c:.3g}: from {fmt(z.min())}x to {fmt(z.max())}x. The best K grows with alpha: "
+        f"K = {best[0]} at alpha = {fmt(a[0])}, K = {best[len(a) // 2]} at alpha = "
+        f"{fmt(a[len(a) // 2])}, K = {best[-1]} at alpha = {fmt(a[-1])}."
+    )
+    if current is not None:
+        alpha_now, k_now = current
+        summary += f" You are at alpha = {fmt(alpha_now)}, K = {k_now}."
+    columns = ("alpha", "best K", "its speedup (x)", "K = 1 gives (x)")
+    return text_meta(summary, columns, rows)
 
 
 def time_table(alpha: float, k_values, c_q: float, c_p: float) -> pd.DataFrame:
@@ -475,6 +547,15 @@ def timeline_figure(
     kept = "all kept + bonus" if n_acc == k else f"{n_acc} kept + 1 resampled"
     # Short title, notes on two lines, the legend under the title: the same shared figure
     # reads on a 390 px phone (the title, a note and the legend were cut or overlapped).
+    spec_time, plain_time = k * c_q + c_p, n_out * c_p
+    summary = (
+        f"Timeline of one round: {k} draft steps of {fmt(c_q)} time units each, then one target "
+        f"pass of {fmt(c_p)} that checks them: {n_out} tokens ({kept}) in {fmt(spec_time)} units. "
+        f"The target alone needs {n_out} passes, {fmt(plain_time)} units, for the same tokens."
+    )
+    rows = [(y_spec, f"draft step {i + 1}", i * c_q, c_q) for i in range(k)]
+    rows += [(y_spec, f"target pass (verify {k} + 1)", k * c_q, c_p)]
+    rows += [(y_plain, f"target pass (token {i + 1})", i * c_p, c_p) for i in range(n_out)]
     notes = [
         _note(k * c_q + c_p, y_spec, f"{n_out} tokens<br>({kept})"),
         _note(n_out * c_p, y_plain, f"{n_out} tokens"),
@@ -482,6 +563,7 @@ def timeline_figure(
     return make_figure(
         [*drafts, verify, *plain],
         title="Same tokens, less time",
+        meta=text_meta(summary, ("row", "step", "starts at", "takes"), rows),
         height=340,
         barmode="overlay",
         annotations=notes,

@@ -7,6 +7,8 @@ decisions in words and the CSV are in :mod:`specdec_ui.variants_table`.
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -14,6 +16,7 @@ import specdec_core as sc
 from specdec_core import variants as vr
 from specdec_core import variants_tree as vt
 
+from .chart_text import listing, text_meta
 from .presets import VARIANT_M_MAX
 from .text import plotly_escape
 from .theme import (
@@ -168,10 +171,46 @@ def tree_figure(result: vt.TreeResult, shown: int, labels) -> go.Figure:
     return make_figure(
         traces,
         title=_tree_title(result, shown, labels),
+        meta=_tree_text(result, shown, labels, status),
         height=min(max(MIN_TREE_HEIGHT, 40 * tree.n_nodes), MAX_TREE_HEIGHT),
         xaxis={"title": {"text": "depth"}, "dtick": 1, "range": [-0.4, tree.max_depth + 1.6]},
         yaxis={"visible": False},
     )
+
+
+def _tree_text(result: vt.TreeResult, shown: int, labels, status: dict[int, str]) -> dict:
+    """The tree in words (its decisions so far, the emitted tokens at the end) and its nodes
+    as a table: depth, the token it follows, its token, its status."""
+    tree = result.tree
+    rows = []
+    for i in range(tree.n_nodes):
+        parent = tree.parents[i]
+        after = "root" if parent < 0 else labels[tree.tokens[parent]]
+        word = STATUS_WORD[status.get(i, "pending")]
+        rows.append((tree_depth(tree, i), after, labels[tree.tokens[i]], word))
+    decided = {w: [r[2] for r in rows if r[3] == w] for w in ("kept", "rejected")}
+    said = "; ".join(f"{w}: {listing(t)}" for w, t in decided.items() if t) or "none yet"
+    summary = (
+        f"{plain_title(_tree_title(result, shown, labels))}. A drafted tree of {tree.n_nodes} "
+        f"tokens, {tree.max_depth} deep. Decided so far: {said}."
+    )
+    if shown >= len(result.node_steps):
+        kind = STATUS_WORD[sc.FINAL_STATUS[result.final_kind]]
+        summary += f" Last token ({kind}): {labels[result.final_token]}."
+    return text_meta(summary, ("depth", "after", "token", "status"), rows)
+
+
+def tree_depth(tree: vt.DraftTree, node: int) -> int:
+    """1 for a child of the root, 2 for its children, and so on."""
+    depth = 1
+    while tree.parents[node] >= 0:
+        node, depth = tree.parents[node], depth + 1
+    return depth
+
+
+def plain_title(title: str) -> str:
+    """A title built with escaped labels, as the words a student typed."""
+    return html.unescape(title)
 
 
 def _markers(nodes, pos, texts, name, color, symbol="circle") -> dict:

@@ -80,10 +80,10 @@ def algorithm_and_numbers() -> None:
     """The algorithm in five lines beside alpha and E[tokens per round]."""
     left, right = st.columns([3, 2])
     with left:
-        st.subheader("The algorithm in five lines")
+        st.header("The algorithm in five lines")
         st.markdown(ALGORITHM)
     with right:
-        st.subheader("Two numbers to remember")
+        st.header("Two numbers to remember")
         st.latex(
             r"\begin{aligned}\alpha &= \sum_x \min\big(p(x), q(x)\big)\\ &= 1 - \mathrm{TV}(p, q)"
             r"\end{aligned}"
@@ -119,6 +119,6 @@ def cards() -> None:
 
 def share_and_sources() -> None:
     """The app's link (and its QR code) and the papers behind the page."""
-    st.subheader("Share this page")
+    st.header("Share this page")
     share_page()
     st.caption(SOURCES)

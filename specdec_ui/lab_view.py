@@ -454,7 +454,7 @@ def overlap(run: SimulatedRun) -> None:
         fig = shared_figure("lab.overlap", key, lambda: fl.overlap_figure(*key), typed=run.typed)
         chart(fig, key="lab_fig_overlap")
     with right:
-        st.subheader("alpha: how much p and q overlap")
+        st.header("alpha: how much p and q overlap")
         st.latex(rf"\alpha = \sum_x \min(p(x), q(x)) = 1 - \mathrm{{TV}}(p, q) = {alpha:.3f}")
         st.write(
             "Where the two bar charts overlap, the draft proposes what the target would say "
@@ -572,7 +572,7 @@ def engine_numbers(run: SimulatedRun) -> None:
     """This run in the engines' vocabulary (AL, per-position rates), beside the theory."""
     metrics = sc.metrics_from_accepted_histogram(run.result.n_accepted_counts)
     about = f"your {run.result.n_rounds:,} simulated rounds at K = {run.result.k_drafts}"
-    st.subheader("Acceptance length and per-position rates: the engines' numbers")
+    st.header("Acceptance length and per-position rates: the engines' numbers")
     with st.container(key="lab_engine"):
         engine_panel(metrics, key="lab_fig_engine", about=about)
         st.write(_engine_theory(run, metrics))

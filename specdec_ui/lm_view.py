@@ -241,7 +241,7 @@ def generated_text(choice: Choice, run: lw.LabRun, round_shown: int | None) -> N
     """The text with each token on the colour of how it was made, then plain."""
     vocab = lm.load_tokenizer().vocab  # shared by every pair
     tokens, kinds = _shown_tokens(run, round_shown)
-    st.subheader("Generated text")
+    st.header("Generated text")
     pieces = [(vocab[t], "prompt") for t in run.prompt_ids]
     pieces += [(vocab[t], kind) for t, kind in zip(tokens, kinds, strict=True)]
     with st.container(key="lm_token_text", border=True):
@@ -313,7 +313,7 @@ def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
     if n_drafts == 0:
         quiet = lm.load_pair(choice.request.pair)[0]
         short = getattr(quiet, "quiet_short", "no guess")
-        st.subheader(f"Round {round_shown}: {short}, nothing proposed", anchor="lm-decision")
+        st.header(f"Round {round_shown}: {short}, nothing proposed", anchor="lm-decision")
         chart(fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind="plain"), key="lm_final")
         steps_below("lm", ROUND, 1, run.counts.rounds)
         st.write(
@@ -326,7 +326,7 @@ def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
         if rnd.n_accepted == n_drafts > 1
         else (f"{rnd.n_accepted} of {n_drafts} draft{'s' if n_drafts > 1 else ''} kept")
     )
-    st.subheader(
+    st.header(
         f"Round {round_shown}: {kept}, then a {FINAL_WORD[rnd.final_kind]} token",
         anchor="lm-decision",  # the browser tests find the decision by it
     )
@@ -439,7 +439,7 @@ def greedy_check_markdown(positions, vocab) -> str:
 def counts(choice: Choice, run: lw.LabRun) -> None:
     """Acceptance rate, tokens per round and target calls of this run."""
     counts, spec = run.counts, run.spec
-    st.subheader("Counted in this run")
+    st.header("Counted in this run")
     c1, c2, c3 = st.columns(3)
     c1.metric(
         "Acceptance rate (measured)",
@@ -513,7 +513,7 @@ def draft_lengths(choice: Choice, run: lw.LabRun) -> None:
     if not request.adaptive:
         return
     costs = lw.get_costs(request.pair, request.temperature)  # pinned: the run was priced by it
-    st.subheader("How long each round drafted, and why")
+    st.header("How long each round drafted, and why")
     left, right = st.columns(2)
     with left:
         sizes = (tuple(spec.draft_sizes), tuple(spec.accepted_sizes))
@@ -545,7 +545,7 @@ def engine_numbers(choice: Choice, run: lw.LabRun) -> None:
     """This run in the numbers a serving engine prints (rounds that drafted)."""
     spec = run.spec
     drafting = [kept for n, kept in zip(spec.draft_sizes, spec.accepted_sizes, strict=True) if n]
-    st.subheader("Your run as an engine would log it")
+    st.header("Your run as an engine would log it")
     if not drafting:
         st.caption("No round drafted anything, so there is no acceptance to report.")
         return
@@ -585,7 +585,7 @@ def speed_section(choice: Choice, run: lw.LabRun) -> None:
     """This run's measured speedup, the formulas with its own costs, the GPU-like switch,
     when it was measured and the teacher's "measure again"; while the measurement runs in
     the background, a notice that polls for it."""
-    st.subheader("Your run against plain decoding of the same target")
+    st.header("Your run against plain decoding of the same target")
     try:
         held = lw.get_run_speed(choice.request)
     except sw.QueueFullError as err:
@@ -751,8 +751,8 @@ def _adaptive_formulas(counts: lw.RunCounts, speed: SpeedMeasurement, pred) -> N
         f"target steps on average (a plain target step: {speed.target_step * 1e6:.0f} µs)."
     )
     st.latex(
-        rf"S = rac{{	ext{{tokens per round}}}}{{d\,c + v}} = "
-        rf"rac{{{counts.tokens_per_round:.2f}}}{{{d:.2f}\cdot{speed.c:.3f} + {speed.v:.2f}}}"
+        rf"S = \frac{{\text{{tokens per round}}}}{{d\,c + v}} = "
+        rf"\frac{{{counts.tokens_per_round:.2f}}}{{{d:.2f}\cdot{speed.c:.3f} + {speed.v:.2f}}}"
         rf" = {pred.accounting:.2f}"
     )
     st.caption(

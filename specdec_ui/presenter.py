@@ -15,7 +15,11 @@ What the switch does (a page helper calls these; pages stay thin):
   or touch-only screen) charts lose plotly's toolbar and drag-to-zoom, so a swipe over a
   chart scrolls the page.
 - ``chart(fig, ...)`` is ``st.plotly_chart`` with ``theme.presenter_figure`` applied in
-  presenter view (chart text >= 20 px, thicker lines, high-contrast ink) and no scroll-zoom.
+  presenter view (chart text >= 20 px, thicker lines, high-contrast ink) and no scroll-zoom;
+  the figure's text alternative (:mod:`specdec_ui.chart_text`) is its accessible name, and
+  its numbers follow as a table in an expander (issue 28).
+- ``app_style()`` also runs ``A11Y_JS`` on every page (the skip link, keyboard-reachable
+  scrolling boxes, charts' SVG hidden behind their names).
 - ``qr_button()`` draws "📱 Show QR code" (top-right corner in presenter view, the sidebar
   in normal view); it opens the page's current link as a large QR code in a dialog.
 - ``share_panel(link)`` shows the QR code of the page's link, the link itself (with
@@ -26,12 +30,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from .chart_text import ChartText, chart_text
 from .qr import LinkTooLongError, is_local_link, qr_png
 from .registry import PageInfo
 from .share import share_query
+from .text import md_escape
 from .theme import presenter_figure
 
 PRESENT_PARAM = "present"
@@ -47,13 +54,15 @@ QR_WIDTH = 240  # px on screen: scannable from a phone a few metres from the pro
 # The key numbers (st.metric values) are the largest text on the screen, above every
 # heading, so the back row reads them; their labels and deltas are smaller than the body.
 # The QR button sits in the top-right corner, on every page, whatever the scroll.
+# Section headings are h2 and a section's own headings h3 (issue 28: headings in order), at
+# the sizes h3 and h4 had when sections were h3s.
 PRESENTER_CSS = """<style>
 :root { --specdec-presenter: 1; }
 [data-testid="stMainBlockContainer"] { padding-top: 3.25rem; padding-bottom: 2rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding-top: 0; }
-[data-testid="stMainBlockContainer"] h2 { font-size: 1.7rem; }
-[data-testid="stMainBlockContainer"] h3 { font-size: 1.5rem; }
-[data-testid="stMainBlockContainer"] h4 { font-size: 1.35rem; }
+[data-testid="stMainBlockContainer"] h2 { font-size: 1.5rem; }
+[data-testid="stMainBlockContainer"] h3 { font-size: 1.35rem; }
+[data-testid="stMainBlockContainer"] h4 { font-size: 1.2rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] li { font-size: 1.2rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] { font-size: 1.05rem; }
@@ -80,6 +89,14 @@ PRESENTER_CSS = """<style>
 #   zooming the chart; Streamlit's own full-screen button stays.
 # - Steppers (specdec_ui/stepper.py): buttons at least 44 px tall (a thumb's target); the
 #   Back / Next row repeated under a step's chart shows only on a narrow screen.
+# - Accessibility (issue 28, WCAG 2.1 AA): captions and the primary button's words at a
+#   contrast of at least 4.5:1 in both themes (``light-dark`` follows Streamlit's theme,
+#   which sets ``color-scheme`` on the app: light captions 6.3:1 on white, dark 8.9:1 on
+#   #171614; the dark theme's primary button #56B4E9 gets dark words, 8.2:1, for white
+#   ones read 2.3:1); a thick focus ring on whatever the keyboard reaches; the skip link
+#   (:data:`A11Y_JS`) shown when it has the focus; a metric's label and value wrap instead
+#   of being cut with "…" on a narrow or zoomed screen; and with ``prefers-reduced-motion``
+#   no transition or animation runs (the progress bar, the expanders, the sidebar).
 APP_CSS = """<style>
 .st-key-round_stepper button, .st-key-lm_stepper button, .st-key-var_stepper button,
 .st-key-round_below button, .st-key-lm_below button, .st-key-var_below button {
@@ -95,7 +112,96 @@ APP_CSS = """<style>
   [data-testid="stPlotlyChart"] .draglayer,
   [data-testid="stPlotlyChart"] .draglayer * { pointer-events: none !important; }
 }
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {
+  color: light-dark(#5C5B58, #B9B7B2); opacity: 1;
+}
+[data-testid="stBaseButton-primary"], [data-testid="stBaseButton-primary"] p {
+  color: light-dark(#FFFFFF, #171614);
+}
+:focus-visible { outline: 3px solid light-dark(#0072B2, #56B4E9) !important; outline-offset: 2px; }
+[data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"],
+[data-testid="stMetricLabel"] p, [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"],
+[data-testid="stMetricValue"] p {
+  white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere;
+}
+.specdec-skip {
+  position: fixed; left: 0.5rem; top: -4rem; z-index: 1000000; padding: 0.6rem 1rem;
+  background: #0072B2; color: #FFFFFF; border-radius: 0.4rem; font-weight: 600;
+}
+.specdec-skip:focus { top: 0.5rem; }
+@media (prefers-reduced-motion: reduce) {
+  *, *::before, *::after {
+    animation-duration: 0.001ms !important; animation-iteration-count: 1 !important;
+    transition-duration: 0.001ms !important; transition-delay: 0s !important;
+    scroll-behavior: auto !important;
+  }
+}
 </style>"""
+
+# Static accessibility script of every page (issue 28; runs once per browser tab, a flag on
+# window stops a second copy). Only ARIA and focus, never text of the page:
+# - a "Skip to the lesson" link, the first thing Tab reaches, that moves the focus to the
+#   page's h1 (past the sidebar's navigation and the header's buttons);
+# - a display formula (KaTeX), a table (a chart's numbers) or a code block that scrolls
+#   sideways on a narrow screen gets tabindex=0 and a name, so a keyboard can reach and
+#   scroll it (axe: scrollable-region-focusable; WCAG 1.4.10 lets a data table scroll in
+#   its own box);
+# - the SVG inside a named chart (``chart(alt=...)`` makes its box a figure named by the
+#   chart's summary) is hidden from screen readers, which would read its tick labels one
+#   by one; the summary and the data table under the chart carry the same numbers.
+A11Y_JS = """<script>
+(() => {
+  if (window.__specdecA11y) { return; }
+  window.__specdecA11y = true;
+  const skip = document.createElement("a");
+  skip.href = "#specdec-lesson";
+  skip.className = "specdec-skip";
+  skip.textContent = "Skip to the lesson";
+  const landmark = document.createElement("nav");
+  landmark.setAttribute("aria-label", "Skip link");
+  landmark.appendChild(skip);
+  skip.addEventListener("click", (event) => {
+    event.preventDefault();
+    const lesson = document.getElementById("specdec-lesson");
+    const target = (lesson && lesson.querySelector("h1")) || lesson;
+    if (!target) { return; }
+    target.setAttribute("tabindex", "-1");
+    target.focus();
+    target.scrollIntoView({ block: "start" });
+  });
+  document.body.prepend(landmark);
+  const SCROLLERS = [[".katex-display", "Formula (scrolls sideways)"],
+                     ['[data-testid="stTable"] > div', "Table (scrolls sideways)"],
+                     ['[data-testid="stCode"] pre', "Code (scrolls sideways)"]];
+  const fix = () => {
+    const lesson = document.querySelector('[data-testid="stMainBlockContainer"]');
+    if (lesson && !document.getElementById("specdec-lesson")) { lesson.id = "specdec-lesson"; }
+    for (const [selector, what] of SCROLLERS) {
+      for (const box of document.querySelectorAll(selector)) {
+        const scrolls = box.scrollWidth > box.clientWidth + 1
+          || box.scrollHeight > box.clientHeight + 1;
+        if (scrolls && !box.hasAttribute("tabindex")
+            && ["auto", "scroll"].includes(getComputedStyle(box).overflowX)) {
+          box.setAttribute("tabindex", "0");
+          box.setAttribute("role", "group");
+          box.setAttribute("aria-label", what);
+        }
+      }
+    }
+    const named = '[data-testid="stPlotlyChart"][role="figure"] svg';
+    for (const svg of document.querySelectorAll(named)) {
+      if (!svg.hasAttribute("aria-hidden")) { svg.setAttribute("aria-hidden", "true"); }
+    }
+  };
+  let queued = false;
+  const later = () => {
+    if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; fix(); }); }
+  };
+  new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
+  window.addEventListener("resize", later);
+  later();
+})();
+</script>"""
 
 # Static key script (runs once per browser tab; a flag on window stops a second listener).
 # It presses the visible, enabled button of an element whose key ends in _next / _back, and
@@ -241,10 +347,11 @@ def presenter_style() -> None:
 
 
 def app_style() -> None:
-    """The static CSS of every page (wrapping formulas, phone-friendly charts, steppers)
-    and the static stepper script (a phone's repeated Back / Next keeps the chart in view)."""
+    """The static CSS of every page (wrapping formulas, phone-friendly charts, steppers,
+    contrast, focus, reduced motion) and the static scripts: accessibility (skip link,
+    ARIA) and the steppers (a phone's repeated Back / Next keeps the chart in view)."""
     st.html(APP_CSS)  # style only: Streamlit puts it out of the page flow
-    st.sidebar.html(STEPPER_JS, unsafe_allow_javascript=True)
+    st.sidebar.html(A11Y_JS + STEPPER_JS, unsafe_allow_javascript=True)
 
 
 def page_heading(
@@ -274,14 +381,42 @@ def page_heading(
 CHART_CONFIG = {"scrollZoom": False, "displaylogo": False}
 
 
-def chart(fig: go.Figure, *, config: Mapping | None = None, **kwargs) -> None:
-    """``st.plotly_chart`` with the presenter look applied in presenter view.
+def chart(
+    fig: go.Figure, *, config: Mapping | None = None, alt: str | None = None, **kwargs
+) -> None:
+    """``st.plotly_chart`` with the presenter look applied in presenter view, and the
+    chart's text alternative (issue 28): the summary the figure carries
+    (:func:`specdec_ui.chart_text.chart_text`) is the chart's accessible name, and its data
+    follows as a table in an expander. ``alt`` (the page's words about this moment, e.g.
+    the decision shown) is added after the summary.
 
     ``config`` (plotly's) is merged over :data:`CHART_CONFIG`.
     """
+    text = chart_text(fig)
     if presenting():
         fig = presenter_figure(fig, theme_type=st.context.theme.type)
-    st.plotly_chart(fig, config={**CHART_CONFIG, **(config or {})}, **kwargs)
+    name = " ".join(part for part in (text.summary, alt) if part)
+    st.plotly_chart(fig, config={**CHART_CONFIG, **(config or {})}, alt=name, **kwargs)
+    chart_table(text)
+
+
+DATA_LABEL = "🔢 This chart's numbers as a table"
+
+
+def chart_table(text: ChartText) -> None:
+    """The chart's summary and its data as a table, folded under the chart (every cell is
+    plain text: labels a student typed are escaped for st.table's markdown)."""
+    if not text.rows:
+        return
+    with st.expander(DATA_LABEL):
+        st.caption(md_escape(text.summary))
+        frame = pd.DataFrame(
+            [[md_escape(cell) for cell in row] for row in text.rows],
+            columns=[md_escape(c) for c in text.columns],
+        )
+        st.table(frame, hide_index=True)
+        if text.note:
+            st.caption(md_escape(text.note))
 
 
 def share_link(params: Mapping[str, str] | None = None) -> str | None:
@@ -299,6 +434,7 @@ def share_link(params: Mapping[str, str] | None = None) -> str | None:
     return base + (share_query(values) if values else "")
 
 
+QR_ALT = "QR code of this page's link (the link is written beside it)"
 LOCAL_NOTE = (
     "This address points at this computer (localhost), so phones cannot open it; serve the "
     "app on the network or a public host to share it."
@@ -320,7 +456,9 @@ def share_panel(link: str | None) -> None:
     except LinkTooLongError as err:
         code.info(f"No QR code: {err}. Copy the link instead.", icon="🔗")
     else:
-        code.image(png, width=QR_WIDTH, caption="Scan to open this page in the same state")
+        code.image(
+            png, width=QR_WIDTH, caption="Scan to open this page in the same state", alt=QR_ALT
+        )
     with text:
         st.code(link, language=None, wrap_lines=True)
         if is_local_link(link):
@@ -362,7 +500,7 @@ def qr_dialog(link: str | None) -> None:
     except LinkTooLongError as err:
         code.info(f"No QR code: {err}. Copy the link instead.", icon="🔗")
     else:
-        code.image(png, width=QR_DIALOG_WIDTH)
+        code.image(png, width=QR_DIALOG_WIDTH, alt=QR_ALT)
     with text:
         st.markdown("**Scan with a phone camera** to open this page in the same state.")
         st.code(link, language=None, wrap_lines=True)

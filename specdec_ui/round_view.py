@@ -64,9 +64,9 @@ def step_panel(shared: rs.SharedRound, index: int) -> None:
         text_box, chart_box, coin_box = st.columns([4, 5, 4])
     with text_box:
         # "Step N of M" is the progress bar's label above; the heading names the decision.
-        st.subheader(STEP_KINDS[step.kind].capitalize())
+        st.header(STEP_KINDS[step.kind].capitalize())
         with st.container(key="round_why"):
-            st.markdown(f"#### {md_escape(step.title)}")
+            st.markdown(f"### {md_escape(step.title)}")
             st.markdown(f"**Why this step?** {md_escape(step.why)}")
     if coin_fig is not None:
         with coin_box:
@@ -144,7 +144,7 @@ def two_rules() -> None:
 
 def share_and_download(controls: rs.RoundControls, shared: rs.SharedRound, index: int) -> None:
     """The link to this exact step and the round's trace as CSV."""
-    st.subheader("Share and download")
+    st.header("Share and download")
     rs.STATE.share(codec.share_params(controls.choice, index), caption=SHARE_CAPTION)
     download_csv(
         shared.trace,

@@ -188,7 +188,7 @@ def question_and_answer_box(fresh: Fresh) -> None:
                 }
             )
             .set_index("token")
-            .T,
+            .T.rename_axis("distribution"),  # a named index: no empty header cell (issue 28)
             width="content",
         )
     st.text_input(

@@ -309,7 +309,7 @@ def _apply_why(state: PageState, key: str) -> None:
 
 def why_slower(state: PageState, result: Result | None, values: dict[str, object]) -> None:
     """The checklist: each item one click that sets this page to show it happening."""
-    st.subheader("Why is mine slower?")
+    st.header("Why is mine slower?")
     st.write(
         "Each button sets this page to a case where speculation disappoints; the answer and "
         "the charts above change with it, and the lesson below is computed from them."

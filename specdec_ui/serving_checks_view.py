@@ -108,7 +108,7 @@ def _error_words(context: int, k: int) -> str:
 
 def measured_section(state: PageState) -> None:
     """The measured H200 curves beside the model's, with the error per batch."""
-    st.subheader("Measured on one GPU: the model against an H200")
+    st.header("Measured on one GPU: the model against an H200")
     context, k = measured_inputs(state)
     v_fig, step_fig = shared_figure("serve.measured", (context, k), lambda: _figures(context, k))
     left, right = st.columns(2)
@@ -150,7 +150,7 @@ def _row_story(row: sp.PublishedCheck) -> str:
 
 def published_section() -> None:
     """The published results beside the model's predictions, with each error and the median."""
-    st.subheader("The model against published results")
+    st.header("The model against published results")
     rows = shared_figure("serve.published", "rows", sp.published_checks)
     median, used, left_out = sp.error_summary(rows)
     st.markdown(
@@ -182,7 +182,7 @@ def published_section() -> None:
 
 def leaves_out() -> None:
     """What the per-layer model does not contain."""
-    st.subheader("What the model leaves out")
+    st.header("What the model leaves out")
     with st.container(key="serve_leaves_out"):
         st.markdown(
             """

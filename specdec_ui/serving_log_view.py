@@ -229,7 +229,7 @@ LOG_DEFINITIONS = """
 def engine_log_decoder(state: PageState, values: dict[str, object]) -> None:
     """Type what an engine prints; get AL, both draft acceptance rates, conditional rates,
     alpha."""
-    st.subheader("What do the numbers in my engine's log mean?")
+    st.header("What do the numbers in my engine's log mean?")
     with st.container(key="serve_log", border=True):
         _log_inputs(state)
         try:

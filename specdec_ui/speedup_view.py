@@ -357,7 +357,7 @@ def charts_vs_k(s: Speed) -> None:
 def _formula(s: Speed) -> None:
     """E[tokens], the speedup and the time per token with the student's numbers."""
     alpha, k, c_q, c_p, e_tokens = s.alpha, s.k, s.c_q, s.c_p, s.e_tokens
-    st.subheader("The formula, with your numbers")
+    st.header("The formula, with your numbers")
     if alpha < 1:
         st.latex(
             rf"\mathbb{{E}}[\text{{tokens}}] = \frac{{1-\alpha^{{K+1}}}}{{1-\alpha}}"
@@ -379,7 +379,7 @@ def _formula(s: Speed) -> None:
 def _plain_words(s: Speed) -> None:
     """The same round in words, and why a bigger K is not always better."""
     alpha, k, c_q, c_p = s.alpha, s.k, s.c_q, s.c_p
-    st.subheader("In plain words")
+    st.header("In plain words")
     st.write(
         f"Each round the draft writes K = {k} tokens ({k} × {c_q:g} ms) and the target checks "
         f"them all in one pass ({c_p:g} ms): {k * c_q + c_p:g} ms per round. A drafted token is "
@@ -445,7 +445,7 @@ def curves_vs_alpha(s: Speed) -> None:
 
 def time_table(s: Speed) -> None:
     """Milliseconds per token for a few K (and this K, the best and the preset's), as CSV."""
-    st.subheader("Milliseconds per token for several K")
+    st.header("Milliseconds per token for several K")
     table_k = set(presets.TABLE_K) | {s.k, s.best_k} | set(s.preset.table_k if s.preset else ())
     table = fs.time_table(s.alpha, table_k, s.c_q, s.c_p)
     # The answers first, with short headers: a 390 px phone shows K, ms per token and

@@ -1,4 +1,5 @@
-"""Streamlit pieces every page uses: page set-up, errors, seeds, source, CSV."""
+"""Streamlit pieces every page uses: page set-up, errors, seeds, source, CSV, and the
+accessibility statement (Home)."""
 
 from __future__ import annotations
 
@@ -132,3 +133,49 @@ def queue_status(spinner_text: str) -> Iterator[Callable]:
             yield lambda status: box.info(status.text, icon="⏳")
     finally:
         box.empty()
+
+
+ACCESSIBILITY_STATEMENT = """
+**Aim: WCAG 2.1 level AA**, the standard US public schools and colleges must meet (ADA
+Title II) and Europe's EN 301 549 asks for.
+
+**What we check, on every change** (browser tests with axe-core 4.12 in Chromium, all eight
+pages, light and dark, at 1366 × 768, in presenter view and on a 390 × 844 phone, before and
+after a typical action): no axe violation of the WCAG 2.0, 2.1 and 2.2 A and AA rules.
+- Every chart is named by one or two sentences with its key numbers, made from the same
+  data the chart draws, and its numbers are in a table under it ("This chart's numbers as a
+  table").
+- Every control works with the keyboard alone, with a visible focus ring; "Skip to the
+  lesson" is the first thing Tab reaches. Presenter view's → / Page Down never step while
+  you type in a field.
+- One h1 per page, headings in order, every input named in words, the page language set;
+  the app's error messages are announced (an alert).
+- Text and buttons have a contrast of at least 4.5:1 in both themes; colours come from a
+  colour-blind-safe palette and every status also has a symbol and a word.
+- With "reduce motion" set in your system, nothing on the page animates (Play to end
+  jumps to the result anyway). At 200 % zoom and at 320 px width the pages reflow with
+  no sideways scrolling.
+
+**Known not to conform, or not checked**
+- The charts' own mouse features (hover values, zoom, the chart toolbar) do not work with
+  a keyboard or a screen reader; the same numbers are in each chart's table.
+- At 320 px width a select box shows only the start of a long option (its open list shows
+  it whole), and some chart titles are cut at the chart's edge (the chart's description
+  and table hold the same words).
+- Automated checks find only part of the barriers. The app has not yet been tried with a
+  screen reader (NVDA, JAWS, VoiceOver) by a person who uses one, nor in browsers other
+  than Chromium.
+- Formulas are drawn by KaTeX, which adds MathML for screen readers; how well it is read
+  depends on the screen reader.
+
+**Found a barrier?** Tell your teacher, or open an issue in the project's repository:
+name the page, what you tried, your browser and any assistive technology you use. We
+treat barriers as bugs.
+"""
+
+
+def accessibility_statement() -> None:
+    """The accessibility statement (issue 28) in an expander: what conforms, what does
+    not, how to report a barrier (the README's "Accessibility" section says the same)."""
+    with st.expander("♿ Accessibility statement"):
+        st.markdown(ACCESSIBILITY_STATEMENT)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import specdec_core as sc
 from specdec_ui import home_view as view
 from specdec_ui.page_frame import page_frame
-from specdec_ui.widgets import show_source
+from specdec_ui.widgets import accessibility_statement, show_source
 
 with page_frame(__file__):  # the app's own title, not the page's
     view.idea()
@@ -17,3 +17,4 @@ with page_frame(__file__):  # the app's own title, not the page's
     view.cards()
     view.share_and_sources()
     show_source(sc.verify_round)
+    accessibility_statement()

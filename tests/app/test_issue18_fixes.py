@@ -131,10 +131,10 @@ def test_round_intro_and_settings_fold_and_the_settings_name_the_round():
 
 def test_the_draft_step_heading_does_not_repeat_its_title():
     at = open_page(ROUND)
-    heading = at.subheader[0].value
+    heading = at.header[0].value
     title = plain(at.markdown[1].value) if at.markdown else ""
     assert heading == "Drafting"
-    assert not title.lower().startswith(f"#### {heading.lower()}")
+    assert not title.lower().startswith(f"### {heading.lower()}")
 
 
 def test_one_draft_kept_is_not_all_1_drafts():

@@ -13,7 +13,7 @@ def test_home_renders_without_exception():
     assert not at.error
     assert at.title[0].value.endswith("Speculative Decoding Lab")
     text = " ".join(m.value for m in at.markdown)
-    assert "five lines" in " ".join(h.value for h in at.subheader)
+    assert "five lines" in " ".join(h.value for h in at.header)
     assert "bonus token" in text and "intern" in " ".join(i.value for i in at.info)
 
 

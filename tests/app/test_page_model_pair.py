@@ -278,8 +278,8 @@ def test_a_draft_that_stays_quiet_says_why_and_steps_through_an_empty_round(pair
     assert any(said in i.value for i in at.info)
     at.slider(key="lm_round").set_value(empty[0] + 1).run()
     assert not at.exception
-    assert any(f"{short}, nothing proposed" in h.value for h in at.subheader)
-    assert not any("drafts kept" in h.value for h in at.subheader)
+    assert any(f"{short}, nothing proposed" in h.value for h in at.header)
+    assert not any("drafts kept" in h.value for h in at.header)
     assert any(pair_info(pair).why[:40] in c.value for c in at.caption)
 
 

@@ -47,7 +47,7 @@ def drafts_line(at) -> str:
 def step_heading(at) -> str:
     """The progress bar's "Step N of M" label; the page prints it only there (issue 10)."""
     labels = [el.proto.text for el in at.get("progress")]
-    headings = [h.value for h in at.subheader]
+    headings = [h.value for h in at.header]
     assert len(labels) == 1 and not any(h.startswith("Step ") for h in headings), headings
     return labels[0]
 
@@ -126,7 +126,7 @@ def test_seed_000_round_stepped_to_the_end():
         click(at, "round_next")
         seen.append(" ".join(why_texts(at)))
     assert len(seen) == 9  # draft, 3 x (ratio, coin), bonus, result
-    assert seen[0].startswith("#### The draft proposes K = 3 tokens: A (q = 0.30), B (q = 0.30), C")
+    assert seen[0].startswith("### The draft proposes K = 3 tokens: A (q = 0.30), B (q = 0.30), C")
     ratio_b = next(s for s in seen if "Position 2: B" in s)
     assert "ratio 0.833, a = 0.833" in ratio_b
     coin_b = next(s for s in seen if "Coin u = 0.72" in s)

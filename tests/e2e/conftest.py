@@ -302,6 +302,7 @@ OVERFLOW_JS = """
   for (const el of root.querySelectorAll("*")) {
     const r = el.getBoundingClientRect();
     if (r.width === 0 || r.height === 0) continue;
+    if (!el.checkVisibility()) continue;  // e.g. inside a folded expander: nothing to see
     if ((r.right > width + 1 || r.left < -1) && !contained(el)) {
       const id = el.getAttribute("data-testid") || el.className.baseVal || el.className;
       out.push(`${el.tagName.toLowerCase()} ${String(id).slice(0, 60)} ` +
