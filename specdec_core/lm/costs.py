@@ -36,16 +36,16 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
 from ..distributions import check_k
 from ..errors import InvalidParameterError
-from .adaptive import AdaptiveState, CostProfile, row_confidence
+from .adaptive import AdaptiveState, CostProfile, one_more_pays, row_confidence
 from .blas import blas_kernel
 from .generate import (
     MAX_TEMPERATURE,
-    _lookup_drafts,
     _sample,
     _verify_step,
     autoregressive_generate,
@@ -92,24 +92,47 @@ def _target_timers(target, text, base, k_max, t):
     return [lambda k=k: verify(k) for k in range(k_max + 1)]
 
 
-def _draft_timer(draft, text, base, k_max, t):
-    """A callable that makes one draft call the way the adaptive engine does."""
-    if hasattr(draft, "propose"):  # the engine's whole drafting step, the length included
-        flat = CostProfile("timing", 0.0, (1.0,) * (k_max + 1), per_token=False)
-        policy = AdaptiveState(flat, k_max)
-        return lambda: _lookup_drafts(draft, text[:base], k_max, t == 0.0, policy)
+def _draft_timers(draft, text, base, k_max, t):
+    """Two callables: one draft call and one unit of the planner's work with it, as the
+    adaptive engine makes them (:func:`.generate._lookup_drafts`, ``_model_drafts``).
+
+    A lookup draft: the call is ``keep_chances`` up to its guess floor; the planner's unit
+    is a round's choice of length and its bookkeeping (:meth:`.AdaptiveState.plan` and
+    ``record``). A model draft: the call is one row (the forward pass on one token, its
+    distribution and the drawn token); the planner's unit is that row's confidence, its
+    calibration and the choice to draft it. Planned with flat placeholder costs: the real
+    ones are what is being measured.
+    """
+    flat = CostProfile("timing", 0.0, (1.0,) * (k_max + 1), per_token=not hasattr(draft, "propose"))
+    policy = AdaptiveState(replace(flat, own_clock=False), k_max)
+    if hasattr(draft, "propose"):
+        seq = text[:base]
+        guesses = draft.keep_chances(seq, k_max, more=policy.more_guesses)[1]
+
+        def plan():
+            n = policy.plan(guesses)
+            checked = (guesses[:n], [1.0] * n)
+            policy.record(n, n + 1, calls=1, checked=checked, first=None, seconds=(0, 0, 0))
+
+        return (lambda: draft.keep_chances(seq, k_max, more=policy.more_guesses)), plan
     runner = draft.fresh()
     runner.extend(text[: base - 1], last_only=True)
     rng = np.random.default_rng(0)
+    row = runner.extend((text[base - 1],), last_only=True)
+    runner.rollback(base - 1)
+    q = None if t == 0.0 else probabilities(row, t)[0]
 
     def call():
         logits = runner.extend((text[base - 1],), last_only=True)
         q_row = None if t == 0.0 else probabilities(logits, t)[0]
-        row_confidence(logits[0], q_row, t)
         int(logits[0].argmax()) if q_row is None else _sample(q_row, t, rng)
         runner.rollback(base - 1)
 
-    return call
+    def plan():
+        keep = policy.chances([row_confidence(row[0], q, t)])[0]
+        one_more_pays(1.0, keep, 0, policy.cost, policy.rate)
+
+    return call, plan
 
 
 def _interleaved(timers, repeats: int, clock) -> list[list[float]]:
@@ -159,13 +182,14 @@ def measure_pair_costs(
     text = _context(target, k_max)
     base = len(text) - k_max
     timers = _target_timers(target, text, base, k_max, t)
-    timers.append(_draft_timer(draft, text, base, k_max, t))
+    timers.extend(_draft_timers(draft, text, base, k_max, t))
     times = _interleaved(timers, repeats, clock)
-    ratios = _paired_ratios(times)  # (1.0, v(1), ..., v(K), c)
+    ratios = _paired_ratios(times)  # (1.0, v(1), ..., v(K), c, a)
     return CostProfile(
         pair=name,
-        draft=ratios[-1],
-        verify=(1.0, *ratios[1:-1]),
+        draft=ratios[-2],
+        plan=ratios[-1],
+        verify=(1.0, *ratios[1:-2]),
         per_token=not hasattr(draft, "propose"),
         step_s=statistics.median(times[0]),
         temperature=t,
