@@ -371,6 +371,25 @@ class PriceLedger:
         """The planner's CPU seconds per round, every round counted (looked or not)."""
         return (self.plan_paid + self.guard_paid) / max(1, self.n_rounds)
 
+    def in_steps(self, unit_s: float | None = None) -> list[tuple[str, int, float, float]]:
+        """(what, how many, as planned, as paid) in plain steps of ``unit_s`` seconds (the
+        profile's plain step by default): the planner per round (planned: NaN, it is
+        priced within c + a), c + a per look, v(n) for every length chosen, a plain round
+        of the guard's. Rows with no rounds are left out."""
+        unit = self.unit_s if unit_s is None else unit_s
+        rows = [("planner", self.n_rounds, math.nan, self.planner_per_round / unit)]
+        if self.looks:
+            paid = (self.draft_paid + self.plan_paid) / self.looks / unit
+            rows.append(("look", self.looks, self.look_planned / self.looks / unit, paid))
+        for n, m in enumerate(self.rounds):
+            if m:
+                planned, paid = self.verify_planned[n] / m / unit, self.verify_paid[n] / m / unit
+                rows.append((f"v({n})", m, planned, paid))
+        if self.plain_rounds:
+            m = self.plain_rounds
+            rows.append(("plain", m, self.plain_planned / m / unit, self.plain_paid / m / unit))
+        return rows
+
 
 class RunPrices:
     """v(0..K), the price of a look (c + a) and of a plain round for one run, in CPU
@@ -404,8 +423,8 @@ class RunPrices:
         size = k + 3
         self.total, self.weight = [0.0] * size, [0.0] * size  # sum w_i x_i, sum w_i
         self.speed = [0.0, 0.0]  # sum w_i ratio_i, sum w_i
-        self.batch: list[list[float]] = [[] for _ in range(size)]  # observations since
-        self.batch_w: list[list[int]] = [[] for _ in range(size)]  # the last refresh, weights
+        # rounds since the last refresh: (i, verify seconds, rounds, looks, draft s, plan s)
+        self.batch: list[tuple[int, float, int, int, float, float]] = []
         self.paid = [0.0] * size  # the ledger: seconds paid (verify per n, draft calls, plain)
         self.planned = [0.0] * size  # the ledger: seconds planned
         self.counts = [0] * size  # the ledger: rounds per n, looks, plain rounds
@@ -414,27 +433,46 @@ class RunPrices:
         self.refresh()
 
     def refresh(self) -> None:
-        """Fold the batch in (learning from it with ``own_clock``), then recompute the
-        prices (``now``) and C(0..K)."""
-        now = self.now
-        for i, (xs, ws) in enumerate(zip(self.batch, self.batch_w, strict=True)):
-            if xs:
-                m = sum(ws)
-                self.counts[i] += m
-                self.planned[i] += m * now[i]
-                if self.learn:
-                    mid = sorted(xs)[len(xs) // 2]
-                    kept = [min(max(x, mid / CLIP), mid * CLIP) for x in xs]
-                    self._fold(i, m, sum(w * x for w, x in zip(ws, kept, strict=True)) / m)
-                xs.clear()
-                ws.clear()
-        if self.learn:  # the priors: the profile's prices x the run's speed scale
-            scale = (PRICE_PRIOR + self.speed[0]) / (PRICE_PRIOR + self.speed[1])
-            s = [PRICE_PRIOR * scale] * (self.k + 2) + [PRICE_PRIOR * min(1.0, scale)]
-            parts = zip(s, self.prior, self.total, self.weight, strict=True)
-            self.now = now = [(s * p + t) / (PRICE_PRIOR + w) for s, p, t, w in parts]
-        k = self.k
-        self.cost = whole_round_costs(now[k + 1], now, self.per_token, k)
+        """Fold the batch into the ledger and (``own_clock``) the prices, then recompute
+        the prices (``now``) and C(0..K)."""
+        seen: dict[int, tuple[list[float], list[int]]] = {}
+        for i, verify_s, m, looks, draft_s, plan_s in self.batch:
+            self._book(i, verify_s, m, looks, draft_s, plan_s)
+            xs, ws = seen.setdefault(i, ([], []))
+            xs.append(verify_s / m)
+            ws.append(m)
+            if looks:
+                xs, ws = seen.setdefault(self.look, ([], []))
+                xs.append((draft_s + plan_s) / looks)
+                ws.append(looks)
+        self.batch = []
+        if not self.learn:
+            self.cost = whole_round_costs(self.now[self.k + 1], self.now, self.per_token, self.k)
+            return
+        for i, (xs, ws) in seen.items():
+            mid = sorted(xs)[len(xs) // 2]
+            kept = [min(max(x, mid / CLIP), mid * CLIP) for x in xs]
+            m = sum(ws)
+            self._fold(i, m, sum(w * x for w, x in zip(ws, kept, strict=True)) / m)
+        scale = (PRICE_PRIOR + self.speed[0]) / (PRICE_PRIOR + self.speed[1])
+        s = [PRICE_PRIOR * scale] * (self.k + 2) + [PRICE_PRIOR * min(1.0, scale)]
+        parts = zip(s, self.prior, self.total, self.weight, strict=True)
+        self.now = now = [(s * p + t) / (PRICE_PRIOR + w) for s, p, t, w in parts]
+        self.cost = whole_round_costs(now[self.k + 1], now, self.per_token, self.k)
+
+    def _book(self, i, verify_s, m, looks, draft_s, plan_s) -> None:
+        """One batch entry into the ledger, at the prices it was planned with."""
+        self.counts[i] += m
+        self.planned[i] += m * self.now[i]
+        self.paid[i] += verify_s
+        if looks:
+            self.counts[self.look] += looks
+            self.planned[self.look] += looks * self.now[self.look]
+            self.paid[self.look] += draft_s
+            self.other[0] += plan_s
+        else:
+            self.other[1] += plan_s
+            self.other[2] += m
 
     def _fold(self, i: int, m: int, mean: float) -> None:
         """m observations of price i with this mean (a verify also moves the scale)."""
@@ -447,33 +485,18 @@ class RunPrices:
 
     def pay(self, n: int, looks: int, seconds: tuple[float, float, float]) -> float:
         """Book a finished round, ``seconds`` = (draft calls, planner, verify) as the clock
-        read them. Returns its cost at the prices it was planned with: looks (c + a) + v(n)."""
+        read them. Returns its cost at the prices it was planned with: looks (c + a) + v(n)
+        (a round without a look is one the guard kept plain)."""
         draft_s, plan_s, verify_s = seconds
-        i = n if looks else self.plain  # a round without a look is one the guard kept plain
-        self.batch[i].append(verify_s)
-        self.batch_w[i].append(1)
-        self.paid[i] += verify_s
-        if looks:
-            look = self.look
-            self.batch[look].append((draft_s + plan_s) / looks)
-            self.batch_w[look].append(looks)
-            self.paid[look] += draft_s
-            self.other[0] += plan_s
-            return looks * self.now[look] + self.now[i]
-        self.other[1] += plan_s
-        self.other[2] += 1
-        return self.now[i]
+        i = n if looks else self.plain
+        self.batch.append((i, verify_s, 1, looks, draft_s, plan_s))
+        return looks * self.now[self.look] + self.now[i]
 
     def pay_plain(self, m: int, plan_s: float, verify_s: float) -> float:
         """Book m plain rounds the guard took in a row (m observations of a plain round at
         their mean); returns their cost at the prices planned."""
-        i = self.plain
-        self.batch[i].append(verify_s / m)
-        self.batch_w[i].append(m)
-        self.paid[i] += verify_s
-        self.other[1] += plan_s
-        self.other[2] += m
-        return m * self.now[i]
+        self.batch.append((self.plain, verify_s, m, 0, 0.0, plan_s))
+        return m * self.now[self.plain]
 
     def ledger(self) -> PriceLedger:
         """The run's prices as planned and as paid (:class:`PriceLedger`)."""
@@ -509,7 +532,7 @@ class AdaptiveState:
     """
 
     def __init__(self, costs: CostProfile, k: int, prior_checks: float = PRIOR_CHECKS) -> None:
-        self.costs, self.k = costs, k
+        self.costs, self.k, self.per_token = costs, k, costs.per_token
         self.prices = RunPrices(costs, k)
         self.calibration = Calibration(prior=prior_checks)
         self.tokens = PRIOR_ROUNDS
@@ -590,19 +613,19 @@ class AdaptiveState:
         self.skipped += m
         self.since_refresh += m
 
-    def record(self, n_drafts: int, emitted: int, *, calls: int, checked, first, seconds) -> None:
-        """Add a finished round: its draft calls, drafts and tokens emitted; ``checked`` =
-        (raw estimates, sum_x min(p, q)) of the positions the target checked; ``first`` =
-        the raw estimate of its first row (None if none computed); ``seconds`` = (draft
-        calls, planner, verify) of CPU as the clock read them."""
+    def record(self, n_drafts: int, emitted: int, calls: int, checked, first, seconds) -> None:
+        """Add a finished round: its drafts, tokens emitted and draft calls; ``checked`` =
+        (raw estimates, sum_x min(p, q)) of the positions the target checked, or None;
+        ``first`` = the raw estimate of its first row (None if none computed);
+        ``seconds`` = (draft calls, planner, verify) of CPU as the clock read them."""
         prices = self.prices
-        looks = calls if self.costs.per_token else min(1, calls)
+        looks = calls if self.per_token else min(1, calls)
         priced = prices.pay(n_drafts, looks, seconds)
-        self.spent += sum(seconds) if prices.learn else priced
+        self.spent += seconds[0] + seconds[1] + seconds[2] if prices.learn else priced
         self.tokens += emitted
         self.rate = max(self.tokens / self.spent, 1.0 / prices.now[-1])
         self.skipped = 0 if calls else self.skipped + 1
-        if checked[0]:
+        if checked is not None:
             self.calibration.add(*checked)
         if first is not None:
             self.first_batch[0] += first

@@ -660,23 +660,20 @@ def _learn(policy: AdaptiveState, drafted: _Draft, rnd: _Round, drafting, drafte
     now. This bookkeeping is the planner's too: it is timed here and added to the next
     round's planner time."""
     verified_at = CLOCK()
-    if drafted.call_s is not None:  # a lookup draft timed its call, the rest is planning
-        call_s, plan_s = drafted.call_s, drafting - drafted.call_s
+    call_s = drafted.call_s
+    if call_s is not None:  # a lookup draft timed its call, the rest is planning
+        plan_s = drafting - call_s
     else:  # a model draft timed its planner, the rest is its rows
         plan_s = drafted.plan_s or 0.0
         call_s = drafting - plan_s
-    estimates, overlaps = drafted.estimates, rnd.overlaps
+    estimates, checked = drafted.estimates, None
     if drafted.next is not None and rnd.n_accepted == len(rnd.drafts):
         estimate, overlap = _next_check(drafted, rnd)[0]
-        estimates, overlaps = [*estimates, estimate], [*overlaps[: len(estimates)], overlap]
-    policy.record(
-        len(rnd.drafts),
-        len(rnd.emitted),
-        calls=drafted.calls,
-        checked=(estimates, overlaps),
-        first=drafted.first,
-        seconds=(call_s, plan_s + policy.pending_s, verified_at - drafted_at),
-    )
+        checked = ([*estimates, estimate], [*rnd.overlaps[: len(estimates)], overlap])
+    elif estimates:
+        checked = (estimates, rnd.overlaps)
+    seconds = (call_s, plan_s + policy.pending_s, verified_at - drafted_at)
+    policy.record(len(rnd.drafts), len(rnd.emitted), drafted.calls, checked, drafted.first, seconds)
     policy.pending_s = CLOCK() - verified_at
 
 
