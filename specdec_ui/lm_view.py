@@ -471,7 +471,7 @@ def run_prices(ledger: PriceLedger) -> None:
     """Issue 27: what this run's planner cost per round, beside c + a and v(n), as the run
     planned them and as its clock read them, in plain steps of this server."""
     rows = ledger.in_steps()
-    lines = ["| this run's prices | rounds | as planned | as paid |", "|---|---:|---:|---:|"]
+    lines = ["| this run's prices | how many | as planned | as paid |", "|---|---:|---:|---:|"]
     for what, count, planned, paid in rows:
         name = PRICE_WORDS.get(what, f"checking {what[2:-1]} drafts, {what}")
         shown = "(within c + a)" if math.isnan(planned) else f"{planned:.3f}"

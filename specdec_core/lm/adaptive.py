@@ -527,8 +527,9 @@ class AdaptiveState:
     R = (tokens emitted + PRIOR_ROUNDS) / (cost spent + PRIOR_ROUNDS v(0)), at least
     1 / v(0), with the cost of a round as paid (``own_clock``) or as priced. The mean
     first-row estimate of a model draft fades like the calibration. All of it reads
-    finished rounds only (never the round being decided); prices, kappas and the mean
-    first row are recomputed every REFRESH rounds, R after every round.
+    finished rounds only (never the round being decided). A round is booked as one
+    entry; every REFRESH rounds the entries are folded into R, the prices, the kappas and
+    the mean first row (the booking of a round must cost little next to a plain step).
     """
 
     def __init__(self, costs: CostProfile, k: int, prior_checks: float = PRIOR_CHECKS) -> None:
@@ -543,6 +544,7 @@ class AdaptiveState:
         self.first_keep = 1.0  # the projected p_1: (sum + 1) / (count + 1), calibrated
         self.look_gain, self.skipped = LOOK_PRIOR, 0  # the lookup guard
         self.pending_s = 0.0  # the engine's bookkeeping of the last round, timed after it
+        self.rounds: list[tuple] = []  # finished rounds since the last refresh
         self.since_refresh = 0
 
     @property
@@ -588,12 +590,28 @@ class AdaptiveState:
         return n
 
     def refresh(self) -> None:
-        """Fold the last rounds into the prices, the kappas and the mean first row; a model
-        draft's p_1 is projected by that mean (faded like kappa, from a prior of one sure
-        row: a draft that stopped looking looks again once the evidence against it has
-        faded), calibrated."""
+        """Fold the rounds since the last refresh into R, the prices, the kappas and the
+        mean first row; a model draft's p_1 is projected by that mean (faded like kappa,
+        from a prior of one sure row: a draft that stopped looking looks again once the
+        evidence against it has faded), calibrated."""
         rounds, self.since_refresh = self.since_refresh, 0
-        self.prices.refresh()
+        prices, learn = self.prices, self.prices.learn
+        for n_drafts, emitted, calls, checked, first, seconds in self.rounds:
+            if n_drafts is None:  # a stretch of plain rounds (emitted of them)
+                priced = prices.pay_plain(emitted, seconds[1], seconds[2])
+            else:
+                looks = calls if self.per_token else min(1, calls)
+                priced = prices.pay(n_drafts, looks, seconds)
+            self.spent += sum(seconds) if learn else priced
+            self.tokens += emitted
+            if checked is not None:
+                self.calibration.add(*checked)
+            if first is not None:
+                self.first_batch[0] += first
+                self.first_batch[1] += 1
+        self.rounds = []
+        self.rate = max(self.tokens / self.spent, 1.0 / prices.now[-1])
+        prices.refresh()
         self.calibration.refresh(rounds)
         f = FORGET**rounds
         total, count = self.first
@@ -605,29 +623,21 @@ class AdaptiveState:
     def record_plain(self, m: int, *, plan_s: float, verify_s: float) -> None:
         """Add m plain rounds the guard took in a row: ``verify_s`` CPU seconds for their
         target calls, ``plan_s`` for the guard and the bookkeeping before them."""
-        prices = self.prices
-        priced = prices.pay_plain(m, plan_s, verify_s)
-        self.spent += plan_s + verify_s if prices.learn else priced
-        self.tokens += m
-        self.rate = max(self.tokens / self.spent, 1.0 / prices.now[-1])
+        self.rounds.append((None, m, 0, None, None, (0.0, plan_s, verify_s)))
         self.skipped += m
         self.since_refresh += m
 
     def record(self, n_drafts: int, emitted: int, calls: int, checked, first, seconds) -> None:
-        """Add a finished round: its drafts, tokens emitted and draft calls; ``checked`` =
-        (raw estimates, sum_x min(p, q)) of the positions the target checked, or None;
-        ``first`` = the raw estimate of its first row (None if none computed);
-        ``seconds`` = (draft calls, planner, verify) of CPU as the clock read them."""
-        prices = self.prices
-        looks = calls if self.per_token else min(1, calls)
-        priced = prices.pay(n_drafts, looks, seconds)
-        self.spent += seconds[0] + seconds[1] + seconds[2] if prices.learn else priced
-        self.tokens += emitted
-        self.rate = max(self.tokens / self.spent, 1.0 / prices.now[-1])
+        """Add a finished round (folded in at the next refresh): its drafts, tokens emitted
+        and draft calls; ``checked`` = (raw estimates, sum_x min(p, q)) of the positions
+        the target checked, or None; ``first`` = the raw estimate of its first row (None if
+        none computed); ``seconds`` = (draft calls, planner, verify) of CPU as the clock
+        read them."""
+        self.rounds.append((n_drafts, emitted, calls, checked, first, seconds))
         self.skipped = 0 if calls else self.skipped + 1
-        if checked is not None:
-            self.calibration.add(*checked)
-        if first is not None:
-            self.first_batch[0] += first
-            self.first_batch[1] += 1
         self.since_refresh += 1
+
+    def ledger(self) -> PriceLedger:
+        """The run's prices as planned and as paid, every round folded in."""
+        self.refresh()
+        return self.prices.ledger()

@@ -568,7 +568,7 @@ def speculative_generate(
             on_round(min(n_new, len(seq) - len(ids)))
     res.time_total = time.perf_counter() - start
     res.cpu_total = time.thread_time() - cpu
-    res.prices = None if policy is None else policy.prices.ledger()
+    res.prices = None if policy is None else policy.ledger()
     res.tokens = seq[len(ids) : len(ids) + n_new]
     res.kinds = res.kinds[:n_new]
     return res

@@ -184,6 +184,8 @@ def test_the_runs_rate_and_calibration_learn_from_finished_rounds():
     assert state.rate == pytest.approx(1.0) and state.calibration.overall == 1.0
     # rounds of 3 drafts, estimated at 0.9 each, half as good
     _book(state, 30, 3, 2, ([0.9] * 3, [0.45] * 3))
+    assert state.rate == pytest.approx((4 + 48) / (4 + 36), rel=1e-6)  # 24 rounds folded in
+    state.refresh()  # and the last 6
     assert state.calibration.overall < 0.6
     kappas = state.calibration.kappas
     assert state.chances([0.9]) == [pytest.approx(0.9 * kappas[3])]
@@ -194,6 +196,7 @@ def test_the_runs_rate_and_calibration_learn_from_finished_rounds():
     assert kappa < state.calibration.overall < 1.0
     # each estimate calibrates its bin (folded in at the next refresh)
     _book(state, REFRESH, 2, 1, ([0.2, 0.9], [0.2, 0.0]))
+    state.refresh()
     assert kappas[0] < state.calibration.kappas[0]
     assert state.calibration.kappas[0] > state.calibration.overall > state.calibration.kappas[3]
 
