@@ -58,7 +58,12 @@ that its sample is a token it believes in, sum_x q(x)^2 = E_{x ~ q}[q(x)]
 (:func:`row_confidence`). A draft without a model offers measured hit rates with each
 guess (``Proposer.keep_chances``: prompt lookup by match length, the choice table by its
 share). Both are calibrated on the run itself: a factor kappa = (sum of sum_x min(p, q)
-at the positions the target checked) / (sum of the estimates there), from a prior of 1.
+at the drafted positions) / (sum of the estimates there), from a prior of 1. Every
+drafted position counts, checked or not: the target's row at position i reads the drafts
+before it, so its sum_x min(p, q) is the chance that draft i is kept given that those
+before it were, which is what the estimate claims (issue 27: three times the evidence of
+the checked positions alone, so a draft whose estimates run high at T = 1 learns it in a
+few rounds instead of wasting long drafts).
 
 **Losslessness.** The number of drafted positions may depend on everything committed
 before the round, on the draft's rows and on anything independent of this round's
@@ -119,7 +124,7 @@ MAX_COST = 1000.0  # a cost above this many plain steps is a measurement gone wr
 # Prices from the run's clock: a price is the mean of its observations, each weighted
 # PRICE_FORGET^(observations of that price since), with the profile's price worth
 # PRICE_PRIOR observations; an observation counts at most CLIP x (at least 1 / CLIP x) the
-# price it had.
+# median of the observations it came with (one page fault moves a price little).
 PRICE_FORGET = 0.98
 PRICE_PRIOR = 4.0
 CLIP = 2.0
@@ -133,7 +138,8 @@ PROBE_SHARE = 0.01
 # A shut guard is asked again after at most this many plain rounds (a model draft's guard
 # opens as the evidence against it fades, a round at a time).
 GUARD_STRETCH = 8
-# The prices are recomputed from the clock's observations every REFRESH rounds.
+# A round is booked as one entry; every REFRESH rounds the entries are folded into the
+# rate R, the prices, the kappas and a model draft's mean first row.
 REFRESH = 8
 
 
@@ -283,17 +289,13 @@ def row_confidence(logits_row: np.ndarray, q_row: np.ndarray | None, temperature
     return float(np.dot(q_row, q_row))
 
 
-def estimate_bin(estimate: float) -> int:
-    """The calibration bin of a raw estimate: how many of BIN_EDGES it reaches."""
-    return bisect_right(BIN_EDGES, estimate)
-
-
 class Calibration:
     """kappa overall and per bin of the raw estimate (BIN_EDGES), from finished rounds.
 
-    kappa = (overlap at checked positions + prior) / (estimates there + prior) overall,
+    kappa = (overlap at drafted positions + prior) / (estimates there + prior) overall,
     and per bin the same ratio with the overall kappa as its prior; the overlap of a
-    checked position is sum_x min(p, q), its expected chance of being kept. Evidence is
+    drafted position is sum_x min(p, q), its chance of being kept given the drafts before
+    it (module docstring). Evidence is
     weighted FORGET^(its age in rounds). A round's evidence waits in a batch; every
     REFRESH rounds the batch is folded in (the older evidence faded by the rounds since)
     and the kappas recomputed.

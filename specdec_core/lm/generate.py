@@ -339,6 +339,7 @@ class _Round:
     p_rows: np.ndarray | None = None  # (K+1, V)
     q_rows: np.ndarray | None = None  # (K, V)
     p_last: np.ndarray | None = None  # (V,) the target's row after the drafts (T > 0 / traced)
+    best: np.ndarray | None = None  # (k+1,) the target's argmax per row (greedy fast path)
 
 
 def _one_hot(drafts: list[int], vocab: int) -> np.ndarray:
@@ -469,7 +470,7 @@ def _verify_step(t_model, last, drafts, q_rows, t, rng, trace: bool = True) -> _
         emitted = (*drafts[:n], int(best[n]))
         kind, checked = ("resample", n + 1) if n < k else ("bonus" if k else "plain", n)
         overlaps = (1.0,) * n + (0.0,) * (checked - n)  # one-hot p and q: 1 kept, 0 not
-        return _Round(drafts, n, emitted, kind, checked, overlaps)
+        return _Round(drafts, n, emitted, kind, checked, overlaps, best=best)
     p_rows = probabilities(logits, t)  # (k+1, V)
     if not (k or trace):  # a plain step: what _plain_round draws, without its record
         token = _sample(p_rows[0], t, rng)
@@ -669,12 +670,25 @@ def _learn(policy: AdaptiveState, drafted: _Draft, rnd: _Round, drafting, drafte
     estimates, checked = drafted.estimates, None
     if drafted.next is not None and rnd.n_accepted == len(rnd.drafts):
         estimate, overlap = _next_check(drafted, rnd)[0]
-        checked = ([*estimates, estimate], [*rnd.overlaps[: len(estimates)], overlap])
+        checked = ([*estimates, estimate], [*_evidence(rnd), overlap])
     elif estimates:
-        checked = (estimates, rnd.overlaps)
+        checked = (estimates, _evidence(rnd))
     seconds = (call_s, plan_s + policy.pending_s, verified_at - drafted_at)
     policy.record(len(rnd.drafts), len(rnd.emitted), drafted.calls, checked, drafted.first, seconds)
     policy.pending_s = CLOCK() - verified_at
+
+
+def _evidence(rnd: _Round) -> list[float]:
+    """sum_x min(p_i, q_i) at every drafted position i, checked or not: the target's row
+    at position i reads the drafts before it, so it is the chance that draft i is kept
+    given that those before it were: evidence for draft i's estimate even after a
+    rejection (at T = 0: 1 if the draft is the target's argmax there, else 0)."""
+    k = len(rnd.drafts)
+    if not k:
+        return []
+    if rnd.best is not None:
+        return [float(d == b) for d, b in zip(rnd.drafts, rnd.best[:k].tolist(), strict=True)]
+    return np.minimum(rnd.p_rows[:k], rnd.q_rows[:k]).sum(axis=1).tolist()  # (k,)
 
 
 def _next_check(drafted: _Draft, rnd: _Round) -> list[tuple[float, float]]:

@@ -163,6 +163,21 @@ def test_a_round_that_kept_every_draft_checks_the_next_guess_too():
     assert gen._next_check(gen._Draft([5], None, [0.8], 1), kept_all) == []
 
 
+def test_every_drafted_position_is_evidence_for_its_estimate():
+    """The target's row at a drafted position reads the drafts before it: its overlap is
+    the chance that the draft is kept given those before it were, rejected or not."""
+    best = np.array([5, 7, 8, 2])  # the target's argmax after each drafted prefix
+    greedy = gen._Round([5, 6, 8], 1, (5, 7), "resample", 2, (1.0, 0.0), best=best)
+    assert gen._evidence(greedy) == [1.0, 0.0, 1.0]  # draft 3 is right after drafts 1-2
+    p_rows = np.full((3, 4), 0.25)
+    p_rows[2] = [0.1, 0.6, 0.2, 0.1]
+    q_rows = np.eye(4)[[0, 1]]  # one-hot guesses 0 and 1
+    sampled = gen._Round([0, 1], 0, (3,), "resample", 1, (0.25,), p_rows=p_rows, q_rows=q_rows)
+    assert gen._evidence(sampled) == pytest.approx([0.25, 0.25])  # p(x) at each position
+    plain = gen._Round([], 0, (3,), "plain", 0, ())
+    assert gen._evidence(plain) == []
+
+
 def test_row_confidence_reads_the_row_before_the_draw():
     logits = np.log(np.array([0.5, 0.3, 0.2]))
     assert row_confidence(logits, None, 0.0) == pytest.approx(0.5)  # top probability
