@@ -16,7 +16,7 @@ import streamlit as st
 import specdec_core.lm as lm
 from specdec_core import SpecDecError
 from specdec_core.engine_metrics import metrics_from_accepted_per_round
-from specdec_core.lm.adaptive import CostProfile, round_costs
+from specdec_core.lm.adaptive import CostProfile, PriceLedger, round_costs
 from specdec_core.lm.timing import SpeedMeasurement, impossible_reasons
 
 from . import figures_lm as fl
@@ -539,6 +539,39 @@ def draft_lengths(choice: Choice, run: lw.LabRun) -> None:
             f"v({costs.k_max}) = {costs.verify[-1]:.2f}, and a draft call c = {costs.draft:.3f}; "
             "on a machine where checking is dearer the same draft stops sooner."
         )
+    if spec.prices is not None:
+        run_prices(spec.prices)
+
+
+PRICE_WORDS = {
+    "planner": "the planner, per round (guard, chances, calibration, choice of length)",
+    "look": "a look: the draft's call + the planner (c + a)",
+    "plain": "a plain round the guard took without looking",
+}
+
+
+def run_prices(ledger: PriceLedger) -> None:
+    """Issue 27: what this run's planner cost per round, beside c + a and v(n), as the run
+    planned them and as its clock read them, in plain steps of this server."""
+    rows = ledger.in_steps()
+    lines = ["| this run's prices | how many | as planned | as paid |", "|---|---:|---:|---:|"]
+    for what, count, planned, paid in rows:
+        name = PRICE_WORDS.get(what, f"checking {what[2:-1]} drafts, {what}")
+        shown = "(within c + a)" if math.isnan(planned) else f"{planned:.3f}"
+        lines.append(f"| {name} | {count} | {shown} | {paid:.3f} |")
+    st.markdown("\n".join(lines))
+    planner_us = ledger.planner_per_round * 1e6
+    how = (
+        "The run updated these prices from its own CPU clock as it went, starting from "
+        "this server's measurement"
+        if ledger.own_clock
+        else "The run kept this server's measured prices throughout"
+    )
+    st.caption(
+        f"In plain steps of this server ({ledger.unit_s * 1e6:.0f} µs of CPU). The planner "
+        f"took {planner_us:.0f} µs a round: deciding how long to draft is paid for like "
+        f"drafting. {how}; “as paid” is what its clock read."
+    )
 
 
 def engine_numbers(choice: Choice, run: lw.LabRun) -> None:
@@ -717,13 +750,23 @@ def _measured_speedup(choice, run, speed: SpeedMeasurement, reasons: list[str]) 
             f" The timed runs made the same {speed.rounds} rounds and kept the same "
             f"{speed.accepted} drafts as yours."
             if same
-            else " (The timed runs did not repeat your run's rounds exactly; treat the "
-            "figure as rough.)"
+            else _rounds_differ(choice, run, speed)
         )
     )
     if (hi - lo) > 0.3 * speed.speedup:
         st.caption("The repeats disagree by more than 30 %: treat the figure as rough.")
     _reference_line(choice)
+
+
+def _rounds_differ(choice: Choice, run: lw.LabRun, speed: SpeedMeasurement) -> str:
+    """Why the timed runs' rounds are not those on screen."""
+    prices = run.spec.prices
+    if choice.request.adaptive and prices is not None and prices.own_clock:
+        return (
+            " Each timed run priced its rounds by its own clock, so its lengths differ a "
+            f"little from yours: {speed.rounds} rounds against your {run.counts.rounds}."
+        )
+    return " (The timed runs did not repeat your run's rounds exactly; treat the figure as rough.)"
 
 
 def _reference_line(choice: Choice) -> None:

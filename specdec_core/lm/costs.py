@@ -1,51 +1,53 @@
-"""What drafting and verifying cost on the running machine: c and v(k), k = 0..K.
+"""What drafting, planning and verifying cost on the running machine: c, a and v(k).
 
-The adaptive draft length (:mod:`.adaptive`) prices one more draft token with these
-numbers, so they must be this machine's: a verify of k + 1 rows costs 1.06 plain steps on
-one processor and 1.7 on another (OpenBLAS picks its small-matrix kernels by processor;
-issue 20). Measured the way :mod:`.timing` measures a speedup:
+The adaptive draft length (:mod:`.adaptive`) starts from these numbers and (by default)
+corrects them from each run's own clock, so they should be this machine's: a verify of
+k + 1 rows costs 1.06 plain steps on one processor and 1.9 on another (OpenBLAS picks
+its small-matrix kernels by processor; issues 20, 27). Measured the way :mod:`.timing`
+measures a speedup:
 
 - **per-thread CPU time** (``time.thread_time``): time spent waiting for a core while
   other sessions run does not count (BLAS runs on the calling thread: ``load_pair``
   limits it to one);
-- **interleaved repeats**: each repeat times the verify of k = 0..K drafts and one draft
-  call in turn (the order reversed every other repeat), so a slow phase of the machine
-  hits them all; each figure is the median over the repeats of its time divided by the
-  same repeat's plain step (paired ratios: the phase divides out).
+- **interleaved repeats**: each repeat times the verify of k = 0..K drafts, one draft
+  call and one unit of the planner in turn (the order reversed every other repeat), so
+  a slow phase of the machine hits them all; each figure is the median over the repeats
+  of its time divided by the same repeat's plain step (paired ratios: the phase divides
+  out).
 
 What is timed is what the engine does (:mod:`.generate`): v(k) is the engine's
 ``_verify_step`` on k drafts (the target's call on k + 1 tokens and the decisions: argmax
 at T = 0, softmax and coins above) plus the rollback, over the target's own greedy
 continuation (so the drafts are kept, as in a good round). Round 0, the target's call on
-one token and its choice, is a plain step: the unit, so v(0) = 1 by definition (plain
-decoding does the same work; the round's bookkeeping adds about 1 %). c is one draft
-call: a model's call on one token, its row and its confidence, or a lookup draft's whole
-drafting step in the adaptive engine (``keep_chances`` up to its guess floor, the
-calibrated chances and the planned length, :func:`.generate._lookup_drafts`; priced here
-with flat placeholder costs, since the real ones are what is being measured; the
-table's guesses cost a few microseconds each). With the default 60 repeats and K = 8 it
-takes about 1.5-2 s of CPU for the shipped 4-layer target (a plain step of 0.4-0.9 ms here).
+one token and its choice, is a plain step: the unit, so v(0) = 1 by definition. c is one
+draft call (a model's row, or a lookup draft's guesses and their q rows) and a the
+planner's work with it (:func:`_draft_timers`). With the default 60 repeats and K = 8 it
+takes about 1.5-2 s of CPU for the shipped 4-layer target (a plain step of 0.4-0.9 ms).
 
-On a shared machine the figures move with the load (here v(3) 1.3-1.8 and v(4) 2.3-3.8
-within an hour: the two cores are shared with other work): take them as this machine's
-costs at the time of the measurement.
+Measured apart from a run, these figures run low: within a run the draft's call and the
+planner find their data out of cache after every target call (issue 27 measured a lookup
+draft's c + a at about twice this measurement in the run itself), and they move with the
+machine's load (here v(3) 1.3-1.8 and v(4) 2.3-3.8 within an hour on two shared cores).
+That is why a run prices its rounds by its own clock (``CostProfile.own_clock``).
 """
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
 from ..distributions import check_k
 from ..errors import InvalidParameterError
-from .adaptive import AdaptiveState, CostProfile, row_confidence
+from .adaptive import AdaptiveState, CostProfile, one_more_pays, row_confidence
 from .blas import blas_kernel
 from .generate import (
     MAX_TEMPERATURE,
-    _lookup_drafts,
+    _one_hot,
     _sample,
     _verify_step,
     autoregressive_generate,
@@ -57,6 +59,7 @@ COST_PROMPT = "def add(a, b):\n    return a + b\n\n"  # a fixed context for the 
 # tokens, the middle of a 200-token answer (attention grows with the context).
 CONTEXT_TOKENS = 128
 MAX_COST_REPEATS = 200
+LOOKUP_POSITIONS = 16  # a lookup draft's call is timed after each of the last 16 prefixes
 
 
 def _context(target, k_max: int) -> list[int]:
@@ -92,24 +95,65 @@ def _target_timers(target, text, base, k_max, t):
     return [lambda k=k: verify(k) for k in range(k_max + 1)]
 
 
-def _draft_timer(draft, text, base, k_max, t):
-    """A callable that makes one draft call the way the adaptive engine does."""
-    if hasattr(draft, "propose"):  # the engine's whole drafting step, the length included
-        flat = CostProfile("timing", 0.0, (1.0,) * (k_max + 1), per_token=False)
-        policy = AdaptiveState(flat, k_max)
-        return lambda: _lookup_drafts(draft, text[:base], k_max, t == 0.0, policy)
+def _draft_timers(draft, text, base, k_max, t):
+    """Two callables: one draft call and one unit of the planner's work with it, as the
+    adaptive engine makes them (:func:`.generate._lookup_drafts`, ``_model_drafts``).
+
+    A lookup draft: the call is ``keep_chances`` up to its guess floor and the guesses'
+    one-hot q rows (T > 0), after each of the last LOOKUP_POSITIONS prefixes of the
+    context in turn (a draft that reads a table reads other entries every round); the
+    planner's unit is a round's choice of length and its bookkeeping
+    (:meth:`.AdaptiveState.plan` and ``record``, a refresh every REFRESH rounds). A model
+    draft: the call is one row (the forward pass on one token, its distribution and the
+    drawn token); the planner's unit is that row's confidence, its calibration and the
+    choice to draft it. Planned with flat placeholder costs: the real ones are what is
+    being measured.
+    """
+    flat = CostProfile("timing", 0.0, (1.0,) * (k_max + 1), per_token=not hasattr(draft, "propose"))
+    policy = AdaptiveState(replace(flat, own_clock=False), k_max)
+    if hasattr(draft, "propose"):
+        return _lookup_timers(draft, text, base, k_max, t, policy)
     runner = draft.fresh()
     runner.extend(text[: base - 1], last_only=True)
     rng = np.random.default_rng(0)
+    row = runner.extend((text[base - 1],), last_only=True)
+    runner.rollback(base - 1)
+    q = None if t == 0.0 else probabilities(row, t)[0]
 
     def call():
         logits = runner.extend((text[base - 1],), last_only=True)
         q_row = None if t == 0.0 else probabilities(logits, t)[0]
-        row_confidence(logits[0], q_row, t)
         int(logits[0].argmax()) if q_row is None else _sample(q_row, t, rng)
         runner.rollback(base - 1)
 
-    return call
+    def plan():
+        keep = policy.chances([row_confidence(row[0], q, t)])[0]
+        one_more_pays(1.0, keep, 0, policy.cost, policy.rate)
+
+    return call, plan
+
+
+def _lookup_timers(draft, text, base, k_max, t, policy):
+    """:func:`_draft_timers` of a draft without a model, over rotating prefixes."""
+    prefixes = [text[:p] for p in range(base - LOOKUP_POSITIONS + 1, base + 1)]
+    guesses = [draft.keep_chances(seq, k_max, more=policy.more_guesses)[1] for seq in prefixes]
+    turn = itertools.count()
+    vocab = draft.tokenizer.vocab_size
+
+    def call():
+        seq = prefixes[next(turn) % len(prefixes)]
+        drafts = draft.keep_chances(seq, k_max, more=policy.more_guesses)[0]
+        if t > 0.0:
+            _one_hot(drafts, vocab)
+
+    def plan():
+        estimates = guesses[next(turn) % len(guesses)]
+        policy.plain_rounds()  # the guard, and the refresh it makes every REFRESH rounds
+        n = policy.plan(estimates)
+        checked = (estimates[:n], [1.0] * n)
+        policy.record(n, n + 1, 1, checked, None, (0.0, 0.0, 0.0))
+
+    return call, plan
 
 
 def _interleaved(timers, repeats: int, clock) -> list[list[float]]:
@@ -159,13 +203,14 @@ def measure_pair_costs(
     text = _context(target, k_max)
     base = len(text) - k_max
     timers = _target_timers(target, text, base, k_max, t)
-    timers.append(_draft_timer(draft, text, base, k_max, t))
+    timers.extend(_draft_timers(draft, text, base, k_max, t))
     times = _interleaved(timers, repeats, clock)
-    ratios = _paired_ratios(times)  # (1.0, v(1), ..., v(K), c)
+    ratios = _paired_ratios(times)  # (1.0, v(1), ..., v(K), c, a)
     return CostProfile(
         pair=name,
-        draft=ratios[-1],
-        verify=(1.0, *ratios[1:-1]),
+        draft=ratios[-2],
+        plan=ratios[-1],
+        verify=(1.0, *ratios[1:-2]),
         per_token=not hasattr(draft, "propose"),
         step_s=statistics.median(times[0]),
         temperature=t,

@@ -55,15 +55,18 @@ from .adaptive import (
     PRIOR_CHECKS_MEASURED,
     AdaptiveState,
     CostProfile,
+    PriceLedger,
     check_costs,
     one_more_pays,
-    plan_draft_length,
     row_confidence,
 )
 from .errors import MAX_NEW_TOKENS, ContextLengthError, PromptError
 
 MAX_TEMPERATURE = 5.0
 TOP_N = 10  # bars per position in the trace
+# The clock an adaptive run prices its rounds by: this thread's CPU time (time spent
+# waiting for a core while other sessions run does not count; BLAS runs on this thread).
+CLOCK = time.thread_time
 
 # The core's vocabulary (specdec_core.sampling), extended by what only the engine does: a
 # round whose draft proposed nothing is one plain target step ("plain", not a bonus), and
@@ -134,6 +137,7 @@ class GenerationResult:
     time_verify: float = 0.0
     time_total: float = 0.0  # decode phase: draft + verify + overhead
     cpu_total: float = 0.0  # the decode phase's CPU time of this thread (time.thread_time)
+    prices: PriceLedger | None = None  # adaptive: c, a (the planner) and v(n) planned / paid
 
     @property
     def time_overhead(self) -> float:
@@ -314,9 +318,11 @@ class _Draft:
     tokens: list[int]
     q_rows: np.ndarray | None  # (n, V); None on the greedy fast path
     estimates: list[float]  # its own chance of each being kept (adaptive only, else [])
-    calls: int  # forward passes of a model draft, or 1 lookup
+    calls: int  # forward passes of a model draft, or 1 lookup (0: the guard kept it plain)
     first: float | None = None  # a model draft's estimate from its first row (adaptive)
     next: tuple[int, float] | None = None  # a lookup draft's first guess not drafted, estimate
+    call_s: float | None = None  # adaptive, lookup: CPU seconds of its call (keep_chances)
+    plan_s: float | None = None  # adaptive, model draft: CPU seconds of its planner
 
 
 @dataclass
@@ -333,24 +339,36 @@ class _Round:
     p_rows: np.ndarray | None = None  # (K+1, V)
     q_rows: np.ndarray | None = None  # (K, V)
     p_last: np.ndarray | None = None  # (V,) the target's row after the drafts (T > 0 / traced)
+    best: np.ndarray | None = None  # (k+1,) the target's argmax per row (greedy fast path)
+
+
+def _one_hot(drafts: list[int], vocab: int) -> np.ndarray:
+    """q rows of a draft without a model: one-hot on each drafted token, (n, V)."""
+    q_rows = np.zeros((len(drafts), vocab))
+    if drafts:
+        q_rows[np.arange(len(drafts)), drafts] = 1.0
+    return q_rows
 
 
 def _lookup_drafts(d_model, seq, k, fast_greedy, policy: AdaptiveState | None) -> _Draft:
-    """A draft without a model: ``propose`` (fixed), or ``keep_chances`` cut to the
-    length :func:`.adaptive.plan_draft_length` picks (adaptive). q is one-hot."""
-    after = None
+    """A draft without a model: ``propose`` (fixed), or (adaptive) nothing when the guard
+    keeps the round plain (k = 0), else ``keep_chances`` cut to the length
+    :meth:`.adaptive.AdaptiveState.plan` picks. q is one-hot (None on the greedy fast
+    path). Adaptive: the call (the guesses and their q rows) is timed apart from the plan."""
+    vocab = d_model.tokenizer.vocab_size
     if policy is None:
-        drafts, estimates = d_model.propose(seq, k), []
-    else:
-        drafts, estimates = d_model.keep_chances(seq, k, more=policy.more_guesses)
-        n = plan_draft_length(policy.chances(estimates), policy.cost, policy.rate)
-        after = (drafts[n], estimates[n]) if n < len(drafts) else None
-        drafts, estimates = drafts[:n], estimates[:n]
-    if fast_greedy:
-        return _Draft(drafts, None, estimates, 1, next=after)
-    q_rows = np.zeros((len(drafts), d_model.tokenizer.vocab_size))  # (n, V) one-hot
-    q_rows[np.arange(len(drafts)), drafts] = 1.0
-    return _Draft(drafts, q_rows, estimates, 1, next=after)
+        drafts = d_model.propose(seq, k)
+        return _Draft(drafts, None if fast_greedy else _one_hot(drafts, vocab), [], 1)
+    if k == 0:  # the guard keeps this round plain (a traced run's plain stretch)
+        return _Draft([], None if fast_greedy else _one_hot([], vocab), [], 0, call_s=0.0)
+    start = CLOCK()
+    guesses, estimates = d_model.keep_chances(seq, k, more=policy.more_guesses)
+    q_rows = None if fast_greedy else _one_hot(guesses, vocab)  # (g, V)
+    call_s = CLOCK() - start
+    n = policy.plan(estimates)
+    after = (guesses[n], estimates[n]) if n < len(guesses) else None
+    q_rows = None if q_rows is None else q_rows[:n]
+    return _Draft(guesses[:n], q_rows, estimates[:n], 1, next=after, call_s=call_s)
 
 
 def _model_drafts(d_model, seq, k, t, rng, fast_greedy, policy: AdaptiveState | None) -> _Draft:
@@ -360,39 +378,42 @@ def _model_drafts(d_model, seq, k, t, rng, fast_greedy, policy: AdaptiveState | 
     yet. Adaptive: the row q_i is computed, then position i is drafted only if
     :func:`.adaptive.one_more_pays` with the row's own confidence (read before x_i is
     drawn, so the length never depends on x_i itself); a first row is computed only if
-    earlier rounds' first rows promise a gain (:meth:`.adaptive.AdaptiveState.worth_looking`).
+    earlier rounds' first rows promise a gain (the guard,
+    :meth:`.adaptive.AdaptiveState.plain_rounds`, asks before the round: k = 0 if not).
+    The planner's own CPU time (the confidences, the choices) is timed apart.
     """
     feed = seq[d_model.length :]
     drafts, rows, estimates, chance = [], [], [], 1.0
-    if policy is not None and not policy.worth_looking():
-        k = 0
+    plan_s = None if policy is None else 0.0
     for i in range(k):
         logits = d_model.extend(feed, last_only=True)  # (1, V)
         q_row = None if fast_greedy else probabilities(logits, t)[0]
         if policy is not None:
+            start = CLOCK()
             estimate = row_confidence(logits[0], q_row, t)
+            estimates.append(estimate)  # the first row's, when i = 0
             keep = policy.chances([estimate])[0]
-            if not one_more_pays(chance, keep, i, policy.cost, policy.rate):
-                estimates.append(estimate)  # the first row's, when i = 0
-                return _finish_drafts(drafts, rows, estimates, i + 1, fast_greedy, d_model)
+            stop = not one_more_pays(chance, keep, i, policy.cost, policy.rate)
             chance *= keep
-            estimates.append(estimate)
+            plan_s += CLOCK() - start
+            if stop:
+                return _finish_drafts(drafts, rows, estimates, i + 1, fast_greedy, d_model, plan_s)
         x = int(logits[0].argmax()) if q_row is None else _sample(q_row, t, rng)
         drafts.append(x)
         rows.append(q_row)
         feed = (x,)
-    return _finish_drafts(drafts, rows, estimates, k, fast_greedy, d_model)
+    return _finish_drafts(drafts, rows, estimates, k, fast_greedy, d_model, plan_s)
 
 
-def _finish_drafts(drafts, rows, estimates, calls, fast_greedy, d_model) -> _Draft:
+def _finish_drafts(drafts, rows, estimates, calls, fast_greedy, d_model, plan_s) -> _Draft:
     """The :class:`_Draft` of a model draft; ``estimates`` may hold one more entry than
     ``drafts`` (the row that stopped the round), kept only as ``first``."""
     first = estimates[0] if calls and estimates else None
     estimates = estimates[: len(drafts)]
     if fast_greedy:
-        return _Draft(drafts, None, estimates, calls, first)
+        return _Draft(drafts, None, estimates, calls, first, plan_s=plan_s)
     q_rows = np.array(rows) if rows else np.zeros((0, d_model.tokenizer.vocab_size))
-    return _Draft(drafts, q_rows, estimates, calls, first)  # q_rows (n, V)
+    return _Draft(drafts, q_rows, estimates, calls, first, plan_s=plan_s)  # q_rows (n, V)
 
 
 def _draft_step(d_model, seq, k, t, rng, fast_greedy, policy=None) -> _Draft:
@@ -449,7 +470,7 @@ def _verify_step(t_model, last, drafts, q_rows, t, rng, trace: bool = True) -> _
         emitted = (*drafts[:n], int(best[n]))
         kind, checked = ("resample", n + 1) if n < k else ("bonus" if k else "plain", n)
         overlaps = (1.0,) * n + (0.0,) * (checked - n)  # one-hot p and q: 1 kept, 0 not
-        return _Round(drafts, n, emitted, kind, checked, overlaps)
+        return _Round(drafts, n, emitted, kind, checked, overlaps, best=best)
     p_rows = probabilities(logits, t)  # (k+1, V)
     if not (k or trace):  # a plain step: what _plain_round draws, without its record
         token = _sample(p_rows[0], t, rng)
@@ -543,23 +564,74 @@ def speculative_generate(
     run = (d_model, t_model, seq, res, policy, t == 0.0 and not trace)
     cpu, start = time.thread_time(), time.perf_counter()
     while len(seq) - len(ids) < n_new:
-        _one_round(run, k, t, rng, target.parallel_verify, trace)
+        _rounds(run, k, t, rng, target.parallel_verify, trace, n_new - len(seq) + len(ids))
         if on_round is not None:
             on_round(min(n_new, len(seq) - len(ids)))
     res.time_total = time.perf_counter() - start
     res.cpu_total = time.thread_time() - cpu
+    res.prices = None if policy is None else policy.ledger()
     res.tokens = seq[len(ids) : len(ids) + n_new]
     res.kinds = res.kinds[:n_new]
     return res
 
 
-def _one_round(run, k, t, rng, parallel_verify: bool, trace: bool) -> None:
-    """Draft, verify, commit, roll both caches back, count, trace, and (adaptive) learn."""
+def _rounds(run, k, t, rng, parallel_verify: bool, trace: bool, left: int) -> None:
+    """One round; or, when an adaptive run's guard keeps the next rounds plain
+    (:meth:`.adaptive.AdaptiveState.plain_rounds`), those plain steps (at most ``left``,
+    the tokens still to make): traced one by one, or untraced in one tight loop that
+    does what plain decoding does per token and books them together."""
+    policy = run[4]
+    if policy is None:
+        _one_round(run, k, t, rng, parallel_verify, trace)
+        return
+    start = CLOCK()  # the guard is the planner's, timed with the round it decides
+    plain = min(policy.plain_rounds(), left)
+    if not plain:
+        _one_round(run, k, t, rng, parallel_verify, trace, start)
+    elif not trace:
+        _plain_stretch(run, plain, t, rng, start)
+    else:
+        policy.pending_s += CLOCK() - start
+        for _ in range(plain):
+            _one_round(run, 0, t, rng, parallel_verify, trace, CLOCK())
+
+
+def _plain_stretch(run, m: int, t: float, rng, guard_start: float) -> None:
+    """m plain rounds in a row, untraced: per token the target's call on the last token
+    and its choice (argmax at T = 0, else x ~ softmax(logits / T) with one uniform, the
+    draws of a round without drafts), as :func:`autoregressive_generate` makes them.
+    Neither cache needs a rollback (the target's grows by one a token, the draft's is
+    not touched). Booked as m rounds of plain decoding."""
+    _, t_model, seq, res, policy, _ = run
+    start, wall = CLOCK(), time.perf_counter()
+    last = seq[-1]
+    for _ in range(m):
+        logits = t_model.extend((last,))  # (1, V)
+        last = int(logits[0].argmax()) if t == 0.0 else _sample(probabilities(logits, t)[0], t, rng)
+        seq.append(last)
+    end = CLOCK()
+    res.time_verify += time.perf_counter() - wall
+    res.n_rounds += m
+    res.draft_sizes.extend([0] * m)
+    res.accepted_sizes.extend([0] * m)
+    res.empty_rounds += m
+    res.emitted += m
+    res.target_calls += m
+    res.kinds.extend(["plain"] * m)
+    plan_s = start - guard_start + policy.pending_s
+    policy.record_plain(m, plan_s=plan_s, verify_s=end - start)
+    policy.pending_s = CLOCK() - end
+
+
+def _one_round(run, k, t, rng, parallel_verify: bool, trace: bool, start=None) -> None:
+    """Draft, verify, commit, roll both caches back, count, trace, and (adaptive) learn;
+    ``start``: the thread's CPU clock when an adaptive round began (before its guard)."""
     d_model, t_model, seq, res, policy, fast_greedy = run
     perf, base = time.perf_counter, len(seq)
     t0 = perf()
     drafted = _draft_step(d_model, seq, k, t, rng, fast_greedy, policy)
     t1 = perf()
+    drafted_at = CLOCK() if policy is not None else 0.0
     rnd = _verify_step(t_model, seq[-1], drafted.tokens, drafted.q_rows, t, rng, trace)
     res.time_draft += t1 - t0
     res.time_verify += perf() - t1  # the target call and the accept / reject decisions
@@ -568,8 +640,7 @@ def _one_round(run, k, t, rng, parallel_verify: bool, trace: bool) -> None:
     d_model.rollback(min(d_model.length, base + rnd.n_accepted))
     _count(res, rnd, parallel_verify, drafted.calls)
     if policy is not None:
-        checked = [*zip(drafted.estimates, rnd.overlaps, strict=False), *_next_check(drafted, rnd)]
-        policy.record(drafted.calls, len(rnd.drafts), len(rnd.emitted), checked, drafted.first)
+        _learn(policy, drafted, rnd, drafted_at - start, drafted_at)
     if trace:
         res.rounds.append(
             _round_trace(
@@ -581,6 +652,43 @@ def _one_round(run, k, t, rng, parallel_verify: bool, trace: bool) -> None:
                 rnd.final_kind,
             )
         )
+
+
+def _learn(policy: AdaptiveState, drafted: _Draft, rnd: _Round, drafting, drafted_at) -> None:
+    """Book the round with the adaptive state: what it drafted, emitted and checked, and
+    its CPU seconds (draft calls, planner, verify with rollback and counting):
+    ``drafting`` seconds from its start to the end of drafting, then the verify until
+    now. This bookkeeping is the planner's too: it is timed here and added to the next
+    round's planner time."""
+    verified_at = CLOCK()
+    call_s = drafted.call_s
+    if call_s is not None:  # a lookup draft timed its call, the rest is planning
+        plan_s = drafting - call_s
+    else:  # a model draft timed its planner, the rest is its rows
+        plan_s = drafted.plan_s or 0.0
+        call_s = drafting - plan_s
+    estimates, checked = drafted.estimates, None
+    if drafted.next is not None and rnd.n_accepted == len(rnd.drafts):
+        estimate, overlap = _next_check(drafted, rnd)[0]
+        checked = ([*estimates, estimate], [*_evidence(rnd), overlap])
+    elif estimates:
+        checked = (estimates, _evidence(rnd))
+    seconds = (call_s, plan_s + policy.pending_s, verified_at - drafted_at)
+    policy.record(len(rnd.drafts), len(rnd.emitted), drafted.calls, checked, drafted.first, seconds)
+    policy.pending_s = CLOCK() - verified_at
+
+
+def _evidence(rnd: _Round) -> list[float]:
+    """sum_x min(p_i, q_i) at every drafted position i, checked or not: the target's row
+    at position i reads the drafts before it, so it is the chance that draft i is kept
+    given that those before it were: evidence for draft i's estimate even after a
+    rejection (at T = 0: 1 if the draft is the target's argmax there, else 0)."""
+    k = len(rnd.drafts)
+    if not k:
+        return []
+    if rnd.best is not None:
+        return [float(d == b) for d, b in zip(rnd.drafts, rnd.best[:k].tolist(), strict=True)]
+    return np.minimum(rnd.p_rows[:k], rnd.q_rows[:k]).sum(axis=1).tolist()  # (k,)
 
 
 def _next_check(drafted: _Draft, rnd: _Round) -> list[tuple[float, float]]:

@@ -52,7 +52,7 @@ class SpeedMeasurement:
     spec_s: tuple[float, ...]  # per repeat, seconds of the measuring thread's CPU
     plain_s: tuple[float, ...]
     draft_s: tuple[float, ...]
-    rounds: int  # speculative rounds of one run (the same in every repeat)
+    rounds: int  # speculative rounds of the median repeat (of every repeat, at a fixed K)
     accepted: int  # drafts kept in one run
     checked: int  # drafts checked in one run
     clock: str  # name of the clock, e.g. "time.thread_time"
@@ -128,7 +128,8 @@ class _Lockstep:
     def on_token(self, n_done: int) -> None:  # plain thread, after each token
         with self.cond:
             self.plain_done = n_done
-            self.cond.notify_all()
+            if n_done >= self.allowed:  # the speculative thread waits for this token: wake
+                self.cond.notify_all()  # it (not at every token: it would pay the wake-ups)
             self.cond.wait_for(lambda: self.allowed > n_done or self.finished, 60)
 
     def wait_first_token(self) -> None:
@@ -141,15 +142,16 @@ class _Lockstep:
             self.cond.notify_all()
 
 
-def _lockstep_pair(spec, plain, clock) -> tuple[float, float]:
+def _lockstep_pair(spec, plain, clock) -> tuple[float, float, object, object]:
     """CPU seconds of ``spec(on_round)`` and ``plain(on_token)`` run in turns, each on its
-    own thread and timed with ``clock`` (a per-thread clock) on that thread."""
-    step, times, errors = _Lockstep(), {}, []
+    own thread and timed with ``clock`` (a per-thread clock) on that thread, and their
+    results."""
+    step, times, errors, out = _Lockstep(), {}, [], {}
 
     def body(name, fn, hook):
         try:
             start = clock()
-            fn(hook)
+            out[name] = fn(hook)
             times[name] = clock() - start
         except Exception as err:  # noqa: BLE001 - re-raised on the caller's thread
             errors.append(err)
@@ -163,7 +165,7 @@ def _lockstep_pair(spec, plain, clock) -> tuple[float, float]:
     plain_thread.join(120)
     if errors:
         raise errors[0]
-    return times["spec"], times["plain"]
+    return times["spec"], times["plain"], out["spec"], out["plain"]
 
 
 def _runners(pair: tuple, prompt_ids, k, temperature, max_new_tokens, seed, adaptive=None):
@@ -202,6 +204,25 @@ def _runners(pair: tuple, prompt_ids, k, temperature, max_new_tokens, seed, adap
     return spec, plain, draft_only
 
 
+def lockstep_runs(
+    pair: tuple,
+    prompt_ids: Sequence[int],
+    *,
+    k: int,
+    temperature: float,
+    max_new_tokens: int,
+    seed: int = 0,
+    adaptive: CostProfile | None = None,
+    clock: Callable[[], float] = time.thread_time,
+) -> tuple[float, float, object, object]:
+    """One speculative and one plain run of ``prompt_ids``, in turns round by round
+    (:class:`_Lockstep`), each with ``np.random.default_rng(seed)``: (speculative CPU
+    seconds, plain CPU seconds, the speculative result, the plain result). What
+    :func:`measure_speedup` repeats; a benchmark pairs every run this way."""
+    spec, plain, _ = _runners(pair, prompt_ids, k, temperature, max_new_tokens, seed, adaptive)
+    return _lockstep_pair(spec, plain, clock)
+
+
 def measure_speedup(
     pair: tuple,
     prompt_ids: Sequence[int],
@@ -230,15 +251,19 @@ def measure_speedup(
     spec, plain, draft_only = _runners(
         pair, prompt_ids, k, temperature, max_new_tokens, seed, adaptive
     )
-    run = spec()  # warm-up (untimed); its counts are those of every repeat
-    plain(), draft_only()
+    spec(), plain(), draft_only()  # warm-up (untimed)
     times: list[tuple[float, float, float]] = []
+    runs = []
     for _ in range(repeats):
-        spec_s, plain_s = _lockstep_pair(spec, plain, clock)
+        spec_s, plain_s, run, _ = _lockstep_pair(spec, plain, clock)
         start = clock()
         draft_only()
         times.append((spec_s, plain_s, clock() - start))
+        runs.append(run)
     spec_s, plain_s, draft_s = (tuple(col) for col in zip(*times, strict=True))
+    # The counts: those of the repeat with the median time (every repeat makes the same
+    # rounds, but for an adaptive length priced by its own clock, which may differ a little)
+    run = runs[sorted(range(repeats), key=spec_s.__getitem__)[repeats // 2]]
     return SpeedMeasurement(
         k=run.k,
         temperature=run.temperature,

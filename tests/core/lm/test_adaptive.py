@@ -1,7 +1,14 @@
-"""The cost-aware adaptive draft length (issue 20) and the engine fixes of issue 18.
+"""The cost-aware adaptive draft length (issues 20 and 27) and the engine fixes of issue 18.
 
 - the policy on hand-made costs (its formulas, short drafts when a verify row is dear,
   K drafts when verifying is free and the draft sure, no draft at all when c >= 1);
+- the guard (issue 27): a lookup draft whose looks find nothing steps aside, and a run
+  that stepped aside is plain decoding token for token and seed for seed, with a probe
+  at the promised rate;
+- prices from the run's own clock (issue 27), on a machine simulated by a fake clock that
+  only the models' calls advance: the run learns what the machine charges where the
+  profile got it wrong, and its ledger books exactly what it paid; clipping and the
+  speed scale on hand-made observations;
 - losslessness: greedy equality on every pair; a chi-square of the first three tokens
   of a tiny synthetic pair (every decision of a round matters there) and of the first
   token on every pair; two leaky policies (one peeks at p, one at the drawn token's own
@@ -13,7 +20,9 @@
 from __future__ import annotations
 
 import itertools
+import math
 import re
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -34,13 +43,16 @@ from specdec_core.lm import (
 )
 from specdec_core.lm.adaptive import (
     GUESS_FLOOR,
+    PRICE_PRIOR,
+    PROBE_SHARE,
+    REFRESH,
     AdaptiveState,
+    RunPrices,
     best_draft_length,
+    best_gain,
     check_costs,
     expected_tokens_by_length,
-    next_round_gain,
     one_more_pays,
-    plan_draft_length,
     round_costs,
     row_confidence,
 )
@@ -55,8 +67,12 @@ PROMPT = encode_prompt(TOK, "the list and the list and the")
 K = 4
 
 
-def profile(c, v, *, per_token=True) -> CostProfile:
-    return CostProfile("hand-made", c, tuple(v), per_token)
+def profile(c, v, *, per_token=True, own_clock=False, plan=0.0, step_s=float("nan")):
+    """Hand-made prices; by default the run keeps them (own_clock False), so it is a
+    function of its seed."""
+    return CostProfile(
+        "hand-made", c, tuple(v), per_token, step_s=step_s, plan=plan, own_clock=own_clock
+    )
 
 
 def cheap(per_token: bool) -> CostProfile:
@@ -79,6 +95,10 @@ def test_expected_tokens_and_round_costs_follow_their_formulas():
     )  # c + v(n): one call a round
     # c min(n + 1, K) + v(n): a model draft pays the row that stops the round, none at K
     assert round_costs(profile(0.2, v), 3) == pytest.approx([1.2, 1.9, 2.2, 2.3])
+    # the planner's a is paid with every call: (c + a) per round or per row
+    assert round_costs(profile(0.2, v, per_token=False, plan=0.1), 3) == pytest.approx(
+        [1.3, 1.8, 1.9, 2.0]
+    )
 
 
 def test_the_best_length_maximises_tokens_minus_rate_times_cost():
@@ -89,6 +109,10 @@ def test_the_best_length_maximises_tokens_minus_rate_times_cost():
     # a higher rate R makes every draft dearer: 2.124 extra tokens < 5 x 0.5 extra cost
     assert best_draft_length([0.9, 0.8, 0.7, 0.6], cost, 5.0) == 0
     assert best_draft_length([], cost, 1.0) == 0
+    # its gain over no draft: E_3 - R C(3) - (1 - R C(0)) = 1.624 - 0, in tokens
+    assert best_gain([0.9, 0.8, 0.7, 0.6], cost, 1.0) == (3, pytest.approx(1.624))
+    assert best_gain([0.9, 0.8, 0.7, 0.6], cost, 5.0) == (0, 0.0)
+    assert best_gain([0.9] * 9, [1.0] * 5, 1.0)[0] == 4  # never more than K = len(cost) - 1
 
 
 def test_a_verify_row_that_costs_a_plain_step_gives_no_draft():
@@ -116,46 +140,6 @@ def test_one_more_pays_projects_the_rows_confidence_onto_later_positions():
     assert one_more_pays(0.3, 0.8, 1, cost, 1.0)  # 0.24 > 0.1: the next row is cheap
 
 
-def _plan_by_brute_force(keep, cost, rate):
-    """argmax_n E_n - R C(n) + P_{n+1} G_{n+2}, every term computed from its definition."""
-    k = len(cost) - 1
-    chances = [*keep, *[keep[-1]] * (2 * k + 2)]
-
-    def gain(guesses):  # max_m E_m - R C(m) of a round with these guesses
-        return max(
-            expected_tokens_by_length(guesses[:m])[-1] - rate * cost[m] for m in range(k + 1)
-        )
-
-    values = [
-        expected_tokens_by_length(keep[:n])[-1]
-        - rate * cost[n]
-        + float(np.prod(chances[: n + 1])) * gain(chances[n + 1 : n + 1 + k])
-        for n in range(min(len(keep), k) + 1)
-    ]
-    return int(np.argmax(np.round(values, 12)))
-
-
-def test_the_plan_looks_one_round_ahead():
-    cost = round_costs(profile(0.0, [1.0, 1.5, 1.5, 1.5, 2.5], per_token=False), K)
-    keep = [0.3, 0.7, 0.2, 0.9]
-    # Myopic: E - C = 0, -0.2, 0.01, 0.052 for n = 0..3 -> 3 drafts.
-    assert best_draft_length(keep, cost, 1.0) == 3
-    # A plain step whose token is guess 1 (chance 0.3) starts a round on guesses 0.7, 0.2,
-    # 0.9, 0.9 (gain 0.466): 0 + 0.3 x 0.466 = 0.140 beats 3 drafts' 0.052 + 0.0378 x 1.939.
-    assert next_round_gain([*keep, 0.9, 0.9], 1, [1.0 * c for c in cost]) == pytest.approx(0.466)
-    assert plan_draft_length(keep, cost, 1.0) == 0
-    assert plan_draft_length([], cost, 1.0) == 0
-
-
-def test_the_plans_pruning_never_changes_its_choice():
-    rng = np.random.default_rng(20)
-    cost = round_costs(profile(0.03, [1.0, 1.5, 1.5, 1.5, 2.4, 2.4, 2.4, 2.5, 2.8]), 8)
-    for _ in range(300):
-        keep = rng.uniform(0.0, 1.0, size=int(rng.integers(1, 9))).round(2).tolist()
-        rate = float(rng.uniform(0.6, 1.6))
-        assert plan_draft_length(keep, cost, rate) == _plan_by_brute_force(keep, cost, rate)
-
-
 def test_a_lookup_draft_stops_guessing_below_the_floor():
     state = AdaptiveState(profile(0.0, [1.0, 1.5, 1.5, 1.5, 2.5], per_token=False), K)
     assert state.more_guesses([0.9, 0.5])  # 0.45 >= GUESS_FLOOR
@@ -179,6 +163,21 @@ def test_a_round_that_kept_every_draft_checks_the_next_guess_too():
     assert gen._next_check(gen._Draft([5], None, [0.8], 1), kept_all) == []
 
 
+def test_every_drafted_position_is_evidence_for_its_estimate():
+    """The target's row at a drafted position reads the drafts before it: its overlap is
+    the chance that the draft is kept given those before it were, rejected or not."""
+    best = np.array([5, 7, 8, 2])  # the target's argmax after each drafted prefix
+    greedy = gen._Round([5, 6, 8], 1, (5, 7), "resample", 2, (1.0, 0.0), best=best)
+    assert gen._evidence(greedy) == [1.0, 0.0, 1.0]  # draft 3 is right after drafts 1-2
+    p_rows = np.full((3, 4), 0.25)
+    p_rows[2] = [0.1, 0.6, 0.2, 0.1]
+    q_rows = np.eye(4)[[0, 1]]  # one-hot guesses 0 and 1
+    sampled = gen._Round([0, 1], 0, (3,), "resample", 1, (0.25,), p_rows=p_rows, q_rows=q_rows)
+    assert gen._evidence(sampled) == pytest.approx([0.25, 0.25])  # p(x) at each position
+    plain = gen._Round([], 0, (3,), "plain", 0, ())
+    assert gen._evidence(plain) == []
+
+
 def test_row_confidence_reads_the_row_before_the_draw():
     logits = np.log(np.array([0.5, 0.3, 0.2]))
     assert row_confidence(logits, None, 0.0) == pytest.approx(0.5)  # top probability
@@ -186,21 +185,78 @@ def test_row_confidence_reads_the_row_before_the_draw():
     assert row_confidence(logits, q, 1.0) == pytest.approx(0.25 + 0.09 + 0.04)  # sum q^2
 
 
+def _book(state, rounds, n_drafts, emitted, checked, seconds=(0.0, 0.0, 0.0)):
+    """``rounds`` finished rounds alike, each after the guard's decision (where the
+    state folds its batch in, every REFRESH rounds)."""
+    for _ in range(rounds):
+        state.plain_rounds()
+        calls = 1 if n_drafts or checked[0] else 0
+        state.record(n_drafts, emitted, calls=calls, checked=checked, first=None, seconds=seconds)
+
+
 def test_the_runs_rate_and_calibration_learn_from_finished_rounds():
     state = AdaptiveState(profile(0.0, [1.0, 1.5, 1.5, 1.5, 2.5], per_token=False), K)
-    assert state.rate == pytest.approx(1.0) and state.calibration == 1.0
-    for _ in range(30):  # rounds of 3 drafts, estimated at 0.9 each, half as good
-        state.record(1, 3, 2, [(0.9, 0.45)] * 3, None)
-    assert state.calibration < 0.6
-    assert state.chances([0.9]) == [pytest.approx(0.9 * state.kappas[3])]
-    assert state.kappas[3] < state.calibration == state.kappas[0]  # unseen bins: the overall
+    assert state.rate == pytest.approx(1.0) and state.calibration.overall == 1.0
+    # rounds of 3 drafts, estimated at 0.9 each, half as good
+    _book(state, 30, 3, 2, ([0.9] * 3, [0.45] * 3))
+    assert state.rate == pytest.approx((4 + 48) / (4 + 36), rel=1e-6)  # 24 rounds folded in
+    state.refresh()  # and the last 6
+    assert state.calibration.overall < 0.6
+    kappas = state.calibration.kappas
+    assert state.chances([0.9]) == [pytest.approx(0.9 * kappas[3])]
+    assert kappas[3] < state.calibration.overall == kappas[0]  # unseen bins: the overall
     assert state.rate == pytest.approx((4 + 60) / (4 + 45), rel=1e-6)
-    kappa = state.calibration
-    for _ in range(40):  # plain rounds: the evidence fades, kappa returns towards 1
-        state.record(1, 0, 1, [], None)
-    assert kappa < state.calibration < 1.0
-    state.record(1, 2, 1, [(0.2, 0.2), (0.9, 0.0)], None)  # each estimate calibrates its bin
-    assert state.kappas[0] > state.calibration > state.kappas[3]
+    kappa = state.calibration.overall
+    _book(state, 40, 0, 1, ([], []))  # plain rounds: the evidence fades, kappa returns to 1
+    assert kappa < state.calibration.overall < 1.0
+    # each estimate calibrates its bin (folded in at the next refresh)
+    _book(state, REFRESH, 2, 1, ([0.2, 0.9], [0.2, 0.0]))
+    state.refresh()
+    assert kappas[0] < state.calibration.kappas[0]
+    assert state.calibration.kappas[0] > state.calibration.overall > state.calibration.kappas[3]
+
+
+def test_the_run_learns_its_prices_from_its_clock_and_clips_outliers():
+    """v(3) costs 2 plain steps here, not the profile's 1.5: the learned price moves to it
+    at the weight promised; the speed scale carries v(4), never paid, along; one page
+    fault (a round 50 times as long) counts as at most CLIP x the batch's median."""
+    unit = 1e-3
+    costs = profile(0.1, [1.0, 1.2, 1.4, 1.5, 2.5], per_token=False, own_clock=True, step_s=unit)
+    prices = RunPrices(costs, K)
+    assert prices.now[3] == pytest.approx(1.5 * unit) and prices.now[K + 1] == pytest.approx(0.1e-3)
+    for _ in range(5):
+        for _ in range(REFRESH):
+            prices.pay(3, 1, (0.1 * unit, 0.0, 2.0 * unit))
+        prices.refresh()
+    weight = sum(0.98**i for i in range(5 * REFRESH))  # PRICE_FORGET per observation
+    assert prices.now[3] > (2.0 * weight + 4 * 1.5) / (weight + PRICE_PRIOR) * unit
+    assert prices.now[3] < 2.0 * unit
+    # the speed scale (this run pays about 4/3 the profile) carries v(4), never paid,
+    # along; a plain round, never paid either, stays at the profile's plain step (never
+    # priced dearer than that, so it is still tried); on a faster machine it follows too
+    assert prices.now[4] > 2.5 * unit * 1.2
+    assert prices.now[K + 2] == pytest.approx(1.0 * unit)
+    faster = RunPrices(costs, K)
+    for _ in range(REFRESH):
+        faster.pay(3, 1, (0.1 * unit, 0.0, 0.75 * unit))
+    faster.refresh()
+    assert faster.now[4] < 2.5 * unit * 0.8 and faster.now[K + 2] < 0.8 * unit
+    assert prices.now[K + 1] == pytest.approx(0.1 * unit, rel=0.05)  # looks as priced
+    before = prices.now[3]
+    for x in [2.0] * (REFRESH - 1) + [100.0]:  # one page fault in a batch
+        prices.pay(3, 1, (0.1 * unit, 0.0, x * unit))
+    prices.refresh()
+    assert prices.now[3] - before < 2.0 * 2.0 * unit / (PRICE_PRIOR + weight)
+    ledger = prices.ledger()
+    assert ledger.rounds[3] == 6 * REFRESH
+    assert ledger.verify_paid[3] == pytest.approx((6 * REFRESH - 1) * 2.0 * unit + 0.1)
+    assert ledger.looks == 6 * REFRESH and ledger.draft_paid == pytest.approx(0.1 * unit * 48)
+    # a profile without own_clock keeps its prices whatever the run pays
+    fixed = RunPrices(profile(0.1, [1.0, 1.2, 1.4, 1.5, 2.5], per_token=False), K)
+    for _ in range(40):
+        fixed.pay(3, 1, (1.0, 0.0, 2.0))
+    fixed.refresh()
+    assert fixed.now[3] == 1.5 and fixed.ledger().verify_planned[3] == pytest.approx(60.0)
 
 
 @pytest.mark.parametrize(
@@ -209,6 +265,7 @@ def test_the_runs_rate_and_calibration_learn_from_finished_rounds():
         ((0.1, 1.0, 1.5), "adaptive drafting needs a CostProfile"),
         (profile(0.1, [1.0, 1.5]), "v(k) for k = 0..1 but K = 4"),
         (profile(-0.1, [1.0] * 5), "cost c = -0.1"),
+        (profile(0.1, [1.0] * 5, plan=float("inf")), "cost a = inf"),
         (profile(0.1, [1.0, 1.5, float("nan"), 2, 2]), "cost v(2) = nan"),
         (profile(0.1, [0.0] * 5), "v(0) is 0"),
         (profile(0.1, [1.0] * 5, per_token=False), "measured for a draft that proposes"),
@@ -245,6 +302,13 @@ def test_adaptive_greedy_output_equals_the_targets_greedy_output(name):
         assert spec.draft_length == "adaptive" and max(spec.draft_sizes) <= 8
         runs.append(spec)
     assert runs[0].draft_sizes == runs[1].draft_sizes  # both paths choose the same lengths
+    clocked = speculative_generate(
+        draft, target, prompt, k=8, max_new_tokens=60, temperature=0.0,
+        rng=np.random.default_rng(1), trace=False,
+        adaptive=replace(costs_for(draft), own_clock=True, step_s=5e-4),
+    )  # fmt: skip
+    assert clocked.tokens == plain.tokens  # lengths priced by the run's clock: the same text
+    assert clocked.prices.own_clock and clocked.prices.n_rounds == clocked.n_rounds
 
 
 def test_adaptive_lengths_follow_the_drafts_confidence():
@@ -297,7 +361,7 @@ class Bigram:
     """A model whose next-token distribution depends on the last token only."""
 
     parallel_verify = True
-    context_length = 64
+    context_length = 512
 
     def __init__(self, table, name):
         self.table, self.name = np.log(table), name
@@ -317,10 +381,10 @@ class Bigram:
         self.length = length
 
 
-def _joint_counts(n_runs: int, seed: int, temperature: float = 1.0) -> np.ndarray:
+def _joint_counts(n_runs: int, seed: int, temperature: float = 1.0, own_clock=False) -> np.ndarray:
     """Counts of the first N_TOKENS tokens (V^3 cells) over seeded adaptive runs."""
     draft, target = Bigram(Q_TABLE, "q"), Bigram(P_TABLE, "p")
-    costs = profile(0.05, [1.0, 1.1, 1.2, 1.3, 1.4])
+    costs = profile(0.05, [1.0, 1.1, 1.2, 1.3, 1.4], own_clock=own_clock, step_s=2e-5)
     counts = np.zeros(4**N_TOKENS)
     rng = np.random.default_rng(seed)
     for _ in range(n_runs):
@@ -340,12 +404,118 @@ def _joint_target(temperature: float = 1.0) -> np.ndarray:
     )
 
 
-@pytest.mark.parametrize("temperature", [1.0, 0.6])
-def test_adaptive_drafting_keeps_the_joint_distribution_of_the_text(temperature):
-    fit = chi_square_test(
-        _joint_counts(4000, seed=3, temperature=temperature), _joint_target(temperature)
-    )
+@pytest.mark.parametrize(("temperature", "own_clock"), [(1.0, False), (0.6, False), (1.0, True)])
+def test_adaptive_drafting_keeps_the_joint_distribution_of_the_text(temperature, own_clock):
+    """Lossless with the profile's prices and with prices from the run's own clock (its
+    readings of finished rounds: noise that never reads this round's target rows)."""
+    counts = _joint_counts(4000, seed=3, temperature=temperature, own_clock=own_clock)
+    fit = chi_square_test(counts, _joint_target(temperature))
     assert fit.p_value > 1e-4
+
+
+class Machine:
+    """A fake machine: its clock advances only when a model is called, by the price this
+    machine charges (in plain steps), so a run's choices and books are exact."""
+
+    def __init__(self, verify, draft):
+        self.now, self.verify, self.draft = 0.0, verify, draft
+
+    def clock(self):
+        return self.now
+
+
+class TimedBigram(Bigram):
+    """A :class:`Bigram` whose calls advance a :class:`Machine`'s clock: a target call on
+    m tokens by v(m - 1), a draft call by c."""
+
+    def __init__(self, table, name, machine, target):
+        super().__init__(table, name)
+        self.machine, self.target = machine, target
+
+    def fresh(self):
+        return TimedBigram(np.exp(self.table), self.name, self.machine, self.target)
+
+    def extend(self, tokens, *, last_only=False):
+        m, n = self.machine, len(tokens) - 1
+        if self.target and n < len(m.verify):  # (the prompt's prefill is not a round)
+            m.now += m.verify[n]
+        elif not self.target:
+            m.now += m.draft
+        return super().extend(tokens, last_only=last_only)
+
+
+class TimedLookup(PromptLookupDraft):
+    """Prompt lookup whose every call advances a :class:`Machine`'s clock by its c."""
+
+    def __init__(self, machine):
+        super().__init__(SimpleNamespace(vocab_size=4))
+        self.machine = machine
+
+    def keep_chances(self, tokens, k, more=None):
+        self.machine.now += self.machine.draft
+        return super().keep_chances(tokens, k, more)
+
+
+def _machine_run(monkeypatch, machine, draft, costs, n_tokens=120, t=0.0, seed=0):
+    monkeypatch.setattr(gen, "CLOCK", machine.clock)
+    target = TimedBigram(P_TABLE, "p", machine, target=True)
+    return speculative_generate(
+        draft, target, [0, 1, 2, 0, 1, 2, 0], k=K, max_new_tokens=n_tokens, temperature=t,
+        rng=np.random.default_rng(seed), trace=False, adaptive=costs,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("own_clock", [False, True])
+def test_prices_from_the_runs_clock_follow_a_machine_the_profile_got_wrong(monkeypatch, own_clock):
+    """The profile says a verify row is nearly free (v(n) = 1 + 0.02 n); this machine
+    charges one and a half plain steps per row (v(n) = 1 + 1.5 n). Priced by the
+    profile, the run drafts on; priced by its own clock it learns the machine's prices
+    and stops drafting, and its ledger books exactly what the machine charged."""
+    machine = Machine(verify=[1.0 + 1.5 * n for n in range(K + 1)], draft=0.05)
+    draft = TimedBigram(Q_TABLE, "q", machine, target=False)
+    costs = profile(0.05, [1.0 + 0.02 * n for n in range(K + 1)], own_clock=own_clock, step_s=1.0)
+    run = _machine_run(monkeypatch, machine, draft, costs, n_tokens=200)
+    late = run.draft_sizes[len(run.draft_sizes) // 2 :]
+    ledger = run.prices
+    planned = ledger.verify_planned[K] / ledger.rounds[K]  # v(K) as planned, on average
+    if own_clock:
+        assert np.mean(late) < 0.2  # it learned that drafting does not pay here
+        assert ledger.plain_rounds > len(run.draft_sizes) / 2
+        assert ledger.plain_planned == pytest.approx(ledger.plain_paid)  # 1 step, as charged
+    else:
+        assert np.mean(late) > 1.0  # the profile's prices: it keeps drafting
+        assert planned == pytest.approx(1.08)
+    paid = [ledger.verify_paid[n] / ledger.rounds[n] for n in range(K + 1) if ledger.rounds[n]]
+    charged = [machine.verify[n] for n in range(K + 1) if ledger.rounds[n]]
+    assert paid == pytest.approx(charged)  # the books hold what the machine charged
+    assert ledger.draft_paid == pytest.approx(0.05 * run.draft_calls)
+    assert ledger.plan_paid == 0.0 == ledger.guard_paid  # the planner is free on this clock
+    # every charge of the machine after the prefill is in the books
+    # every charge of the machine is in the books, but the draft's prefill (c, once)
+    # (the target's prefill of 6 tokens is not charged: see TimedBigram)
+    books = sum(ledger.verify_paid) + ledger.plain_paid + ledger.draft_paid
+    assert books == pytest.approx(machine.now - machine.draft)
+
+
+@pytest.mark.parametrize("t", [0.0, 1.0])
+def test_a_guard_that_steps_aside_is_plain_decoding_seed_for_seed(monkeypatch, t):
+    """A lookup draft on a machine where no draft can pay (a verify row costs a plain
+    step): after its first looks find nothing the guard shuts, a probe looks once per
+    (c + a) / (PROBE_SHARE v(0)) rounds, and every round is a plain step drawn as plain
+    decoding draws it, so the text is plain decoding's, token for token, at T = 1 too."""
+    machine = Machine(verify=[1.0 + n for n in range(K + 1)], draft=0.2)
+    costs = profile(0.2, machine.verify, per_token=False, own_clock=True, step_s=1.0)
+    run = _machine_run(monkeypatch, machine, TimedLookup(machine), costs, n_tokens=200, t=t)
+    target = Bigram(P_TABLE, "p")
+    plain = autoregressive_generate(
+        target, [0, 1, 2, 0, 1, 2, 0], max_new_tokens=200, temperature=t,
+        rng=np.random.default_rng(0),
+    )  # fmt: skip
+    assert run.tokens == plain.tokens and set(run.draft_sizes) == {0}
+    due = math.ceil(0.2 / (PROBE_SHARE * 1.0))  # 20 plain rounds between probes
+    assert run.prices.shut >= 200 - run.draft_calls
+    assert run.draft_calls <= 6 + 200 // due  # the first looks, then a probe per 20 rounds
+    assert run.draft_calls >= 200 // (due + 8)
 
 
 def _peek_target_rows(d_model, seq, drafts, t):
@@ -514,7 +684,7 @@ def test_measured_costs_have_one_verify_per_length_and_name_the_machine():
             load_pair(name), 5, name=name, repeats=3, clock=lambda: float(next(ticks))
         )
         # every timed call reads the counting clock twice: one tick each, one step each
-        assert costs.verify == (1.0,) * 6 and costs.draft == 1.0
+        assert costs.verify == (1.0,) * 6 and costs.draft == 1.0 == costs.plan
         assert costs.per_token is per_token and costs.k_max == 5 and costs.pair == name
         assert costs.kernel and costs.temperature == 0.0
     with pytest.raises(InvalidParameterError, match="repeats is 0"):

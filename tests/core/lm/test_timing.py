@@ -12,6 +12,7 @@ from specdec_core.lm import encode_prompt, load_pair, speculative_generate
 from specdec_core.lm.timing import (
     SpeedMeasurement,
     impossible_reasons,
+    lockstep_runs,
     measure_speedup,
     predicted_speedup,
 )
@@ -87,3 +88,19 @@ def test_measure_with_thread_time_gives_a_finite_speedup_and_rejects_bad_repeats
             measure_speedup(
                 (draft, target), ids, k=3, temperature=0.0, max_new_tokens=5, repeats=bad
             )
+
+
+def test_a_lockstep_pair_is_a_speculative_and_a_plain_run_of_the_same_seed():
+    """What the benchmark times for every run: the two runs' own results (the same text as
+    runs made alone with that seed) and each one's CPU time on its own thread."""
+    pair = load_pair("lookup-table-to-gpt-4L")
+    ids = encode_prompt(pair[1].tokenizer, "The list and the list and the")
+    spec_s, plain_s, spec, plain = lockstep_runs(
+        pair, ids, k=3, temperature=1.0, max_new_tokens=30, seed=5
+    )
+    alone = speculative_generate(
+        *pair, ids, k=3, max_new_tokens=30, temperature=1.0, rng=np.random.default_rng(5)
+    )
+    assert spec.tokens == alone.tokens and spec.draft_sizes == alone.draft_sizes
+    assert len(plain.tokens) == 30 and plain.kinds == ["target"] * 30
+    assert spec_s > 0 and plain_s > 0

@@ -1,0 +1,58 @@
+"""Issue 27 on the Model pair lab: an adaptive run shows what its planner cost per round,
+beside c + a and v(n), as it planned them and as its clock read them."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from specdec_ui import lm_view
+from specdec_ui import lm_work as lw
+from tests.app.conftest import open_page
+
+PAGE = "pages/scripts/model_pairs.py"
+
+
+def _request(**changes) -> lw.RunRequest:
+    default = {
+        "pair": lw.DEFAULT_PAIR,
+        "prompt": lw.DEFAULT_PROMPT,
+        "k": 6,
+        "temperature": 0.0,
+        "n_tokens": lw.DEFAULT_TOKENS,
+        "seed": 0,
+        "draft_length": "adaptive",
+    }
+    return lw.RunRequest(**{**default, **changes})
+
+
+def _price_table(at) -> list[list[str]]:
+    table = next(m.value for m in at.markdown if m.value.startswith("| this run's prices"))
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in table.split("\n")[2:]]
+
+
+@pytest.mark.parametrize("mode", ["run", "step"])
+def test_an_adaptive_run_shows_its_planners_cost_beside_c_and_v(mode):
+    lw.get_costs(lw.DEFAULT_PAIR, 0.0, wait=True)
+    at = open_page(PAGE, {"draft": "adaptive", "k": "6", "mode": mode})
+    assert not at.exception and not at.error
+    ledger = lw.get_run(_request(), trace=mode == "step").spec.prices
+    rows = _price_table(at)
+    expected = ledger.in_steps()
+    assert len(rows) == len(expected)
+    for row, (what, count, planned, paid) in zip(rows, expected, strict=True):
+        assert row[1] == str(count) and row[3] == f"{paid:.3f}"
+        assert row[2] == ("(within c + a)" if math.isnan(planned) else f"{planned:.3f}")
+        assert row[0] == lm_view.PRICE_WORDS.get(what, f"checking {what[2:-1]} drafts, {what}")
+    assert rows[0][0].startswith("the planner, per round")
+    said = " ".join(c.value for c in at.caption)
+    assert f"The planner took {ledger.planner_per_round * 1e6:.0f} µs a round" in said
+    assert f"plain steps of this server ({ledger.unit_s * 1e6:.0f} µs of CPU)" in said
+    assert "from its own CPU clock" in said  # the server's profile learns by default
+
+
+def test_a_fixed_k_run_shows_no_planner():
+    at = open_page(PAGE, {"draft": "fixed"})
+    assert not at.exception
+    assert not any(m.value.startswith("| this run's prices") for m in at.markdown)
