@@ -312,7 +312,21 @@ def speedup_vs_alpha_figure(
         _line_key("dashed: ceiling (alpha 1)", "dash"),
     ]
     shapes, labels = _alpha_marker(alpha_current)
-    ks = [int(k) for k in k_values]
+    meta = _speedup_alpha_text(c_q, c_p, [int(k) for k in k_values], alpha_current)
+    return make_figure(
+        traces,
+        title="Speedup versus alpha",
+        meta=meta,
+        shapes=shapes,
+        annotations=labels,
+        xaxis={"title": {"text": "alpha (acceptance rate)"}, "range": [0, 1]},
+        yaxis={"title": {"text": "speedup (x)"}, "range": [0, HEADROOM * top]},
+    )
+
+
+def _speedup_alpha_text(c_q: float, c_p: float, ks: list[int], alpha_current: float | None):
+    """The speedup-vs-alpha chart in words (each K's floor and ceiling, the student's alpha)
+    and its table (speedup per K at every 0.1 of alpha)."""
     rows = [
         (x, *(float(sc.speedup(x, k, c_q, c_p)) for k in ks)) for x in _table_alphas(alpha_current)
     ]
@@ -327,15 +341,7 @@ def speedup_vs_alpha_figure(
     if alpha_current is not None:
         at = ", ".join(f"{fmt(sc.speedup(alpha_current, k, c_q, c_p))}x for K = {k}" for k in ks)
         summary += f" At your alpha = {fmt(alpha_current)}: {at}."
-    return make_figure(
-        traces,
-        title="Speedup versus alpha",
-        meta=text_meta(summary, ("alpha", *(f"speedup K = {k}" for k in ks)), rows),
-        shapes=shapes,
-        annotations=labels,
-        xaxis={"title": {"text": "alpha (acceptance rate)"}, "range": [0, 1]},
-        yaxis={"title": {"text": "speedup (x)"}, "range": [0, HEADROOM * top]},
-    )
+    return text_meta(summary, ("alpha", *(f"speedup K = {k}" for k in ks)), rows)
 
 
 TABLE_ALPHAS = np.linspace(0.0, 1.0, 11)  # the rows of a curve's data table: alpha 0, 0.1, .., 1

@@ -263,7 +263,7 @@ STEPPER_JS = """<script>
     pending = null;
     // again while the new step's words and charts settle (their heights change the layout
     // for a moment after the script has ended)
-    for (const ms of [0, 150, 400, 800, 1400]) {
+    for (const ms of [0, 150, 400, 800, 1400, 2200, 3200]) {
       setTimeout(() => {
         const row = document.querySelector("." + name);
         if (row) { row.scrollIntoView({ block: "end" }); }
