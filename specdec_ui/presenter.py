@@ -351,7 +351,8 @@ def app_style() -> None:
     contrast, focus, reduced motion) and the static scripts: accessibility (skip link,
     ARIA) and the steppers (a phone's repeated Back / Next keeps the chart in view)."""
     st.html(APP_CSS)  # style only: Streamlit puts it out of the page flow
-    st.sidebar.html(A11Y_JS + STEPPER_JS, unsafe_allow_javascript=True)
+    st.sidebar.html(A11Y_JS, unsafe_allow_javascript=True)
+    st.sidebar.html(STEPPER_JS, unsafe_allow_javascript=True)
 
 
 def page_heading(
