@@ -559,7 +559,8 @@ def run_prices(ledger: PriceLedger) -> None:
         name = PRICE_WORDS.get(what, f"checking {what[2:-1]} drafts, {what}")
         shown = "(within c + a)" if math.isnan(planned) else f"{planned:.3f}"
         lines.append(f"| {name} | {count} | {shown} | {paid:.3f} |")
-    st.markdown("\n".join(lines))
+    with st.container(key="lm_prices"):  # scrolls sideways in its own box on a narrow screen
+        st.markdown("\n".join(lines))
     planner_us = ledger.planner_per_round * 1e6
     how = (
         "The run updated these prices from its own CPU clock as it went, starting from "

@@ -98,6 +98,8 @@ PRESENTER_CSS = """<style>
 #   of being cut with "…" on a narrow or zoomed screen; and with ``prefers-reduced-motion``
 #   no transition or animation runs (the progress bar, the expanders, the sidebar).
 APP_CSS = """<style>
+/* a wide markdown table (the Model pair lab's prices) scrolls in its own box at 320 px */
+.st-key-lm_prices [data-testid="stMarkdownContainer"] { overflow-x: auto; }
 .st-key-round_stepper button, .st-key-lm_stepper button, .st-key-var_stepper button,
 .st-key-round_below button, .st-key-lm_below button, .st-key-var_below button {
   min-height: 44px;
@@ -172,7 +174,9 @@ A11Y_JS = """<script>
   document.body.prepend(landmark);
   const SCROLLERS = [[".katex-display", "Formula (scrolls sideways)"],
                      ['[data-testid="stTable"] > div', "Table (scrolls sideways)"],
-                     ['[data-testid="stCode"] pre', "Code (scrolls sideways)"]];
+                     ['[data-testid="stCode"] pre', "Code (scrolls sideways)"],
+                     ['.st-key-lm_prices [data-testid="stMarkdownContainer"]',
+                      "Table (scrolls sideways)"]];
   const fix = () => {
     const lesson = document.querySelector('[data-testid="stMainBlockContainer"]');
     if (lesson && !document.getElementById("specdec-lesson")) { lesson.id = "specdec-lesson"; }
@@ -239,14 +243,21 @@ PRESENTER_KEYS_JS = """<script>
 
 # Static stepper script of every page (runs once per tab, like the key script above): after
 # a tap on the Back / Next row repeated under a step's chart (``*_below``, shown on a phone
-# only) has rerun the page, it scrolls that row to the bottom of the screen, so the new
-# step's chart sits right above the thumb (the step's words above it change height from
-# step to step, and moved the chart away).
+# only) has rerun the page, it keeps that row on the bottom edge of the screen for up to 8 s
+# (until the reader scrolls, types or touches), so the new step's chart sits right above the
+# thumb (the step's words above it change height from step to step, and moved the chart
+# away).
 STEPPER_JS = """<script>
 (() => {
   if (window.__specdecStepperScroll) { return; }
   window.__specdecStepperScroll = true;
   let pending = null;
+  let follow = null;
+  const stop = () => { clearInterval(follow); follow = null; };
+  // the reader moves the page: stop following the row at once
+  for (const what of ["wheel", "touchstart", "keydown"]) {
+    document.addEventListener(what, stop, { capture: true, passive: true });
+  }
   document.addEventListener("click", (event) => {
     const box = event.target.closest && event.target.closest("[class*='st-key-']");
     const names = box ? [...box.classList] : [];
@@ -260,15 +271,18 @@ STEPPER_JS = """<script>
       return;
     }
     const name = pending;
+    const until = Date.now() + 8000;
     pending = null;
-    // again while the new step's words and charts settle (their heights change the layout
-    // for a moment after the script has ended)
-    for (const ms of [0, 150, 400, 800, 1400, 2200, 3200]) {
-      setTimeout(() => {
-        const row = document.querySelector("." + name);
-        if (row) { row.scrollIntoView({ block: "end" }); }
-      }, ms);
-    }
+    stop();
+    // the new step's words and charts settle for a while after the script has ended (a
+    // loaded machine lays a chart out seconds later): keep the row on the bottom edge
+    follow = setInterval(() => {
+      const row = document.querySelector("." + name);
+      if (Date.now() > until || !row) { stop(); return; }
+      if (Math.abs(row.getBoundingClientRect().bottom - window.innerHeight) > 2) {
+        row.scrollIntoView({ block: "end" });
+      }
+    }, 150);
   }).observe(document.body, {
     attributes: true, subtree: true, attributeFilter: ["data-test-script-state"],
   });
