@@ -94,8 +94,9 @@ PRESENTER_CSS = """<style>
 #   which sets ``color-scheme`` on the app: light captions 6.3:1 on white, dark 8.9:1 on
 #   #171614; the dark theme's primary button #56B4E9 gets dark words, 8.2:1, for white
 #   ones read 2.3:1); a thick focus ring on whatever the keyboard reaches; the skip link
-#   (:data:`A11Y_JS`) shown when it has the focus; a metric's label and value wrap instead
-#   of being cut with "…" on a narrow or zoomed screen; and with ``prefers-reduced-motion``
+#   (:data:`A11Y_JS`) shown when it has the focus; a metric's label and value, a widget's
+#   label and a button's words wrap instead of being cut with "…" on a narrow or zoomed
+#   screen; and with ``prefers-reduced-motion``
 #   no transition or animation runs (the progress bar, the expanders, the sidebar).
 APP_CSS = """<style>
 /* a wide markdown table (the Model pair lab's prices) scrolls in its own box at 320 px */
@@ -123,7 +124,9 @@ APP_CSS = """<style>
 :focus-visible { outline: 3px solid light-dark(#0072B2, #56B4E9) !important; outline-offset: 2px; }
 [data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"],
 [data-testid="stMetricLabel"] p, [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"],
-[data-testid="stMetricValue"] p {
+[data-testid="stMetricValue"] p,
+[data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"], [data-testid="stWidgetLabel"] p,
+.stButton [data-testid="stMarkdownContainer"], .stButton p {
   white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere;
 }
 .specdec-skip {
@@ -243,7 +246,7 @@ PRESENTER_KEYS_JS = """<script>
 
 # Static stepper script of every page (runs once per tab, like the key script above): after
 # a tap on the Back / Next row repeated under a step's chart (``*_below``, shown on a phone
-# only) has rerun the page, it keeps that row on the bottom edge of the screen for up to 8 s
+# only) has rerun the page, it keeps that row on the bottom edge of the screen for up to 30 s
 # (until the reader scrolls, types or touches), so the new step's chart sits right above the
 # thumb (the step's words above it change height from step to step, and moved the chart
 # away).
@@ -271,11 +274,11 @@ STEPPER_JS = """<script>
       return;
     }
     const name = pending;
-    const until = Date.now() + 8000;
+    const until = Date.now() + 30000;
     pending = null;
     stop();
     // the new step's words and charts settle for a while after the script has ended (a
-    // loaded machine lays a chart out seconds later): keep the row on the bottom edge
+    // loaded machine lays a chart out many seconds later): keep the row on the bottom edge
     follow = setInterval(() => {
       const row = document.querySelector("." + name);
       if (Date.now() > until || !row) { stop(); return; }
