@@ -30,7 +30,7 @@ def test_presets_make_their_points():
     np.testing.assert_allclose(vr.multidraft_acceptance(p, q, np.arange(1, 9)), 0.6)
     flat = VARIANT_PRESETS["typical-flat"]
     p, q = sc.parse_distribution(flat.p_text), sc.parse_distribution(flat.q_text)
-    e = vr.emitted_distribution("typical_acceptance", p, q)
+    e = sc.emitted_distribution("typical_acceptance", p, q)
     assert vr.total_variation(e, p) == pytest.approx(0.4)
     assert vr.typical_threshold(p) == pytest.approx(0.06)
     for preset in VARIANT_PRESETS.values():
