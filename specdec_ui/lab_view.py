@@ -468,21 +468,23 @@ def _not_exact_words(run: SimulatedRun, metrics: sc.AcceptanceMetrics, k: int) -
     """A rule that is not exact: its AL beside the exact rule it is measured against, and
     what it is (a bug of that rule, or lossy by design: never called a bug)."""
     name = str(run.settings["variant"])
-    reference = reference_rule(name) if name in RULES and run.kind is RuleKind.BUG_OF else None
-    reference = reference or RULES["correct"]
+    bug = run.kind is RuleKind.BUG_OF
+    reference = reference_rule(name) if bug else RULES["correct"]
     symbol = "β" if reference.keep_rule == "strict" else "α"
     expected = reference.expected(np.array(run.p_target), np.array(run.q_draft), k)
-    what = (
-        "This rule is lossy by design (see the verdict): it buys speed with an output that "
-        "does not follow p, and it is no bug."
-        if run.kind is RuleKind.LOSSY_BY_DESIGN
-        else "This rule is a bug (see the verdict)."
-    )
+    who = "the correct rule" if reference.name == "correct" else rule_label(reference.name)
+    al = f"{metrics.mean_acceptance_length:.2f}"
+    compared = f"{who} expects E({symbol}, K) = {expected:.2f} with the same p, q and K"
+    if not bug:
+        return (
+            "This rule is lossy by design (see the verdict): it buys speed with an output "
+            f"that does not follow p, and it is no bug. Its AL is {al}, where {compared}: "
+            "only a test of the output, like the chi-square above, shows what the speed costs."
+        )
     return (
-        f"{what} Its AL is {metrics.mean_acceptance_length:.2f}, where "
-        f"{rule_label(reference.name).lower()} expects E({symbol}, K) = {expected:.2f} with "
-        "the same p, q and K: a rule that is not exact can have a great AL, and only a test "
-        "of the output, like the chi-square above, shows it."
+        f"This rule is a bug (see the verdict), yet its AL is {al}, where {compared}: a buggy "
+        "rule can have a great AL, and only a test of the output, like the chi-square above, "
+        "catches it."
     )
 
 

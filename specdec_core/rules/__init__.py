@@ -25,7 +25,12 @@ from .registry import (
     unregister_rule,
 )
 
+# The rules every process knows once it imports specdec_core (a helper process too); a rule
+# registered later, e.g. by a test, lives only in the process that registered it.
+BUILT_IN: frozenset[str] = frozenset(RULES)
+
 __all__ = [
+    "BUILT_IN",
     "LABS",
     "RULES",
     "PositionStep",
