@@ -275,11 +275,16 @@ def applied_settings(page: PageState, run_now: bool) -> dict[str, object]:
     return applied
 
 
+def _sentence_case(label: str) -> str:
+    """The label with a capital first letter (the rest as written: "T = 0", "SpecInfer")."""
+    return label[:1].upper() + label[1:]
+
+
 def variant_note(applied: dict[str, object]) -> None:
     """Which algorithm ran (the correct one or a named bug), in words."""
     name = str(applied["variant"])
     st.info(
-        f"**{md_escape(variant_label(name).removeprefix('Bug: ').capitalize())}.** "
+        f"**{md_escape(_sentence_case(variant_label(name).removeprefix('Bug: ')))}.** "
         f"{md_escape(rule_words(name).description)}",
         icon="🧬",
     )
@@ -447,6 +452,8 @@ def chi_square_tests(run: SimulatedRun) -> None:
         )
         chart(fig, key="lab_fig_rounds")
         rate = r"\beta" if run.strict else r"\alpha"
+        if run.kind is RuleKind.LOSSY_BY_DESIGN:  # its own keep chance, e.g. q(argmax p)
+            rate = "r"
         st.latex(rf"P(n+1\ \text{{tokens}}) = {rate}^n (1-{rate}),\quad P(K+1) = {rate}^K")
         st.latex(
             rf"X^2 = {lengths.statistic:.1f},\quad \text{{dof}} = {lengths.dof},\quad "
@@ -455,6 +462,12 @@ def chi_square_tests(run: SimulatedRun) -> None:
         st.caption(
             "A round keeps n drafts, then adds one token: the resample after a rejection, or "
             "the bonus when all K are kept."
+            + (
+                f" r = {float(run.result.alphas[0]):.3f}: this rule's own chance of keeping a "
+                "draft."
+                if rate == "r"
+                else ""
+            )
         )
         if lengths.dof == 0:
             st.caption(
@@ -477,9 +490,10 @@ def _not_exact_words(run: SimulatedRun, metrics: sc.AcceptanceMetrics, k: int) -
     compared = f"{who} expects E({symbol}, K) = {expected:.2f} with the same p, q and K"
     if not bug:
         return (
-            "This rule is lossy by design (see the verdict): it buys speed with an output "
-            f"that does not follow p, and it is no bug. Its AL is {al}, where {compared}: "
-            "only a test of the output, like the chi-square above, shows what the speed costs."
+            "This rule is lossy by design (see the verdict): its output is not meant to follow "
+            f"p, and it is no bug. Its AL is {al}, where {compared}: the AL says nothing about "
+            "the output; only a test of the output, like the chi-square above, shows how far "
+            "it is from p."
         )
     return (
         f"This rule is a bug (see the verdict), yet its AL is {al}, where {compared}: a buggy "

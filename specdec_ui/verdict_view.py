@@ -34,8 +34,9 @@ NOTHING_TO_TEST = {  # why a test has one possible outcome (dof 0), by the test
     "certain and no count of rounds can be off",
 }
 LOSSY_WORDS = (
-    "This rule is lossy by design: it trades exactness for speed on purpose, so its tokens "
-    "are not meant to follow p. A FAIL is the expected outcome here, not a bug."
+    "This rule is lossy by design: its tokens are not meant to follow p (it trades exactness "
+    "for speed, or follows another target such as greedy decoding). A FAIL is the expected "
+    "outcome here, not a bug."
 )
 LOSSY_PASS_WORDS = (
     "This rule is lossy by design, but with these settings its output cannot be told apart "
