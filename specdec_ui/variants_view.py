@@ -316,8 +316,9 @@ def verdict(inp: Inputs, result, report, sim) -> None:
     st.header("Many rounds: does the output follow p?")
     if inp.broken:
         words = rule_words(sim.variant)
+        what = (words.break_it or words.label).removeprefix("Break it: ").removeprefix("Bug: ")
         st.caption(
-            f"Broken on purpose ({md_escape(words.label.removeprefix('Bug: '))}). The stepper "
+            f"Broken on purpose ({md_escape(what)}). The stepper "
             "above shows the correct rule; the broken one runs here."
         )
         if vr.total_variation(vtab.emitted(inp), inp.p_target) < HIDDEN_BUG_TV:

@@ -61,7 +61,7 @@ class PositionStep:
 
 @dataclass(frozen=True)
 class Rule:
-    """One verification rule (see the module docstring); compare by name.
+    """One verification rule (see the module docstring).
 
     step(p_target, q_draft, rng, **law_options) -> :class:`PositionStep`: one position,
     drafted and decided with ``rng``. emitted(p_target, q_draft, **law_options) -> (V,):
