@@ -357,7 +357,7 @@ def _round_metrics(inp: Inputs, result, sim) -> None:
         "0 for a lossless rule.",
     )
     if (note := vtab.row(inp.variant).note) is not None:
-        st.caption(md_escape(note(inp, result)))
+        st.caption(note(inp, result))  # the row's own words and numbers: no user text
 
 
 def engine_numbers(inp: Inputs, result, sim) -> None:
