@@ -29,7 +29,7 @@ from functools import cached_property, partial
 
 import numpy as np
 
-from .sampling import acceptance_probability, residual_distribution
+from .sampling import _overlap, acceptance_probability, residual_distribution
 
 LOOKUP_BITS = 12  # inverse-CDF lookup: 2**12 equal buckets of [0, 1) per row
 SMALL_VOCAB = 16  # up to this many tokens, count CDF steps below u instead (no table)
@@ -75,14 +75,17 @@ class DraftRowsShape:
 class RoundTables(DraftRowsShape):
     """What every round of one run reuses, built once per run.
 
-    ``accept[i, x]`` is the chance of keeping draft x at position i + 1, and
-    ``final_rows[n]`` the distribution of the last token after n kept drafts.
+    ``accept[i, x]`` is the chance of keeping draft x at position i + 1,
+    ``final_rows[n]`` the distribution of the last token after n kept drafts, and
+    ``keep_probabilities[i]`` = sum_x q_i(x) accept[i, x], the chance that position i + 1
+    keeps its draft once reached (the round-length law of the rule the tables are for).
     """
 
     p_rows: np.ndarray  # (K+1, V) target rows
     q_rows: np.ndarray  # (K, V) draft rows the drafts are sampled from
     accept: np.ndarray  # (K, V) A_i(x) = min(1, p_i(x) / q_i(x)) for the correct rule
     final_rows: np.ndarray  # (K+1, V) residuals at positions 1..K, then the bonus p_{K+1}
+    keep_probabilities: np.ndarray  # (K,) P(position i keeps its draft | reached)
 
 
 @dataclass(frozen=True)
@@ -113,7 +116,7 @@ def correct_tables(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTables:
     """Tables of the published rule: A_i = min(1, p_i / q_i), F = residuals + bonus.
 
     F_n = norm(max(0, p_{n+1} - q_{n+1})) for n < K and F_K = p_{K+1}
-    (Leviathan et al. 2023, Algorithm 1).
+    (Leviathan et al. 2023, Algorithm 1); keep_i = alpha_i = sum_x min(p_i, q_i).
     """
     k = q_rows.shape[0]
     residuals = [residual_distribution(p, q) for p, q in zip(p_rows[:k], q_rows, strict=True)]
@@ -122,6 +125,7 @@ def correct_tables(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTables:
         q_rows=q_rows,
         accept=acceptance_probability(p_rows[:k], q_rows),  # (K, V)
         final_rows=np.vstack([*residuals, p_rows[k]]),  # (K+1, V)
+        keep_probabilities=_overlap(p_rows[:k], q_rows),  # (K,)
     )
 
 

@@ -3,19 +3,17 @@
 Each round draws K draft tokens x_i ~ q_i, K coins u_i ~ U[0, 1) and one
 uniform for the last token, exactly as :func:`specdec_core.verify_round`
 does one at a time, but for a whole chunk of rounds per numpy call (the steps
-live in :mod:`specdec_core.montecarlo`). Besides the correct algorithm it runs
-deliberately broken VARIANTS, so that a student can watch the chi-square test
-catch each bug. ``SIMULATED_VARIANTS`` is the one registry of rules: name ->
-flags, per-run tables and per-chunk simulator (the pages' words for each name
-live in ``specdec_ui/words.py``).
+live in :mod:`specdec_core.montecarlo`). It runs any rule of
+:data:`specdec_core.rules.RULES` (the correct ones, the lossy ones and the
+deliberately broken ones, so that a student can watch the chi-square test catch
+each bug): the rule's tables once per run, its chunk per block of rounds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from functools import partial
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -27,124 +25,11 @@ from .errors import (
     InvalidParameterError,
     mismatch_message,
 )
-from .montecarlo import ChunkOutcome, RoundTables, correct_tables, count_step, rounds_chunk
+from .montecarlo import count_step
+from .rules import get_rule, reference_rule
 from .sampling import _overlap
 from .theory import tokens_per_round_distribution
-from .variants_sim import (
-    candidates_chunk,
-    multidraft_tables,
-    strict_chunk,
-    strict_tables,
-    typical_tables,
-)
 
-KeepRule = Literal["probabilistic", "strict"]  # which keep chance the round-length law uses
-
-
-@dataclass(frozen=True)
-class SimulatedVariant:
-    """One rule the Monte Carlo can run: its flags, its tables and its chunk of rounds.
-
-    ``tables(p_rows, q_rows, **options)`` runs once per run and returns what the
-    chunks reuse (a :class:`RoundTables`, or any object the variant's own
-    ``chunk`` reads); it checks its option values and raises a ``SpecDecError``.
-    ``chunk(tables, n, rng)`` simulates n rounds, vectorised, and returns a
-    :class:`ChunkOutcome`; counting is shared. ``options`` names the keyword
-    options ``simulate_rounds`` may pass on to ``tables``. ``lossless``: the rule's
-    tokens follow p, so the chi-square must pass (a deliberately broken rule is not).
-    ``keep_rule``: which keep chance the round-length theory uses, "probabilistic"
-    (alpha = sum min(p, q), or the variant's own keep probabilities) or "strict"
-    (beta = sum p q, an exact match of the target's own sample).
-    """
-
-    tables: Callable[..., Any]  # (p_rows (K+1, V), q_rows (K, V), **options), once per run
-    chunk: Callable[[Any, int, np.random.Generator], ChunkOutcome]  # n rounds at a time
-    options: tuple[str, ...] = ()  # keyword options simulate_rounds passes on to ``tables``
-    lossless: bool = False  # the emitted tokens follow p (True for the correct rules)
-    keep_rule: KeepRule = "probabilistic"  # min(1, p/q), or "strict": x == y ~ p
-
-
-def _tables_accept_if_p_ge_q(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTables:
-    """Broken rule: A_i(x) = 1 if p_i(x) >= q_i(x) else 0 (no coin decides)."""
-    right = correct_tables(p_rows, q_rows)
-    k = q_rows.shape[0]
-    return replace(right, accept=(p_rows[:k] >= q_rows).astype(np.float64))
-
-
-def _tables_resample_from_p(p_rows: np.ndarray, q_rows: np.ndarray) -> RoundTables:
-    """Broken rule: after a rejection at position i the token comes from p_i, not the residual."""
-    return replace(correct_tables(p_rows, q_rows), final_rows=p_rows.copy())
-
-
-# The variant vocabulary, defined once: name -> flags, tables and chunk simulator. To add
-# a rule, add one entry here (its chunk function may live in another module) and its words
-# to specdec_ui/words.py (a test checks that every name has them).
-SIMULATED_VARIANTS: dict[str, SimulatedVariant] = {
-    # As published (Leviathan et al. 2023, Algorithm 1).
-    "correct": SimulatedVariant(
-        tables=correct_tables,
-        chunk=rounds_chunk,
-        lossless=True,
-    ),
-    # vLLM's rejection_sample_method = "strict", mlx-lm: keep x iff x == y ~ p, else emit y.
-    "strict": SimulatedVariant(
-        tables=strict_tables,
-        chunk=strict_chunk,
-        lossless=True,
-        keep_rule="strict",
-    ),
-    # Bug: after a rejection the token comes from p, not the residual.
-    "resample_from_p": SimulatedVariant(
-        tables=_tables_resample_from_p,
-        chunk=rounds_chunk,
-    ),
-    # Bug: keep x iff p(x) >= q(x), no coin.
-    "accept_if_p_ge_q": SimulatedVariant(
-        tables=_tables_accept_if_p_ge_q,
-        chunk=rounds_chunk,
-    ),
-    # Bug: the draft proposes argmax q, the ratio still divides by the softmax q.
-    "ratio_with_wrong_q": SimulatedVariant(
-        tables=correct_tables,
-        chunk=partial(rounds_chunk, greedy_draft=True),
-    ),
-    # Bug: no bonus token after K kept drafts (tokens follow p, round lengths do not).
-    "no_bonus": SimulatedVariant(
-        tables=correct_tables,
-        chunk=partial(rounds_chunk, bonus=False),
-    ),
-    # Bug: strict verification that emits a fresh sample of p at a mismatch instead of y.
-    "strict_fresh_sample": SimulatedVariant(
-        tables=strict_tables,
-        chunk=partial(strict_chunk, fresh_after_mismatch=True),
-        keep_rule="strict",
-    ),
-}
-VARIANTS: tuple[str, ...] = tuple(SIMULATED_VARIANTS)  # the Losslessness lab's menu, in order
-# Variants of the algorithm itself (issue 11; tables and chunk in specdec_core/variants_sim.py),
-# run by the Variants lab. Kept apart from VARIANTS, the Losslessness lab's correct-or-bug menu.
-ALGORITHM_VARIANTS: dict[str, SimulatedVariant] = {
-    # SpecInfer: m candidates per position, the residual update after each rejection.
-    "multi_draft": SimulatedVariant(
-        tables=multidraft_tables,
-        chunk=candidates_chunk,
-        options=("n_candidates",),
-        lossless=True,
-    ),
-    # Bug: every candidate meets the original p, never its residual.
-    "multi_draft_no_residual": SimulatedVariant(
-        tables=partial(multidraft_tables, update_residual=False),
-        chunk=candidates_chunk,
-        options=("n_candidates",),
-    ),
-    # Medusa: keep x iff p(x) > min(epsilon, delta exp(-H(p))), no coin; NOT lossless.
-    "typical_acceptance": SimulatedVariant(
-        tables=typical_tables,
-        chunk=candidates_chunk,
-        options=("epsilon", "delta", "after_rejection"),
-    ),
-}
-_ALL_RULES: dict[str, SimulatedVariant] = SIMULATED_VARIANTS | ALGORITHM_VARIANTS
 CHUNK_ROUNDS = 1 << 16  # rounds per numpy block: bounds a run's memory; part of the seed's stream
 
 
@@ -161,7 +46,8 @@ class SimulationResult:
     reached: np.ndarray  # (K+1,) rounds that emitted a token at each position
     n_accepted_counts: np.ndarray  # (K+1,) rounds that kept 0..K drafts
     tokens_per_round_counts: np.ndarray  # (K+2,) rounds that emitted 0..K+1 tokens
-    keep_probabilities: np.ndarray | None = None  # (K,) a variant's own P(position kept)
+    # (K,) P(position kept) of the rule the run is held to (a bug: the rule it breaks)
+    keep_probabilities: np.ndarray | None = None
     options: dict[str, Any] = field(default_factory=dict)  # the variant's options, as given
 
     @property
@@ -198,9 +84,9 @@ class SimulationResult:
 
     @property
     def alphas(self) -> np.ndarray:
-        """(K,) alpha_i = sum_x min(p_i, q_i) of the correct algorithm at each position,
-        or the variant's own keep probabilities (beta_m for multi-draft, sum_x p_i q_i for
-        strict verification) when it has them."""
+        """(K,) the keep probabilities of the rule the run is held to (alpha_i = sum_x
+        min(p_i, q_i) for the published rule, beta_m for multi-draft, sum_x p_i q_i for
+        strict verification, ...); alpha_i when the result has none."""
         if self.keep_probabilities is not None:
             return self.keep_probabilities
         return _overlap(self.p_rows[:-1], self.q_rows)
@@ -217,14 +103,11 @@ class SimulationResult:
 def _check_simulation(p, q, k, n_rounds, variant, options=()):
     """Checked (p_rows (K+1, V), q_rows (K, V), K, n_rounds) of one simulate_rounds call."""
     k = check_k(k)
-    if variant not in _ALL_RULES:
-        raise InvalidParameterError(
-            f"variant {variant!r} is unknown; choose one of {', '.join(_ALL_RULES)}."
-        )
-    if unknown := sorted(set(options) - set(_ALL_RULES[variant].options)):
+    rule = get_rule(variant)
+    if unknown := sorted(set(options) - set(rule.options)):
         raise InvalidParameterError(
             f"option(s) {', '.join(unknown)} do not apply to variant {variant!r}; allowed: "
-            f"{', '.join(_ALL_RULES[variant].options) or 'none'}."
+            f"{', '.join(rule.options) or 'none'}."
         )
     if isinstance(n_rounds, bool) or not isinstance(n_rounds, (int, np.integer)):
         raise InvalidParameterError(f"n_rounds must be a whole number, got {n_rounds!r}.")
@@ -261,11 +144,13 @@ def simulate_rounds(
     p: (V,) or (K+1, V) target rows; q: (V,) or (K, V) draft rows. A 1-D p, q
     is the same at every position (the i.i.d. model behind
     E[tokens] = (1 - alpha^(K+1)) / (1 - alpha), Leviathan et al. 2023, Eq. 1).
-    ``variant`` picks the correct algorithm or one of the broken ones in
-    ``VARIANTS``, or a variant of the algorithm in ``ALGORITHM_VARIANTS``
-    (``variant="multi_draft"`` with ``n_candidates``; ``"typical_acceptance"``
-    with ``epsilon``, ``delta``, ``after_rejection``), whose ``**options`` go to
-    its tables. ``progress(fraction)`` is called after each chunk of rounds.
+    ``variant`` names a rule of :data:`specdec_core.rules.RULES` (``"correct"``,
+    ``"strict"``, ``"multi_draft"`` with ``n_candidates``, ``"typical_acceptance"``
+    with ``epsilon``, ``delta``, ``after_rejection``, a deliberate bug, ...), whose
+    ``**options`` go to its tables. The result's ``keep_probabilities`` are those of
+    the rule the run is held to: the rule's own, or for a bug those of the rule it
+    breaks (:func:`specdec_core.rules.reference_rule`). ``progress(fraction)`` is
+    called after each chunk of rounds.
 
     Memory: rounds run in chunks of ``CHUNK_ROUNDS`` and only counts are kept,
     so a run's peak memory does not grow with ``n_rounds``. Seeds: every chunk
@@ -276,7 +161,7 @@ def simulate_rounds(
     block size the lab has always used, so earlier links show the same counts.
     """
     p_rows, q_rows, k, n_rounds = _check_simulation(p, q, k, n_rounds, variant, options)
-    spec = _ALL_RULES[variant]
+    spec = get_rule(variant)
     tables = spec.tables(p_rows, q_rows, **options)
     v = q_rows.shape[1]
     totals = None
@@ -296,9 +181,20 @@ def simulate_rounds(
         reached=totals.position_counts.sum(axis=1),
         n_accepted_counts=totals.n_accepted_counts,
         tokens_per_round_counts=totals.tokens_per_round_counts,
-        keep_probabilities=getattr(tables, "keep_probabilities", None),
+        keep_probabilities=_reference_keep(variant, tables, p_rows, q_rows, options),
         options=dict(options),
     )
+
+
+def _reference_keep(variant: str, tables, p_rows, q_rows, options: dict) -> np.ndarray:
+    """(K,) keep probabilities of the rule a run of ``variant`` is held to: its own tables'
+    for a rule that is no bug, else those of the rule it breaks (with the options that rule
+    takes), so that a bug's round lengths are tested against the law it should follow."""
+    reference = reference_rule(variant)
+    if reference.name == variant:
+        return np.asarray(tables.keep_probabilities, dtype=np.float64)
+    shared = {name: value for name, value in options.items() if name in reference.options}
+    return np.asarray(reference.tables(p_rows, q_rows, **shared).keep_probabilities, np.float64)
 
 
 def chi2_sf(statistic: float, dof: int) -> float:

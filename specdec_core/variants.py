@@ -30,7 +30,7 @@ or from given uniforms (coins), like :func:`specdec_core.verify_round`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -44,6 +44,7 @@ from .sampling import (
     _check_final_token,
     _overlap,
     _residual,
+    _token_id,
     acceptance_probability,
     check_coins,
     sample_index,
@@ -95,14 +96,6 @@ def _same_size(p_target: np.ndarray, q_rows: np.ndarray) -> None:
         raise InvalidDistributionError(mismatch_message(p_target.size, q_rows.shape[-1]))
 
 
-def _token(x: object, v: int, what: str) -> int:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
-        raise InvalidParameterError(f"{what} must be a whole token id, got {x!r}.")
-    if not 0 <= x < v:
-        raise InvalidParameterError(f"{what} is {x}; token ids run from 0 to {v - 1}.")
-    return int(x)
-
-
 def _one_coin(uniform: float | None) -> tuple[float, ...]:
     """The single coin of a one-token step, checked like a round's coins (None: none given)."""
     return check_coins(None if uniform is None else [uniform], 1, count="tokens", per="token")
@@ -113,7 +106,7 @@ def _final(dist: np.ndarray, final_token, rng, what: str) -> tuple[int, float | 
     if final_token is None:
         u = take_coin((), 0, rng, what)
         return int(sample_index(dist, u)), u
-    token = _token(final_token, dist.size, "final token")
+    token = _token_id(final_token, dist.size, "final token")
     _check_final_token(dist, token, what)
     return token, None
 
@@ -171,7 +164,7 @@ def _check_step_inputs(p, q, candidates):
     q_rows = _draft_rows_for(q, m)  # (m, V)
     _same_size(p_target, q_rows)
     for i, x in enumerate(tokens):
-        _token(x, p_target.size, f"candidate {i + 1}")
+        _token_id(x, p_target.size, f"candidate {i + 1}")
         _check_drafted(q_rows[i, x], f"candidate {i + 1} (id {x})")
     return p_target, q_rows, tuple(int(x) for x in tokens)
 
@@ -241,18 +234,6 @@ def _chain(p_target: np.ndarray, q_draft: np.ndarray, m: int) -> np.ndarray:
     for _ in range(m):
         chain.append(_residual(chain[-1], q_draft)[1])
     return np.stack(chain)
-
-
-def residual_chain(p, q, m: int) -> np.ndarray:
-    """The targets p_1..p_{m+1} met by m candidates that are all rejected -> (m+1, V).
-
-    p_1 = p, p_{i+1} = norm(max(0, p_i - q)) (SpecInfer; same q for every
-    candidate). When p_i = q no rejection is possible and the chain stays at
-    p_i (the fallback of :func:`residual_distribution`).
-    """
-    m = check_candidates(m, m_max=MAX_CANDIDATES_THEORY)
-    p_target, q_draft = validate_pair(p, q)
-    return _chain(p_target, q_draft, m)
 
 
 def chain_alphas(p, q, m: int) -> np.ndarray:
@@ -336,7 +317,7 @@ def _one_hot(v: int, x: int) -> np.ndarray:
 
 def one_hot(v: int, x: int) -> np.ndarray:
     """The draft distribution of a deterministic draft: q = onehot(x) -> (V,)."""
-    return _one_hot(int(v), _token(x, int(v), "token"))
+    return _one_hot(int(v), _token_id(x, int(v), "token"))
 
 
 def _general_rule(p_target: np.ndarray, x: int) -> OneHotRule:
@@ -358,7 +339,7 @@ def onehot_general_rule(p, x: int) -> OneHotRule:
     nothing is ever rejected and the replacement falls back to p.
     """
     p_target = validate_distribution(p, "p")
-    return _general_rule(p_target, _token(x, p_target.size, "draft token"))
+    return _general_rule(p_target, _token_id(x, p_target.size, "draft token"))
 
 
 def onehot_match_rule(p, x: int) -> OneHotRule:
@@ -370,7 +351,7 @@ def onehot_match_rule(p, x: int) -> OneHotRule:
     the general rule, so the two can be compared.
     """
     p_target = validate_distribution(p, "p")
-    x = _token(x, p_target.size, "draft token")
+    x = _token_id(x, p_target.size, "draft token")
     mismatch = p_target.copy()
     mismatch[x] = 0.0  # the event y != x
     total = mismatch.sum()
@@ -403,7 +384,7 @@ def _match_step(p_target: np.ndarray, x: int, u: float) -> MatchStep:
 def onehot_match_step(p, x: int, *, uniform: float | None = None, rng=None) -> MatchStep:
     """Verify a deterministic draft x: y = F_p^{-1}(u), keep x iff y == x, else emit y."""
     p_target = validate_distribution(p, "p")
-    x = _token(x, p_target.size, "draft token")
+    x = _token_id(x, p_target.size, "draft token")
     return _match_step(p_target, x, take_coin(_one_coin(uniform), 0, rng, "the coin"))
 
 
@@ -415,7 +396,7 @@ def greedy_rule(p, x: int) -> OneHotRule:
     Ties go to the lowest token id (numpy's argmax), as in the papers' code.
     """
     p_target = validate_distribution(p, "p")
-    x = _token(x, p_target.size, "draft token")
+    x = _token_id(x, p_target.size, "draft token")
     best = int(np.argmax(p_target))
     return OneHotRule(
         token=x, keep_probability=float(x == best), replacement=_one_hot(p_target.size, best)
@@ -476,7 +457,7 @@ def strict_step(p, q, x: int, *, uniform: float | None = None, rng=None) -> Matc
     q_draft = validate_distribution(q, "q")
     p_target = validate_distribution(p, "p")
     _same_size(p_target, q_draft)
-    x = _token(x, q_draft.size, "draft token")
+    x = _token_id(x, q_draft.size, "draft token")
     _check_drafted(q_draft[x], f"draft token {x}")
     return _match_step(p_target, x, take_coin(_one_coin(uniform), 0, rng, "the coin"))
 
@@ -636,7 +617,7 @@ def typical_step(
     ``uniform`` or ``rng``; with "argmax" it is deterministic.
     """
     p_target = validate_distribution(p, "p")
-    x = _token(x, p_target.size, "draft token")
+    x = _token_id(x, p_target.size, "draft token")
     _check_typical(epsilon, delta, after_rejection)
     coins = _one_coin(uniform)
     h = _entropy(p_target)
@@ -660,7 +641,7 @@ def typical_step(
 
 
 # ---------------------------------------------------------------------------
-# What each variant emits at one position
+# Distance between two laws
 # ---------------------------------------------------------------------------
 
 
@@ -670,124 +651,6 @@ def total_variation(a, b) -> float:
     b_arr = validate_distribution(b, "second distribution")
     _same_size(a_arr, b_arr)
     return float(0.5 * np.abs(a_arr - b_arr).sum())
-
-
-def _emitted_basic(p_target, q_draft, keep) -> np.ndarray:
-    """q * keep + (1 - sum q keep) * norm(max(0, p - q)): one draft, then the residual."""
-    kept = q_draft * keep  # (V,)
-    return kept + (1.0 - kept.sum()) * _residual(p_target, q_draft)[1]
-
-
-def _emitted_speculative(p_target, q_draft) -> np.ndarray:
-    """Basic speculative sampling, one candidate: keep x with min(1, p/q). Lossless."""
-    return _emitted_basic(p_target, q_draft, acceptance_probability(p_target, q_draft))
-
-
-def _emitted_lenient(p_target, q_draft) -> np.ndarray:
-    """The lenient rule: keep x iff p(x) >= q(x), no coin. NOT lossless."""
-    return _emitted_basic(p_target, q_draft, (p_target >= q_draft).astype(float))
-
-
-def _emitted_multidraft(p_target, q_draft, n_candidates=2) -> np.ndarray:
-    """m candidates with the residual update (SpecInfer). Lossless."""
-    m = check_candidates(n_candidates, m_max=MAX_CANDIDATES_THEORY)
-    return _multidraft_emitted(p_target, q_draft, m)
-
-
-def _emitted_no_residual(p_target, q_draft, n_candidates=2) -> np.ndarray:
-    """The bug's law: sum_{i<=m} (1 - alpha)^(i-1) min(p, q) + (1 - alpha)^m norm(max(0, p - q)).
-
-    Every candidate meets the ORIGINAL p, so each is kept with alpha and
-    emits min(p, q); only the final sample uses the residual. NOT lossless.
-    """
-    m = check_candidates(n_candidates)
-    overlap = np.minimum(p_target, q_draft)  # (V,)
-    miss = 1.0 - float(_overlap(p_target, q_draft))
-    reach = miss ** np.arange(m)  # (m,)
-    return reach.sum() * overlap + miss**m * _residual(p_target, q_draft)[1]
-
-
-def _emitted_tree(p_target, q_draft, branching=(2,)) -> np.ndarray:
-    """Token tree: at one position, a multi-draft step over the b_1 children. Lossless."""
-    widths = tuple(branching)
-    if not widths:
-        raise InvalidParameterError("branching: give at least one level, e.g. (2, 2).")
-    m = check_candidates(widths[0], m_max=MAX_CANDIDATES_THEORY)
-    return _multidraft_emitted(p_target, q_draft, m)
-
-
-def _emitted_deterministic(p_target, q_draft) -> np.ndarray:
-    """One-hot draft (prompt lookup, n-gram): the general rule with q = onehot(x). Lossless."""
-    if q_draft.max() < 1.0:
-        raise InvalidParameterError(
-            "deterministic drafts need a one-hot q (a single entry equal to 1); "
-            f"this q has {int((q_draft > 0).sum())} non-zero entries."
-        )
-    return _general_rule(p_target, int(np.argmax(q_draft))).emitted()
-
-
-def _emitted_greedy(p_target, q_draft) -> np.ndarray:
-    """Greedy check (T = 0): emits argmax p, the target's greedy token, whatever q."""
-    return _one_hot(p_target.size, int(np.argmax(p_target)))
-
-
-def _emitted_typical(
-    p_target, q_draft, epsilon=MEDUSA_EPSILON, delta=MEDUSA_DELTA, after_rejection="argmax"
-) -> np.ndarray:
-    """Medusa's typical acceptance: faster, NOT lossless."""
-    _check_typical(epsilon, delta, after_rejection)
-    return _typical_emitted(p_target, q_draft, epsilon, delta, after_rejection)
-
-
-def _emitted_strict(p_target, q_draft) -> np.ndarray:
-    """Strict verification (exact match): keep x iff the target's own y ~ p equals it,
-    else emit y. Lossless."""
-    return _strict_emitted(p_target, q_draft, fresh_after_mismatch=False)
-
-
-def _emitted_strict_fresh(p_target, q_draft) -> np.ndarray:
-    """Bug: strict verification that emits a fresh sample of p after a mismatch instead of
-    y. NOT lossless."""
-    return _strict_emitted(p_target, q_draft, fresh_after_mismatch=True)
-
-
-# name -> (the options it accepts, its law on checked p, q (V,)), in the order of the menu.
-_EMITTED_LAWS: dict[str, tuple[tuple[str, ...], Callable[..., np.ndarray]]] = {
-    "speculative": ((), _emitted_speculative),
-    "multi_draft": (("n_candidates",), _emitted_multidraft),
-    "multi_draft_no_residual": (("n_candidates",), _emitted_no_residual),
-    "tree": (("branching",), _emitted_tree),
-    "deterministic": ((), _emitted_deterministic),
-    "greedy": ((), _emitted_greedy),
-    "typical_acceptance": (("epsilon", "delta", "after_rejection"), _emitted_typical),
-    "accept_if_p_ge_q": ((), _emitted_lenient),
-    "strict": ((), _emitted_strict),
-    "strict_fresh_sample": ((), _emitted_strict_fresh),
-}
-EMITTED_VARIANTS: tuple[str, ...] = tuple(_EMITTED_LAWS)
-
-
-def emitted_distribution(variant: str, p, q, **options) -> np.ndarray:
-    """The exact law (V,) of the token a variant emits at one drafted position.
-
-    Options: ``n_candidates`` (multi_draft, default 2), ``branching`` (tree:
-    the first level's width is what matters at one position, default (2,)),
-    ``epsilon``, ``delta``, ``after_rejection`` (typical_acceptance). Each
-    law is built from the rule's own pieces (keep probabilities, residuals),
-    so equality with p is a check of losslessness, not an assumption.
-    """
-    if variant not in _EMITTED_LAWS:
-        raise InvalidParameterError(
-            f"variant {variant!r} is unknown; choose one of {', '.join(EMITTED_VARIANTS)}."
-        )
-    p_target, q_draft = validate_pair(p, q)
-    allowed, law = _EMITTED_LAWS[variant]
-    if unknown := set(options) - set(allowed):
-        raise InvalidParameterError(
-            f"option(s) {', '.join(sorted(unknown))} do not apply to {variant!r}; "
-            f"allowed: {', '.join(sorted(allowed)) or 'none'}."
-        )
-    return law(p_target, q_draft, **options)
 
 
 # ---------------------------------------------------------------------------

@@ -20,7 +20,7 @@ position is a full m-ary tree of depth K when p, q depend only on the depth
 
 :func:`specdec_core.simulate_rounds` runs these through its chunk loop
 (``variant="multi_draft"``, ``"typical_acceptance"``, ...: see
-``specdec_core.simulate.ALGORITHM_VARIANTS``); ``keep_probabilities`` (beta_m
+their entries in :data:`specdec_core.rules.RULES`); ``keep_probabilities`` (beta_m
 for multi-draft) become the result's ``alphas``, so that
 :func:`specdec_core.losslessness_test` tests round lengths against the right law.
 """

@@ -1,8 +1,9 @@
 """Figures of the Variants lab.
 
 Pure functions of core results (and of p, q): they return plotly figures and never read
-widgets. The lab's presets are in :mod:`specdec_ui.presets`; its table of variants, the
-decisions in words and the CSV are in :mod:`specdec_ui.variants_table`.
+widgets. The lab's presets are in :mod:`specdec_ui.presets`; its rows of rules and the
+decisions in words are in :mod:`specdec_ui.variants_table`, its verdict and CSV in
+:mod:`specdec_ui.verdict_view`.
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ engines' numbers from :func:`specdec_ui.engine_view.engine_panel`.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,19 +20,26 @@ import streamlit as st
 import specdec_core as sc
 from specdec_core import variants as vr
 from specdec_core.errors import mismatch_message
+from specdec_core.rules import RULES, RuleKind, reference_rule, rules_of_kind
 
 from . import figures_lab as fl
-from . import lab_work, presets
+from . import presets
 from .engine_view import engine_panel
 from .figure_cache import shared_figure
 from .page_state import PageState
 from .presenter import chart
-from .processes import HelperTimeoutError
 from .share import LinkReader
-from .shared_work import QueueFullError
 from .text import md_escape
-from .widgets import MAX_SEED, download_csv, queue_status, seed_control, show_error, show_source
-from .words import VARIANT_DESCRIPTIONS, VARIANT_LABELS
+from .verdict_view import (
+    NOTHING_TO_TEST,
+    download_results,
+    length_words,
+    p_value_latex,
+    shared_run,
+    verdict_box,
+)
+from .widgets import MAX_SEED, seed_control, show_error, show_source
+from .words import rule_label, rule_words
 
 PRESETS = presets.LAB_PRESETS
 OPTIONS = [*PRESETS, presets.CUSTOM]
@@ -41,6 +47,13 @@ APPLIED = "lab__applied"  # session key: the settings the results on screen are 
 LINK_NAMES = ("preset", "k", "rounds", "seed", "variant")  # in every link (+ p, q if typed)
 SHARE_CAPTION = "Share this run: add this to the page's address (the address bar already has it)."
 SOURCES = (sc.simulate_rounds, sc.losslessness_test)
+LAB = "losslessness"  # the lab's name in a rule's ``labs``
+
+
+def menu() -> list[str]:
+    """The Algorithm menu: every rule of :data:`specdec_core.rules.RULES` this lab offers,
+    exact, lossy by design or a bug, in the registry's order."""
+    return [rule.name for rule in rules_of_kind(lab=LAB)]
 
 
 @dataclass(frozen=True)
@@ -61,16 +74,32 @@ class SimulatedRun:
         return self.preset is None
 
     @property
+    def kind(self) -> RuleKind | None:
+        """The kind of the run's rule (exact, lossy by design, a bug); None if unknown."""
+        rule = RULES.get(str(self.settings["variant"]))
+        return None if rule is None else rule.kind
+
+    @property
     def lossless(self) -> bool:
-        """The run's rule is one of the correct ones (its output must follow p)."""
-        spec = sc.SIMULATED_VARIANTS.get(str(self.settings["variant"]))
-        return spec is not None and spec.lossless
+        """The run's rule is an exact one (its output must follow p)."""
+        return self.kind is RuleKind.EXACT
 
     @property
     def strict(self) -> bool:
         """Strict verification: keep x iff x == y ~ p (the bug of that rule too)."""
-        spec = sc.SIMULATED_VARIANTS.get(str(self.settings["variant"]))
-        return spec is not None and spec.keep_rule == "strict"
+        rule = RULES.get(str(self.settings["variant"]))
+        return rule is not None and rule.keep_rule == "strict"
+
+    @property
+    def emitted(self) -> np.ndarray | None:
+        """(V,) the rule's exact law at one drafted position (None if it needs a q it
+        cannot take, e.g. a one-hot q)."""
+        try:
+            return sc.emitted_distribution(
+                str(self.settings["variant"]), self.p_target, self.q_draft
+            )
+        except sc.SpecDecError:
+            return None
 
     @property
     def alpha(self) -> float:
@@ -98,8 +127,8 @@ class SimulatedRun:
 
 
 def variant_label(name: str) -> str:
-    """The display name of a core variant (its key if it has no label)."""
-    return VARIANT_LABELS.get(name, name)
+    """The display name of a rule (its name if it has no words)."""
+    return rule_label(name)
 
 
 def _preset_values(key: str) -> dict[str, object] | None:
@@ -143,7 +172,7 @@ def _values_from_link(link: LinkReader) -> dict[str, object]:
             "rounds", presets.MIN_ROUNDS, presets.MAX_ROUNDS_PAGE, presets.DEFAULT_ROUNDS
         ),
         "seed": link.int_in("seed", 0, MAX_SEED, 0),
-        "variant": link.choice("variant", list(sc.VARIANTS), "correct"),
+        "variant": link.choice("variant", menu(), "correct"),
     }
 
 
@@ -207,7 +236,7 @@ def inputs(page: PageState) -> bool:
             "More rounds find smaller biases.",
         )
         seed_control("lab")
-        st.selectbox("Algorithm", list(sc.VARIANTS), key="lab_variant", format_func=variant_label)
+        st.selectbox("Algorithm", menu(), key="lab_variant", format_func=variant_label)
         auto = st.checkbox("Run automatically when a setting changes", value=True, key="lab_auto")
         clicked = st.button("▶ Run simulation", key="lab_run", type="primary")
     return auto or clicked
@@ -246,12 +275,17 @@ def applied_settings(page: PageState, run_now: bool) -> dict[str, object]:
     return applied
 
 
+def _sentence_case(label: str) -> str:
+    """The label with a capital first letter (the rest as written: "T = 0", "SpecInfer")."""
+    return label[:1].upper() + label[1:]
+
+
 def variant_note(applied: dict[str, object]) -> None:
     """Which algorithm ran (the correct one or a named bug), in words."""
     name = str(applied["variant"])
     st.info(
-        f"**{md_escape(variant_label(name).removeprefix('Bug: ').capitalize())}.** "
-        f"{md_escape(VARIANT_DESCRIPTIONS.get(name, ''))}",
+        f"**{md_escape(_sentence_case(variant_label(name).removeprefix('Bug: ')))}.** "
+        f"{md_escape(rule_words(name).description)}",
         icon="🧬",
     )
 
@@ -277,23 +311,12 @@ def simulate(applied: dict[str, object]) -> SimulatedRun:
         preset = PRESETS.get(str(applied["preset"]))
         labels = preset.labels if preset is not None else sc.default_labels(p_target.size)
         p, q = tuple(p_target.tolist()), tuple(q_draft.tolist())
-        with queue_status(f"Simulating {applied['rounds']:,} rounds…") as on_wait:
-            result, report = lab_work.shared_simulation(
-                p,
-                q,
-                applied["k"],
-                applied["rounds"],
-                applied["seed"],
-                applied["variant"],
-                typed=preset is None,
-                on_wait=on_wait,
-            )
-    except (sc.SpecDecError, QueueFullError) as err:
+    except sc.SpecDecError as err:
         show_error(err)
         _stop()
-    except HelperTimeoutError as err:
-        st.warning(md_escape(str(err)), icon="⏳")
-        _stop()
+    request = {"p_target": p, "q_draft": q, "variant": applied["variant"]}
+    request |= {name: applied[name] for name in ("k", "rounds", "seed")}
+    result, report = shared_run(request, typed=preset is None, stop=_stop)
     return SimulatedRun(
         settings=applied,
         p_target=p,
@@ -311,107 +334,15 @@ def preset_caption(run: SimulatedRun) -> None:
         st.caption(f"{md_escape(run.preset.label)}: {md_escape(run.preset.lesson)}")
 
 
-def _p_value(p: float) -> str:
-    """chi2.sf underflows to 0 below about 1e-300: say so instead of printing 0."""
-    return "< 1e-300" if p == 0 else f"{p:.3g}"
-
-
-def _p_latex(p: float) -> str:
-    return r"< 10^{-300}" if p == 0 else f"= {p:.3g}"
-
-
-def _test_words(fit: sc.GoodnessOfFit) -> str:
-    if fit.dof == 0:
-        return "nothing to test: one possible outcome, 0 degrees of freedom"
-    return f"chi-square {fit.statistic:.1f}, dof {fit.dof}, p-value {_p_value(fit.p_value)}"
-
-
-NOTHING_TO_TEST = {  # why a test has one possible outcome (dof 0), by the test
-    "tokens": "p puts all its mass on one token, so every emitted token must be that one "
-    "(and every one was): a count of one kind of token cannot be off",
-    "lengths": "every round has the same length, {length}, so the round-length law is "
-    "certain and no count of rounds can be off",
-}
-
-
-def _length_words(report: sc.LosslessnessReport) -> str:
-    """The one round length a dof-0 length test saw, in words."""
-    counts = report.tokens_per_round.observed
-    length = int(np.flatnonzero(np.asarray(counts) > 0)[0]) + 1 if len(counts) else 1
-    why = " (alpha = 0: no draft is ever kept)" if length == 1 else ""
-    return f"{length} token{'s' * (length != 1)}{why}"
-
-
-def nothing_to_test(report: sc.LosslessnessReport) -> list[str]:
-    """The tests of ``report`` that had nothing to test (dof 0), with the reason in words:
-    such a test passes whatever the rule does, so a PASS from it says nothing."""
-    out = []
-    if report.tokens.dof == 0:
-        out.append("the token test had nothing to test: " + NOTHING_TO_TEST["tokens"])
-    if report.tokens_per_round.dof == 0:
-        out.append(
-            "the round-length test had nothing to test: "
-            + NOTHING_TO_TEST["lengths"].format(length=_length_words(report))
-        )
-    return out
-
-
-def _verdict_text(report: sc.LosslessnessReport) -> str:
-    """PASS or FAIL, with both tests' numbers (and, on a FAIL, which test rejected); a test
-    with nothing to test (dof 0) is said to be one, and is no part of a PASS."""
-    tok, lengths, level = report.tokens, report.tokens_per_round, report.significance
-    empty = nothing_to_test(report)
-    if report.passed and len(empty) == 2:
-        return "NOTHING TO TEST: " + "; ".join(empty) + ". Choose a p and q with more to see."
-    if report.passed and empty:
-        tested = (
-            ("the emitted tokens follow p", tok)
-            if lengths.dof == 0
-            else ("the round lengths follow the theory", lengths)
-        )
-        return (
-            f"PASS on one test only: {tested[0]} ({_test_words(tested[1])}; the p-value is "
-            f"at least the significance level {level:g}); {empty[0]}."
-        )
-    if report.passed:
-        return (
-            f"PASS: the emitted tokens follow p ({_test_words(tok)}) and the round lengths "
-            f"follow the theory ({_test_words(lengths)}); both p-values are at least the "
-            f"significance level {level:g}."
-        )
-    failed = [
-        name
-        for name, fit in (
-            ("the emitted tokens do not follow p", tok),
-            ("the round lengths do not follow the theory", lengths),
-        )
-        if fit.p_value < level
-    ]
-    return (
-        f"FAIL: {' and '.join(failed)} (tokens: {_test_words(tok)}; round lengths: "
-        f"{_test_words(lengths)}; significance level {level:g})."
-    )
-
-
 def verdict(run: SimulatedRun) -> None:
     """The verdict box, a note on a bug that hides or only one test sees, strict's numbers."""
-    with st.container(key="lab_verdict", border=True):
-        report = run.report
-        if not report.passed:
-            box = st.error
-        elif len(nothing_to_test(report)) == 2:
-            box = st.info
-        elif nothing_to_test(report):
-            box = st.warning
-        else:
-            box = st.success
-        box(_verdict_text(report))
+    verdict_box(run.report, str(run.settings["variant"]), key="lab_verdict")
     if run.settings["variant"] == "no_bonus":
         st.caption(
             "This bug is unbiased in tokens: the token test passes, only the tokens-per-round "
             "law catches it (rounds that kept every draft are one token short)."
         )
-    elif not run.lossless and run.report.passed:
+    elif run.kind is RuleKind.BUG_OF and run.report.passed:
         st.caption(
             "This bug did not show with these settings (e.g. p = q never rejects, so the "
             "rejection path never runs): try another pair of distributions or more rounds."
@@ -506,7 +437,7 @@ def chi_square_tests(run: SimulatedRun) -> None:
         )
         chart(fig, key="lab_fig_tokens")
         st.latex(rf"X^2 = \sum \frac{{(O - E)^2}}{{E}} = {tok.statistic:.1f}")
-        st.latex(rf"\text{{dof}} = {tok.dof},\quad p\text{{-value}} {_p_latex(tok.p_value)}")
+        st.latex(rf"\text{{dof}} = {tok.dof},\quad p\text{{-value}} {p_value_latex(tok.p_value)}")
         if tok.dof == 0:
             st.caption("Nothing to test: " + NOTHING_TO_TEST["tokens"] + ".")
         st.caption(
@@ -521,25 +452,59 @@ def chi_square_tests(run: SimulatedRun) -> None:
         )
         chart(fig, key="lab_fig_rounds")
         rate = r"\beta" if run.strict else r"\alpha"
+        if run.kind is RuleKind.LOSSY_BY_DESIGN:  # its own keep chance, e.g. q(argmax p)
+            rate = "r"
         st.latex(rf"P(n+1\ \text{{tokens}}) = {rate}^n (1-{rate}),\quad P(K+1) = {rate}^K")
         st.latex(
             rf"X^2 = {lengths.statistic:.1f},\quad \text{{dof}} = {lengths.dof},\quad "
-            rf"p\text{{-value}} {_p_latex(lengths.p_value)}"
+            rf"p\text{{-value}} {p_value_latex(lengths.p_value)}"
         )
         st.caption(
             "A round keeps n drafts, then adds one token: the resample after a rejection, or "
             "the bonus when all K are kept."
+            + (
+                f" r = {float(run.result.alphas[0]):.3f}: this rule's own chance of keeping a "
+                "draft."
+                if rate == "r"
+                else ""
+            )
         )
         if lengths.dof == 0:
             st.caption(
                 "Nothing to test: "
-                + NOTHING_TO_TEST["lengths"].format(length=_length_words(run.report))
+                + NOTHING_TO_TEST["lengths"].format(length=length_words(run.report))
                 + "."
             )
 
 
+def _not_exact_words(run: SimulatedRun, metrics: sc.AcceptanceMetrics, k: int) -> str:
+    """A rule that is not exact: its AL beside the exact rule it is measured against, and
+    what it is (a bug of that rule, or lossy by design: never called a bug)."""
+    name = str(run.settings["variant"])
+    bug = run.kind is RuleKind.BUG_OF
+    reference = reference_rule(name) if bug else RULES["correct"]
+    symbol = "β" if reference.keep_rule == "strict" else "α"
+    expected = reference.expected(np.array(run.p_target), np.array(run.q_draft), k)
+    who = "the correct rule" if reference.name == "correct" else rule_label(reference.name)
+    al = f"{metrics.mean_acceptance_length:.2f}"
+    compared = f"{who} expects E({symbol}, K) = {expected:.2f} with the same p, q and K"
+    if not bug:
+        return (
+            "This rule is lossy by design (see the verdict): its output is not meant to follow "
+            f"p, and it is no bug. Its AL is {al}, where {compared}: the AL says nothing about "
+            "the output; only a test of the output, like the chi-square above, shows how far "
+            "it is from p."
+        )
+    return (
+        f"This rule is a bug (see the verdict), yet its AL is {al}, where {compared}: a buggy "
+        "rule can have a great AL, and only a test of the output, like the chi-square above, "
+        "catches it."
+    )
+
+
 def _engine_theory(run: SimulatedRun, metrics: sc.AcceptanceMetrics) -> str:
-    """A correct rule: the i.i.d. model's exact rates and AL; a bug: what the numbers miss."""
+    """An exact rule: the i.i.d. model's exact rates and AL; any other: what the numbers
+    miss."""
     k = int(run.settings["k"])
     if run.lossless:
         symbol, rate = ("β", run.beta) if run.strict else ("α", run.alpha)
@@ -552,13 +517,8 @@ def _engine_theory(run: SimulatedRun, metrics: sc.AcceptanceMetrics) -> str:
             f"E({symbol}, K) = {sc.expected_tokens(rate, k):.2f}, and the fitted α should come "
             f"out as {rate:.3f} up to noise."
         )
-    text = (
-        "These numbers count kept drafts only: they do not know whether the output is right. "
-        f"This rule is a bug (see the verdict), yet its AL is {metrics.mean_acceptance_length:.2f}"
-        f", where the correct rule expects E(α, K) = {sc.expected_tokens(run.alpha, k):.2f} "
-        "with the same p, q and K: a buggy rule can have a great AL, and only a test of the "
-        "output, like the chi-square above, catches it."
-    )
+    text = "These numbers count kept drafts only: they do not know whether the output is right. "
+    text += _not_exact_words(run, metrics, k)
     if run.settings["variant"] == "no_bonus":
         text += (
             " The engines' AL = 1 + kept drafts per round also assumes the bonus token, which "
@@ -583,13 +543,15 @@ def counts_and_download(run: SimulatedRun) -> None:
     with st.expander("The counts behind the charts"):
         st.dataframe(fl.token_table(run.result, run.report, run.labels), hide_index=True)
         st.dataframe(fl.rounds_table(run.result), hide_index=True)
-    download_csv(
-        functools.partial(
-            fl.results_csv_table, run.result, run.report, run.labels, seed=run.settings["seed"]
-        ),
-        "losslessness_lab.csv",
+    settings = {"variant": run.result.variant, "K": run.result.k_drafts}
+    settings |= {"rounds simulated": run.result.n_rounds, "seed": run.settings["seed"]}
+    download_results(
+        run.result,
+        run.labels,
+        run.emitted,
+        settings,
+        filename="losslessness_lab.csv",
         key="lab_csv",
-        label="Download the results (CSV)",
     )
 
 

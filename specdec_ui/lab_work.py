@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 import specdec_core as sc
+from specdec_core.rules import BUILT_IN
 
 from . import presets
 from .processes import run_apart
@@ -65,7 +66,8 @@ def shared_simulation(
     ``typed``: p and q came from a student's text (not a preset), so the stored result
     (whose key holds them) lives at most ``TEXT_TTL_S`` seconds and the run stays in this
     process; a preset's run goes to a helper process on the other core
-    (:func:`specdec_ui.processes.run_apart`). Raises
+    (:func:`specdec_ui.processes.run_apart`), unless its rule was registered after import
+    (:data:`specdec_core.rules.BUILT_IN`: a helper process would not know it). Raises
     :class:`specdec_ui.shared_work.QueueFullError` when the queue is full,
     :class:`specdec_ui.processes.HelperTimeoutError` when a preset's run in a helper does
     not finish in time, and the core's ``SpecDecError`` for bad input (each reaches every
@@ -80,7 +82,7 @@ def shared_simulation(
         "variant": str(variant),
         "options": tuple(options),
     }
-    if typed:
+    if typed or variant not in BUILT_IN:  # a helper process knows only the built-in rules
         compute = functools.partial(simulate_and_test, **request)
     else:
         compute = functools.partial(run_apart, "simulate", simulate_and_test, **request)

@@ -1,15 +1,18 @@
-"""The Variants lab's variants as data: one :class:`Variant` row each, in :data:`VARIANTS`.
+"""How the Variants lab shows each rule: one :class:`Variant` row per rule, in :data:`VARIANTS`.
 
-A row says everything the page needs to show one verification rule: its name, whether it
-is lossless, whether it uses q, the bug a student may switch on, how to draw one stepped
-example and what each decision shows (figure and words), how to simulate many rounds
-(:func:`specdec_core.simulate_rounds`' variant, K and options), its exact one-position
-emitted law, its exact tokens per round beside the basic rule's, the figure that
-compares it across settings, and the core function whose source the page shows. The page
-(:mod:`specdec_ui.variants_view`) never asks which variant it shows: it reads the row.
+What a rule IS comes from the core's one registry, :data:`specdec_core.rules.RULES`: its
+kind (exact, lossy by design, a bug of a named rule), its emitted law, its Monte Carlo
+(tables and chunk), its expected tokens and its source. Its words come from
+:data:`specdec_ui.words.RULE_WORDS`. A row here adds only what the page draws for it:
+which inputs it has, how to draw one stepped example and what each decision shows
+(figure and words), its options from the inputs, the basic rule it is compared with and
+the figure that compares it across settings. The page (:mod:`specdec_ui.variants_view`)
+never asks which rule it shows: it reads the row, and a rule registered without a row
+gets :func:`generic_row` (one decision, its emitted law).
 
-Adding a rule: write its functions below and add one row; its words go in the row, its
-presets in :mod:`specdec_ui.presets`.
+The menu (:func:`menu`) is every rule the registry offers this lab that is not a bug, in
+the order of :data:`VARIANTS` (then the others); a rule's bug (:func:`bug_of`) is its
+"Break it" checkbox.
 """
 
 from __future__ import annotations
@@ -18,15 +21,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 
 import specdec_core as sc
+from specdec_core import rules
 from specdec_core import variants as vr
 from specdec_core import variants_tree as vt
+from specdec_core.rules import RULES, RuleKind
 
 from . import figures_variants as fv
 from .presets import VARIANT_K_MAX
+
+LAB = "variants"  # the lab's name in a rule's ``labs``
 
 
 @dataclass(frozen=True)
@@ -77,26 +83,34 @@ class Simulation:
     options: dict
 
 
+def _basic_baseline(inp: Inputs) -> tuple[float, int]:
+    """The basic rule with K drafts: E(alpha, K) tokens per round, K drafted tokens."""
+    return float(sc.expected_tokens(inp.alpha, inp.k)), inp.k
+
+
+def _no_options(inp: Inputs) -> dict:
+    return {}
+
+
+def _own_k(inp: Inputs) -> int:
+    return inp.k
+
+
 @dataclass(frozen=True)
 class Variant:
-    """One verification rule, as the page shows it (see the module docstring)."""
+    """How the page shows one rule (see the module docstring); the rule is in RULES."""
 
-    name: str
-    lossless: bool
     uses_q: bool  # False: q is one-hot on the drafted token, typed as its index
     uses_k: bool  # False: K is the tree's depth
-    bug: str | None  # the "Break it" checkbox's words (None: no bug offered)
-    bug_help: str
     example: Callable[[Inputs, np.random.Generator], object]
     n_steps: Callable[[object], int]
     step: Callable[[Inputs, object, int], StepView]
-    simulation: Callable[[Inputs], Simulation]
-    emitted: Callable[[Inputs], np.ndarray]  # exact law at one position (the bug's if broken)
-    expected: Callable[[Inputs], tuple[float, float, int]]  # ours, basic rule's, drafted
     compare: Callable[[Inputs], tuple[go.Figure, str]]  # section 3: figure and caption
-    source: Callable  # the core function the page shows
-    # Why the bug can leave the output law at p for some p and q (shown when it does)
-    bug_hidden: str = ""
+    inputs: tuple[str, ...] = ()  # the rule's own widgets: "m", "widths", "token", "typical"
+    options: Callable[[Inputs], dict] = _no_options  # the rule's options (law and Monte Carlo)
+    baseline: Callable[[Inputs], tuple[float, int]] = _basic_baseline  # basic rule, drafted
+    k: Callable[[Inputs], int] = _own_k  # positions per round of the Monte Carlo
+    note: Callable[[Inputs, sc.SimulationResult], str] | None = None  # under the metrics
 
 
 # ----------------------------------------------------------------------------- multi-draft
@@ -142,19 +156,12 @@ def _multi_step(inp: Inputs, step: vr.MultiDraftResult, shown: int) -> StepView:
     )
 
 
-def _multi_simulation(inp: Inputs) -> Simulation:
-    name = "multi_draft_no_residual" if inp.broken else "multi_draft"
-    return Simulation(name, inp.k, {"n_candidates": inp.m})
+def _multi_options(inp: Inputs) -> dict:
+    return {"n_candidates": inp.m}
 
 
-def _multi_emitted(inp: Inputs) -> np.ndarray:
-    name = "multi_draft_no_residual" if inp.broken else "multi_draft"
-    return vr.emitted_distribution(name, inp.p_target, inp.q_draft, n_candidates=inp.m)
-
-
-def _multi_expected(inp: Inputs) -> tuple[float, float, int]:
-    ours = vr.multidraft_expected_tokens(inp.p_target, inp.q_draft, inp.k, inp.m)
-    return ours, float(sc.expected_tokens(inp.alpha, inp.k)), inp.k * inp.m
+def _multi_baseline(inp: Inputs) -> tuple[float, int]:
+    return float(sc.expected_tokens(inp.alpha, inp.k)), inp.k * inp.m
 
 
 def _multi_compare(inp: Inputs) -> tuple[go.Figure, str]:
@@ -199,23 +206,19 @@ def _tree_step(inp: Inputs, result: vt.TreeResult, shown: int) -> StepView:
     )
 
 
-def _tree_simulation(inp: Inputs) -> Simulation:
-    """A tree of widths b_1..b_D runs as multi-draft with one width per position (K = D)."""
-    return Simulation("multi_draft", len(inp.widths), {"n_candidates": tuple(inp.widths)})
+def _tree_options(inp: Inputs) -> dict:
+    return {"branching": tuple(inp.widths)}
 
 
-def _tree_emitted(inp: Inputs) -> np.ndarray:
-    return vr.emitted_distribution("tree", inp.p_target, inp.q_draft, branching=inp.widths)
+def _tree_depth(inp: Inputs) -> int:
+    """A tree of widths b_1..b_D runs with K = D positions (multi-draft, one width each)."""
+    return len(inp.widths)
 
 
-def _tree_expected(inp: Inputs) -> tuple[float, float, int]:
+def _tree_baseline(inp: Inputs) -> tuple[float, int]:
     """The tree against a chain as long as the tree has nodes."""
     nodes = int(np.sum(np.cumprod(inp.widths)))
-    return (
-        vt.tree_expected_tokens(inp.p_target, inp.q_draft, inp.widths),
-        vt.chain_expected_tokens(inp.p_target, inp.q_draft, nodes),
-        nodes,
-    )
+    return vt.chain_expected_tokens(inp.p_target, inp.q_draft, nodes), nodes
 
 
 def _tree_compare(inp: Inputs) -> tuple[go.Figure, str]:
@@ -272,19 +275,6 @@ def _onehot_step(inp: Inputs, step: vr.MatchStep, shown: int) -> StepView:
     )
 
 
-def _basic_simulation(inp: Inputs) -> Simulation:
-    return Simulation("correct", inp.k, {})
-
-
-def _onehot_emitted(inp: Inputs) -> np.ndarray:
-    return vr.emitted_distribution("deterministic", inp.p_target, inp.q_draft)
-
-
-def _basic_expected(inp: Inputs) -> tuple[float, float, int]:
-    basic = float(sc.expected_tokens(inp.alpha, inp.k))
-    return basic, basic, inp.k
-
-
 def _one_candidate_compare(inp: Inputs) -> tuple[go.Figure, str]:
     return fv.candidates_figure(inp.p_target, inp.q_draft, inp.k, 1), ""
 
@@ -310,11 +300,12 @@ def _typical_step(inp: Inputs, step: vr.TypicalStep, shown: int) -> StepView:
                 "No coin, and q is never looked at.",
             ],
         )
-    tv = vr.total_variation(_typical_emitted(inp), inp.p_target)
+    law = emitted(inp)
+    tv = vr.total_variation(law, inp.p_target)
     return StepView(
         fv.emitted_figure(
             inp.p_target,
-            _typical_emitted(inp),
+            law,
             labels,
             title=f"What typical acceptance emits: TV from p = {tv:.3f}",
         ),
@@ -325,24 +316,13 @@ def _typical_step(inp: Inputs, step: vr.TypicalStep, shown: int) -> StepView:
     )
 
 
-def _typical_simulation(inp: Inputs) -> Simulation:
-    return Simulation("typical_acceptance", inp.k, {"epsilon": inp.epsilon, "delta": inp.delta})
-
-
-def _typical_emitted(inp: Inputs) -> np.ndarray:
-    return vr.emitted_distribution(
-        "typical_acceptance", inp.p_target, inp.q_draft, epsilon=inp.epsilon, delta=inp.delta
-    )
-
-
-def _typical_expected(inp: Inputs) -> tuple[float, float, int]:
-    ours = vr.typical_expected_tokens(inp.p_target, inp.q_draft, inp.k, inp.epsilon, inp.delta)
-    return ours, float(sc.expected_tokens(inp.alpha, inp.k)), inp.k
+def _typical_options(inp: Inputs) -> dict:
+    return {"epsilon": inp.epsilon, "delta": inp.delta}
 
 
 def _typical_compare(inp: Inputs) -> tuple[go.Figure, str]:
-    ours, basic, _ = _typical_expected(inp)
-    tv = vr.total_variation(_typical_emitted(inp), inp.p_target)
+    ours, basic, _ = expected(inp)
+    tv = vr.total_variation(emitted(inp), inp.p_target)
     return (
         fv.candidates_figure(inp.p_target, inp.q_draft, inp.k, 1),
         f"Typical acceptance drafts one candidate per position and emits {ours:.3f} tokens "
@@ -382,9 +362,9 @@ def _strict_step(inp: Inputs, step: vr.MatchStep, shown: int) -> StepView:
                 "residual is needed.",
             ],
         )
-    emitted = _strict_emitted(inp)
+    law = sc.emitted_distribution("strict", inp.p_target, inp.q_draft)  # the stepped rule's
     return StepView(
-        fv.emitted_figure(inp.p_target, emitted, inp.labels, title="What strict emits: p exactly"),
+        fv.emitted_figure(inp.p_target, law, inp.labels, title="What strict emits: p exactly"),
         [
             "P(emit z) = q(z) p(z) (drafted and matched) + p(z) (1 − q(z)) (y = z, the draft "
             "differed) = p(z): lossless, like the probabilistic rule.",
@@ -393,19 +373,6 @@ def _strict_step(inp: Inputs, step: vr.MatchStep, shown: int) -> StepView:
             f"against E(alpha, K) = {float(sc.expected_tokens(alpha, inp.k)):.3f}.",
         ],
     )
-
-
-def _strict_simulation(inp: Inputs) -> Simulation:
-    return Simulation("strict_fresh_sample" if inp.broken else "strict", inp.k, {})
-
-
-def _strict_emitted(inp: Inputs) -> np.ndarray:
-    return vr.strict_emitted(inp.p_target, inp.q_draft, fresh_after_mismatch=inp.broken)
-
-
-def _strict_expected(inp: Inputs) -> tuple[float, float, int]:
-    ours = vr.strict_expected_tokens(inp.p_target, inp.q_draft, inp.k)
-    return ours, float(sc.expected_tokens(inp.alpha, inp.k)), inp.k
 
 
 def _strict_compare(inp: Inputs) -> tuple[go.Figure, str]:
@@ -426,122 +393,158 @@ def _two_steps(_example) -> int:
     return 2
 
 
+def _typical_note(inp: Inputs, result: sc.SimulationResult) -> str:
+    """Why typical acceptance's histogram lies further from p than its one-position law."""
+    tv = vr.total_variation(emitted(inp), inp.p_target)
+    return (
+        f"The exact TV, {tv:.3f}, is that of one drafted position: its token is the kept "
+        "draft, or argmax p after a rejection. The histogram below counts every token of "
+        "every round, including the token after K kept drafts, which typical acceptance "
+        "also takes as argmax p (Medusa's default) instead of sampling p: so its bars lie "
+        f"further from p (TV of the histogram: {histogram_tv(result, inp.p_target):.3f})."
+    )
+
+
+# The rows of the rules this lab was built with, in the order of its menu.
 VARIANTS: dict[str, Variant] = {
     "multi_draft": Variant(
-        name="Multi-draft: m candidates per position (SpecInfer)",
-        lossless=True,
         uses_q=True,
         uses_k=True,
-        bug="Break it: skip the residual update",
-        bug_help="Try every candidate against the original p: a common mistake. The Monte "
-        "Carlo test below should catch it.",
         example=_multi_example,
         n_steps=chain_decisions,
         step=_multi_step,
-        simulation=_multi_simulation,
-        emitted=_multi_emitted,
-        expected=_multi_expected,
         compare=_multi_compare,
-        source=vr.multidraft_step,
+        inputs=("m",),
+        options=_multi_options,
+        baseline=_multi_baseline,
     ),
     "tree": Variant(
-        name="Token tree (SpecInfer, Medusa, EAGLE)",
-        lossless=True,
         uses_q=True,
         uses_k=False,
-        bug=None,
-        bug_help="",
         example=_tree_example,
         n_steps=lambda result: len(result.node_steps) + 1,
         step=_tree_step,
-        simulation=_tree_simulation,
-        emitted=_tree_emitted,
-        expected=_tree_expected,
         compare=_tree_compare,
-        source=vt.verify_tree,
+        inputs=("widths",),
+        options=_tree_options,
+        baseline=_tree_baseline,
+        k=_tree_depth,
     ),
     "deterministic": Variant(
-        name="Deterministic draft: prompt lookup, n-gram (one-hot q)",
-        lossless=True,
         uses_q=False,
         uses_k=True,
-        bug=None,
-        bug_help="",
         example=_onehot_example,
         n_steps=_three_steps,
         step=_onehot_step,
-        simulation=_basic_simulation,
-        emitted=_onehot_emitted,
-        expected=_basic_expected,
         compare=_one_candidate_compare,
-        source=vr.onehot_general_rule,
+        inputs=("token",),
     ),
     "typical_acceptance": Variant(
-        name="Typical acceptance (Medusa): fast but lossy",
-        lossless=False,
         uses_q=True,
         uses_k=True,
-        bug=None,
-        bug_help="",
         example=_typical_example,
         n_steps=_two_steps,
         step=_typical_step,
-        simulation=_typical_simulation,
-        emitted=_typical_emitted,
-        expected=_typical_expected,
         compare=_typical_compare,
-        source=vr.typical_step,
+        inputs=("typical",),
+        options=_typical_options,
+        note=_typical_note,
     ),
     "strict": Variant(
-        name="Strict verification (vLLM strict, mlx-lm): keep only an exact match",
-        lossless=True,
         uses_q=True,
         uses_k=True,
-        bug="Break it: at a mismatch, emit a fresh sample of p instead of y",
-        bug_help="Throw the target's own sample y away after a mismatch and draw a new one: "
-        "the emitted token then leans towards the drafts. The Monte Carlo test below should "
-        "catch it.",
         example=_strict_example,
         n_steps=_three_steps,
         step=_strict_step,
-        simulation=_strict_simulation,
-        emitted=_strict_emitted,
-        expected=_strict_expected,
         compare=_strict_compare,
-        source=vr.strict_step,
-        bug_hidden="This bug emits p(z) (q(z) + 1 − beta) instead of p(z), and that is p "
-        "itself when q is flat on p's support (q(z) = beta for every z that p can emit), as "
-        "here. Pick the preset “Strict verification keeps fewer drafts” or type a q that is "
-        "not flat to watch the test catch it.",
     ),
 }
 
 
-def results_csv_table(result: sc.SimulationResult, labels, emitted, settings: dict) -> pd.DataFrame:
-    """Tokens observed, p, the exact emitted law; then rounds by length; settings on every row."""
-    tokens = pd.DataFrame(
-        {
-            "table": "tokens",
-            "item": [str(label) for label in labels],
-            "observed": result.emitted_counts,
-            "expected if lossless": result.expected_counts,
-            "exact emitted share (position 1)": np.asarray(emitted, float),
-        }
+# ----------------------------------------------------------------------------- any other rule
+def _generic_example(inp: Inputs, rng: np.random.Generator) -> rules.PositionStep:
+    return RULES[inp.variant].step(inp.p_target, inp.q_draft, rng)
+
+
+def _generic_step(inp: Inputs, step: rules.PositionStep, shown: int) -> StepView:
+    drafted = ", ".join(inp.labels[x] for x in step.drafted)
+    verdict = "kept" if step.kept else "rejected"
+    law = emitted(inp)
+    tv = vr.total_variation(law, inp.p_target)
+    return StepView(
+        fv.emitted_figure(
+            inp.p_target, law, inp.labels, title=f"What the rule emits: TV from p = {tv:.3f}"
+        ),
+        [
+            f"The draft proposed {drafted}: {verdict}; the position emits "
+            f"{inp.labels[step.emitted_token]}.",
+            f"Exact law of the emitted token at one position: its distance from p is "
+            f"TV = {tv:.3f}.",
+        ],
     )
-    lengths = np.arange(1, result.k_drafts + 2)
-    rounds = pd.DataFrame(
-        {
-            "table": "tokens per round",
-            "item": lengths.astype(str),
-            "observed": result.tokens_per_round_counts[1:],
-            "expected if lossless": sc.tokens_per_round_distribution(result.alphas)
-            * result.n_rounds,
-        }
+
+
+def generic_row() -> Variant:
+    """The row of a rule registered without one: one decision of its step, its law."""
+    return Variant(
+        uses_q=True,
+        uses_k=True,
+        example=_generic_example,
+        n_steps=lambda _example: 1,
+        step=_generic_step,
+        compare=_one_candidate_compare,
     )
-    frame = pd.concat([tokens, rounds], ignore_index=True)
-    for name, value in settings.items():
-        frame[name] = value
-    return frame
+
+
+# ----------------------------------------------------------------------------- from the registry
+def row(name: str) -> Variant:
+    """How the page shows the rule ``name`` (its own row, or the generic one)."""
+    return VARIANTS.get(name) or generic_row()
+
+
+def menu() -> list[str]:
+    """The Variant menu: the rules RULES offers this lab that are not bugs, in the order of
+    :data:`VARIANTS`, then any other (e.g. a newly registered rule) in the registry's order."""
+    offered = [
+        rule.name for rule in rules.rules_of_kind(RuleKind.EXACT, RuleKind.LOSSY_BY_DESIGN, lab=LAB)
+    ]
+    order = list(VARIANTS)
+    return sorted(offered, key=lambda name: order.index(name) if name in order else len(order))
+
+
+def bug_of(name: str) -> rules.Rule | None:
+    """The bug of the rule ``name`` this lab offers as its "Break it" checkbox (or None)."""
+    return rules.bug_of(name, lab=LAB)
+
+
+def simulated_rule(inp: Inputs) -> str:
+    """The rule that runs: the chosen one, or its bug when "Break it" is ticked."""
+    bug = bug_of(inp.variant)
+    return bug.name if inp.broken and bug is not None else inp.variant
+
+
+def simulation(inp: Inputs) -> Simulation:
+    """How :func:`specdec_core.simulate_rounds` runs the chosen rule (or its bug)."""
+    return Simulation(simulated_rule(inp), row(inp.variant).k(inp), row(inp.variant).options(inp))
+
+
+def emitted(inp: Inputs) -> np.ndarray:
+    """(V,) exact law at one drafted position of the rule that runs (the bug's if broken)."""
+    options = row(inp.variant).options(inp)
+    return sc.emitted_distribution(simulated_rule(inp), inp.p_target, inp.q_draft, **options)
+
+
+def expected(inp: Inputs) -> tuple[float, float, int]:
+    """E[tokens per round] of the chosen rule, of the basic rule it is compared with, and
+    the drafted tokens per round of that comparison."""
+    view = row(inp.variant)
+    ours = RULES[inp.variant].expected(inp.p_target, inp.q_draft, view.k(inp), **view.options(inp))
+    return float(ours), *view.baseline(inp)
+
+
+def lossless(name: str) -> bool:
+    """The rule ``name`` is exact: its output must follow p."""
+    return RULES[name].kind is RuleKind.EXACT
 
 
 def histogram_tv(result: sc.SimulationResult, p_target) -> float:
@@ -553,8 +556,3 @@ def histogram_tv(result: sc.SimulationResult, p_target) -> float:
     """
     counts = np.asarray(result.emitted_counts, dtype=np.float64)  # (V,)
     return vr.total_variation(counts / counts.sum(), p_target)
-
-
-def p_value_text(p_value: float) -> str:
-    """chi2.sf underflows to 0 below about 1e-300: say so instead of printing 0."""
-    return "< 1e-300" if p_value == 0 else f"{p_value:.3g}"

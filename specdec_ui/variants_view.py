@@ -1,12 +1,13 @@
 """The Variants lab's sections, top to bottom (``pages/scripts/variants.py`` calls them).
 
-Every variant is a row of :data:`specdec_ui.variants_table.VARIANTS`; the sections read
-the row of the chosen variant and never branch on its name.
+Every rule comes from :data:`specdec_core.rules.RULES` (its menu:
+:func:`specdec_ui.variants_table.menu`), and is shown by its row
+(:func:`specdec_ui.variants_table.row`); the sections read the rule and its row and never
+branch on its name. The verdict, its tests and the CSV are the Losslessness lab's
+(:mod:`specdec_ui.verdict_view`).
 """
 
 from __future__ import annotations
-
-import functools
 
 import numpy as np
 import plotly.graph_objects as go
@@ -19,17 +20,18 @@ from specdec_core.engine_metrics import metrics_from_accepted_histogram
 from specdec_core.errors import mismatch_message
 
 from . import figures_lab as fl
-from . import lab_work, presets
+from . import presets
+from . import variants_table as vtab
 from .engine_view import engine_panel
 from .page_state import PageState
 from .presenter import chart, presenting
-from .processes import HelperTimeoutError
 from .share import LinkReader
-from .shared_work import QueueFullError
 from .stepper import StepLabels, stepper, steps_below
 from .text import md_escape
-from .variants_table import VARIANTS, Inputs, histogram_tv, p_value_text, results_csv_table
-from .widgets import MAX_SEED, download_csv, queue_status, seed_control, show_error
+from .variants_table import Inputs
+from .verdict_view import download_results, shared_run, verdict_box
+from .widgets import MAX_SEED, seed_control, show_error
+from .words import rule_title, rule_words
 
 PRESETS = presets.VARIANT_PRESETS
 OPTIONS = [*PRESETS, presets.CUSTOM]
@@ -90,7 +92,7 @@ def _values_from_link(link: LinkReader) -> dict[str, object]:
     rounds = (presets.VARIANT_MIN_ROUNDS, presets.VARIANT_MAX_ROUNDS)
     return {
         "preset": preset_key,
-        "variant": link.choice("variant", list(VARIANTS), base["variant"]),
+        "variant": link.choice("variant", vtab.menu(), base["variant"]),
         "p_text": p_text if p_text is not None else base["p_text"],
         "q_text": q_text if q_text is not None else base["q_text"],
         "m": link.int_in("m", 1, presets.VARIANT_M_MAX, base["m"]),
@@ -140,12 +142,12 @@ def inputs(state: PageState) -> None:
         )
         st.selectbox(
             "Variant",
-            list(VARIANTS),
+            vtab.menu(),
             key="var_variant",
-            format_func=lambda name: VARIANTS[name].name,
+            format_func=rule_title,
             on_change=to_custom,
         )
-        row = VARIANTS[st.session_state["var_variant"]]
+        row = vtab.row(st.session_state["var_variant"])
         st.text_input(
             "Target p", key="var_p_text", on_change=to_custom, max_chars=sc.MAX_TEXT_LENGTH
         )
@@ -168,12 +170,14 @@ def inputs(state: PageState) -> None:
 
 
 def _variant_inputs(variant: str, to_custom) -> None:
-    """The inputs only one variant has (candidates, tree widths, the draft token, ...)."""
-    if variant == "multi_draft":
+    """The inputs only some rules have (candidates, tree widths, the draft token, ...), as
+    the rule's row names them, and its "Break it" checkbox when it has a bug."""
+    own = vtab.row(variant).inputs
+    if "m" in own:
         st.slider(
             "m: candidates per position", 1, presets.VARIANT_M_MAX, key="var_m", on_change=to_custom
         )
-    if variant == "tree":
+    if "widths" in own:
         st.text_input(
             "Tree widths per level",
             key="var_widths",
@@ -182,7 +186,7 @@ def _variant_inputs(variant: str, to_custom) -> None:
             help="Children per node at each level, e.g. 3, 2: three children of the root, two "
             "under each. 1 to 4 levels, 1 to 4 children.",
         )
-    if variant == "deterministic":
+    if "token" in own:
         st.number_input(
             "Draft token (its index, from 0)",
             0,
@@ -191,17 +195,18 @@ def _variant_inputs(variant: str, to_custom) -> None:
             on_change=to_custom,
             help="Prompt lookup proposes this token for sure: q is one-hot on it.",
         )
-    if variant == "typical_acceptance":
+    if "typical" in own:
         st.number_input("epsilon (hard threshold)", 0.01, 1.0, step=0.01, key="var_epsilon")
         st.number_input("delta (entropy factor)", 0.01, 1.0, step=0.01, key="var_delta")
-    row = VARIANTS[variant]
-    if row.bug is not None:
-        st.checkbox(row.bug, key="var_broken", help=row.bug_help)
+    if (bug := vtab.bug_of(variant)) is not None:
+        words = rule_words(bug.name)
+        label = words.break_it or f"Break it: {words.label.removeprefix('Bug: ')}"
+        st.checkbox(label, key="var_broken", help=words.break_help or None)
 
 
 def parse(current: dict) -> Inputs:
     """The kept widget values as checked inputs (raises SpecDecError on bad input)."""
-    row = VARIANTS[current["variant"]]
+    row = vtab.row(current["variant"])
     preset = PRESETS.get(current["preset"])
     p_target = sc.parse_distribution(current["p_text"], name="p")
     labels = preset.labels if preset is not None else sc.default_labels(p_target.size)
@@ -223,12 +228,12 @@ def parse(current: dict) -> Inputs:
         q_draft=q_draft,
         labels=tuple(labels),
         m=int(current["m"]),
-        widths=vt.parse_branching(current["widths"]) if current["variant"] == "tree" else None,
+        widths=vt.parse_branching(current["widths"]) if "widths" in row.inputs else None,
         token=int(current["token"]),
         k=int(current["k"]),
         epsilon=float(current["epsilon"]),
         delta=float(current["delta"]),
-        broken=bool(current["broken"]) and row.bug is not None,
+        broken=bool(current["broken"]) and vtab.bug_of(current["variant"]) is not None,
         seed=int(current["seed"]),
         rounds=int(current["rounds"]),
     )
@@ -244,8 +249,8 @@ def preset_lesson(current: dict) -> None:
     else:  # its lesson is about another rule: say whose p and q these are
         st.caption(
             f"p and q of the preset “{md_escape(preset.label)}”, made for "
-            f"{md_escape(VARIANTS[preset.variant].name)}; shown here with "
-            f"{md_escape(VARIANTS[current['variant']].name)}."
+            f"{md_escape(rule_title(preset.variant))}; shown here with "
+            f"{md_escape(rule_title(current['variant']))}."
         )
 
 
@@ -257,7 +262,7 @@ def step_through(inp: Inputs) -> None:
     """One example of the rule, one decision per click: its words beside its figure (in
     one screen of a projector; stacked on a phone, with Back / Next again under it)."""
     st.header("Step through one decision at a time")
-    row = VARIANTS[inp.variant]
+    row = vtab.row(inp.variant)
     if st.session_state.get(SIGNATURE) != inp.signature():
         st.session_state[SIGNATURE] = inp.signature()
         st.session_state[STEP] = 0
@@ -291,65 +296,35 @@ def _step_figure(figure):
 # ----------------------------------------------------------------------------- 2. many rounds
 def simulate(inp: Inputs):
     """The shared Monte Carlo of the rule (or its bug): (result, report, simulation)."""
-    sim = VARIANTS[inp.variant].simulation(inp)
-    try:
-        with queue_status(f"Simulating {inp.rounds:,} rounds…") as on_wait:
-            result, report = lab_work.shared_simulation(
-                tuple(inp.p_target.tolist()),
-                tuple(inp.q_draft.tolist()),
-                sim.k,
-                inp.rounds,
-                inp.seed,
-                sim.variant,
-                options=tuple(sim.options.items()),
-                typed=True,  # p and q may be typed: the stored result expires
-                on_wait=on_wait,
-            )
-    except (sc.SpecDecError, QueueFullError, HelperTimeoutError) as err:
-        show_error(err)
-        st.stop()
+    sim = vtab.simulation(inp)
+    request = {
+        "p_target": tuple(inp.p_target.tolist()),
+        "q_draft": tuple(inp.q_draft.tolist()),
+        "k": sim.k,
+        "rounds": inp.rounds,
+        "seed": inp.seed,
+        "variant": sim.variant,
+        "options": tuple(sim.options.items()),
+    }
+    result, report = shared_run(request, typed=True, stop=st.stop)  # typed: the result expires
     return result, report, sim
 
 
 def verdict(inp: Inputs, result, report, sim) -> None:
-    """PASS or FAIL of the chi-square test, the tokens-per-round numbers and the charts."""
+    """PASS or FAIL of the two chi-square tests (the Losslessness lab's verdict), the
+    tokens-per-round numbers and the charts."""
     st.header("Many rounds: does the output follow p?")
-    row = VARIANTS[inp.variant]
     if inp.broken:
+        words = rule_words(sim.variant)
+        what = (words.break_it or words.label).removeprefix("Break it: ").removeprefix("Bug: ")
         st.caption(
-            f"Broken on purpose ({md_escape(row.bug.removeprefix('Break it: '))}). The stepper "
+            f"Broken on purpose ({md_escape(what)}). The stepper "
             "above shows the correct rule; the broken one runs here."
         )
-        if vr.total_variation(row.emitted(inp), inp.p_target) < HIDDEN_BUG_TV:
-            st.info(
-                " ".join(
-                    filter(
-                        None,
-                        [
-                            "With these p and q the bug changes nothing a test could "
-                            "see: its exact output law is p.",
-                            row.bug_hidden,
-                        ],
-                    )
-                ),
-                icon="🔍",
-            )
-    tok = report.tokens
-    words = (
-        f"chi-square {tok.statistic:.1f}, dof {tok.dof}, p-value {p_value_text(tok.p_value)}; "
-        f"significance level {presets.SIGNIFICANCE:g}"
-    )
-    with st.container(key="var_verdict", border=True):
-        if tok.dof == 0:  # one possible token: a test that cannot fail is no PASS
-            st.info(
-                "NOTHING TO TEST: p puts all its mass on one token, so every emitted token "
-                "must be that one (and every one was); choose a p with more than one token.",
-                icon="ℹ️",
-            )
-        elif tok.p_value >= presets.SIGNIFICANCE:
-            st.success(f"PASS: the emitted tokens follow p ({words}).", icon="✅")
-        else:
-            st.error(f"FAIL: the emitted tokens do not follow p ({words}).", icon="❌")
+        if vr.total_variation(vtab.emitted(inp), inp.p_target) < HIDDEN_BUG_TV:
+            hidden = "With these p and q the bug changes nothing a test could see: its exact "
+            st.info(" ".join(filter(None, [hidden + "output law is p.", words.hidden])), icon="🔍")
+    verdict_box(report, sim.variant, key="var_verdict")
     _round_metrics(inp, result, sim)
     left, right = st.columns(2)
     with left:
@@ -359,8 +334,8 @@ def verdict(inp: Inputs, result, report, sim) -> None:
 
 
 def _round_metrics(inp: Inputs, result, sim) -> None:
-    ours, basic, drafted = VARIANTS[inp.variant].expected(inp)
-    tv = vr.total_variation(VARIANTS[inp.variant].emitted(inp), inp.p_target)
+    ours, basic, drafted = vtab.expected(inp)
+    tv = vr.total_variation(vtab.emitted(inp), inp.p_target)
     a, b, c, d = st.columns(4)
     a.metric("tokens per round (simulated)", f"{result.mean_tokens_per_round:.3f}")
     b.metric(
@@ -381,14 +356,8 @@ def _round_metrics(inp: Inputs, result, sim) -> None:
         help="The exact law of the token emitted at one drafted position, against p; "
         "0 for a lossless rule.",
     )
-    if inp.variant == "typical_acceptance":
-        st.caption(
-            f"The exact TV, {tv:.3f}, is that of one drafted position: its token is the kept "
-            "draft, or argmax p after a rejection. The histogram below counts every token of "
-            "every round, including the token after K kept drafts, which typical acceptance "
-            "also takes as argmax p (Medusa's default) instead of sampling p: so its bars lie "
-            f"further from p (TV of the histogram: {histogram_tv(result, inp.p_target):.3f})."
-        )
+    if (note := vtab.row(inp.variant).note) is not None:
+        st.caption(note(inp, result))  # the row's own words and numbers: no user text
 
 
 def engine_numbers(inp: Inputs, result, sim) -> None:
@@ -397,7 +366,7 @@ def engine_numbers(inp: Inputs, result, sim) -> None:
     about = f"your {result.n_rounds:,} simulated rounds ({sim.k} positions each)"
     metrics = metrics_from_accepted_histogram(result.n_accepted_counts)
     engine_panel(metrics, key="var_engine", about=about)
-    if not VARIANTS[inp.variant].lossless or inp.broken:
+    if not vtab.lossless(inp.variant) or inp.broken:
         st.caption(
             "These numbers only count kept drafts: they cannot tell whether the output follows "
             "p. A lossy or broken rule can print a fine acceptance length; the chi-square test "
@@ -409,7 +378,7 @@ def engine_numbers(inp: Inputs, result, sim) -> None:
 def compare(inp: Inputs) -> None:
     """Tokens per round against the number of candidates (or K, or the tree's width)."""
     st.header("Tokens per round against the number of candidates")
-    figure, caption = VARIANTS[inp.variant].compare(inp)
+    figure, caption = vtab.row(inp.variant).compare(inp)
     chart(figure, key="var_fig_compare")
     if caption:
         st.caption(md_escape(caption))
@@ -425,12 +394,8 @@ def downloads(inp: Inputs, result, sim) -> None:
         "seed": inp.seed,
         **{name: str(value) for name, value in sim.options.items()},
     }
-    emitted = VARIANTS[inp.variant].emitted(inp)
-    download_csv(
-        functools.partial(results_csv_table, result, inp.labels, emitted, settings),
-        "variants_lab.csv",
-        key="var_csv",
-        label="Download the results (CSV)",
+    download_results(
+        result, inp.labels, vtab.emitted(inp), settings, filename="variants_lab.csv", key="var_csv"
     )
 
 

@@ -1,7 +1,8 @@
 """What a student reads for the core's names: variants and question kinds, in words.
 
-The core (``specdec_core``) keeps names, flags and numbers; the labels and lines the
-pages show for them live here, keyed by the core's names. ``tests/ui/test_words.py``
+The core (``specdec_core``) keeps names, kinds and numbers; the labels and lines the
+pages show for them live here, keyed by the core's names (the rules' words in one
+table, :data:`RULE_WORDS`). ``tests/ui/test_words.py``
 checks that every name the core defines has its words, so a new variant or question
 kind cannot ship without them. (The words of a round's statuses sit beside their
 colours and symbols in :mod:`specdec_ui.theme`.)
@@ -9,48 +10,137 @@ colours and symbols in :mod:`specdec_ui.theme`.)
 
 from __future__ import annotations
 
-# simulate_rounds' variants: the correct rules, the deliberately broken ones ("Bug: ..."),
-# and the variants of the algorithm the Variants lab runs. Label: a menu entry.
-VARIANT_LABELS: dict[str, str] = {
-    "correct": "Correct algorithm",
-    "strict": "Strict verification (exact match)",
-    "resample_from_p": "Bug: resample from p",
-    "accept_if_p_ge_q": "Bug: accept when p >= q",
-    "ratio_with_wrong_q": "Bug: greedy draft, softmax q in the ratio",
-    "no_bonus": "Bug: no bonus token",
-    "strict_fresh_sample": "Bug: strict, a fresh sample after a mismatch",
-    "multi_draft": "Multi-draft (SpecInfer)",
-    "multi_draft_no_residual": "Bug: multi-draft without the residual update",
-    "typical_acceptance": "Typical acceptance (Medusa)",
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RuleWords:
+    """What a student reads for one verification rule of ``specdec_core.rules.RULES``.
+
+    ``label``: its entry in the Losslessness lab's menu ("Bug: ..." exactly for a
+    deliberately broken rule); ``description``: what it does, and what is wrong with a
+    bug; ``title``: its entry in the Variants lab's menu; for a bug the Variants lab
+    offers, ``break_it`` (its checkbox), ``break_help`` and ``hidden`` (why the bug can
+    leave the output law at p for some p and q).
+    """
+
+    label: str
+    description: str
+    title: str = ""
+    break_it: str = ""
+    break_help: str = ""
+    hidden: str = ""
+
+
+# The one table of the rules' words, keyed by the rule's name in specdec_core.rules.RULES,
+# in the registry's order (tests/ui/test_words.py checks that every rule has its words).
+RULE_WORDS: dict[str, RuleWords] = {
+    "correct": RuleWords(
+        "Correct algorithm",
+        "As published: keep x with probability min(1, p/q), replace the first rejected token "
+        "by a sample of norm(max(0, p - q)), and draw a bonus token from p when all K are "
+        "kept.",
+    ),
+    "strict": RuleWords(
+        "Strict verification (exact match)",
+        "As vLLM's rejection_sample_method = strict and mlx-lm do it: the target samples its "
+        "own token y from p at each position and keeps the draft only if it is the same "
+        "token; at the first mismatch it emits y (a bonus from p when all K match). Lossless "
+        "too, but a draft is kept with beta = sum p q instead of alpha = sum min(p, q), so "
+        "rounds are shorter.",
+        title="Strict verification (vLLM strict, mlx-lm): keep only an exact match",
+    ),
+    "multi_draft": RuleWords(
+        "Multi-draft (SpecInfer)",
+        "m candidates per position, tried in order with min(1, p_i/q); after each rejection "
+        "the target shrinks to its residual norm(max(0, p_i - q)). Lossless.",
+        title="Multi-draft: m candidates per position (SpecInfer)",
+    ),
+    "tree": RuleWords(
+        "Token tree (SpecInfer, Medusa, EAGLE)",
+        "A tree of drafts: each node's children are tried in order with the multi-draft "
+        "rule, and the walk enters the kept child. Lossless.",
+        title="Token tree (SpecInfer, Medusa, EAGLE)",
+    ),
+    "deterministic": RuleWords(
+        "Deterministic draft (one-hot q)",
+        "Prompt lookup and n-gram drafts propose one token for sure: q is one-hot, so the "
+        "draft is kept with p(x), else a sample of p without x. Lossless.",
+        title="Deterministic draft: prompt lookup, n-gram (one-hot q)",
+    ),
+    "resample_from_p": RuleWords(
+        "Bug: resample from p",
+        "Bug: a rejected token is replaced by a sample of p instead of the residual "
+        "max(0, p - q). Tokens the draft already over-proposes come out too often.",
+    ),
+    "accept_if_p_ge_q": RuleWords(
+        "Bug: accept when p >= q",
+        "Bug: keep x if and only if p(x) >= q(x), a rule some tutorials state, instead of "
+        "keeping it with probability min(1, p/q).",
+    ),
+    "ratio_with_wrong_q": RuleWords(
+        "Bug: greedy draft, softmax q in the ratio",
+        "Bug: the draft proposes its top token greedily, but the ratio still uses its "
+        "softmax q. The q in p/q must be the distribution the draft really sampled from.",
+    ),
+    "no_bonus": RuleWords(
+        "Bug: no bonus token",
+        "Bug: when all K drafts are kept, no bonus token is drawn. The tokens still follow "
+        "p, but rounds are shorter: only the tokens-per-round law catches this one.",
+    ),
+    "strict_fresh_sample": RuleWords(
+        "Bug: strict, a fresh sample after a mismatch",
+        "Bug: strict verification that, at a mismatch, throws away the target's sample y "
+        "and emits a new sample of p. That new sample can be the draft's token again, so "
+        "tokens the draft proposes often come out too often.",
+        break_it="Break it: at a mismatch, emit a fresh sample of p instead of y",
+        break_help="Throw the target's own sample y away after a mismatch and draw a new "
+        "one: the emitted token then leans towards the drafts. The Monte Carlo test below "
+        "should catch it.",
+        hidden="This bug emits p(z) (q(z) + 1 − beta) instead of p(z), and that is p itself "
+        "when q is flat on p's support (q(z) = beta for every z that p can emit), as here. "
+        "Pick the preset “Strict verification keeps fewer drafts” or type a q that is not "
+        "flat to watch the test catch it.",
+    ),
+    "multi_draft_no_residual": RuleWords(
+        "Bug: multi-draft without the residual update",
+        "Bug: every candidate is tried against the original p, never its residual. Later "
+        "candidates are kept too often.",
+        break_it="Break it: skip the residual update",
+        break_help="Try every candidate against the original p: a common mistake. The Monte "
+        "Carlo test below should catch it.",
+    ),
+    "typical_acceptance": RuleWords(
+        "Typical acceptance (Medusa)",
+        "Keep x iff p(x) > min(epsilon, delta exp(-H(p))), no coin, q never looked at; after "
+        "the kept prefix, argmax p. Faster, NOT lossless.",
+        title="Typical acceptance (Medusa): fast but lossy",
+    ),
+    "greedy": RuleWords(
+        "Greedy match (T = 0): lossy by design",
+        "Keep x iff it is the target's top token argmax p, and emit argmax p otherwise: the "
+        "target's own greedy text, whatever the draft proposes. Exact against greedy "
+        "decoding (temperature 0), NOT against p: lossy by design, not a bug.",
+    ),
 }
-# What each variant does, and what is wrong with a broken one.
-VARIANT_DESCRIPTIONS: dict[str, str] = {
-    "correct": "As published: keep x with probability min(1, p/q), replace the first "
-    "rejected token by a sample of norm(max(0, p - q)), and draw a bonus token from p when "
-    "all K are kept.",
-    "strict": "As vLLM's rejection_sample_method = strict and mlx-lm do it: the target "
-    "samples its own token y from p at each position and keeps the draft only if it is "
-    "the same token; at the first mismatch it emits y (a bonus from p when all K match). "
-    "Lossless too, but a draft is kept with beta = sum p q instead of alpha = sum min(p, q), "
-    "so rounds are shorter.",
-    "resample_from_p": "Bug: a rejected token is replaced by a sample of p instead of the "
-    "residual max(0, p - q). Tokens the draft already over-proposes come out too often.",
-    "accept_if_p_ge_q": "Bug: keep x if and only if p(x) >= q(x), a rule some tutorials state, "
-    "instead of keeping it with probability min(1, p/q).",
-    "ratio_with_wrong_q": "Bug: the draft proposes its top token greedily, but the ratio still "
-    "uses its softmax q. The q in p/q must be the distribution the draft really sampled from.",
-    "no_bonus": "Bug: when all K drafts are kept, no bonus token is drawn. The tokens still "
-    "follow p, but rounds are shorter: only the tokens-per-round law catches this one.",
-    "strict_fresh_sample": "Bug: strict verification that, at a mismatch, throws away the "
-    "target's sample y and emits a new sample of p. That new sample can be the draft's token "
-    "again, so tokens the draft proposes often come out too often.",
-    "multi_draft": "m candidates per position, tried in order with min(1, p_i/q); after each "
-    "rejection the target shrinks to its residual norm(max(0, p_i - q)). Lossless.",
-    "multi_draft_no_residual": "Bug: every candidate is tried against the original p, never "
-    "its residual. Later candidates are kept too often.",
-    "typical_acceptance": "Keep x iff p(x) > min(epsilon, delta exp(-H(p))), no coin, q never "
-    "looked at; after the kept prefix, argmax p. Faster, NOT lossless.",
-}
+
+
+def rule_words(name: str) -> RuleWords:
+    """The words of the rule ``name``; a rule registered without words shows its name."""
+    return RULE_WORDS.get(name) or RuleWords(label=name, description="", title=name)
+
+
+def rule_label(name: str) -> str:
+    """The rule's entry in the Losslessness lab's menu (its name if it has no words)."""
+    return rule_words(name).label
+
+
+def rule_title(name: str) -> str:
+    """The rule's entry in the Variants lab's menu (its label if it has no title)."""
+    words = rule_words(name)
+    return words.title or words.label
+
+
 # specdec_core.quiz.QUESTION_KINDS: the Self-test's menu of generated questions.
 QUESTION_KIND_LABELS: dict[str, str] = {
     "acceptance": "Acceptance probability of one drafted token",

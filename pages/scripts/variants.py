@@ -3,9 +3,10 @@
 import streamlit as st
 
 import specdec_core as sc
+from specdec_core.rules import RULES
 from specdec_ui import variants_view as view
 from specdec_ui.page_frame import inputs_area, page_frame
-from specdec_ui.variants_table import VARIANTS
+from specdec_ui.variants_table import menu
 from specdec_ui.widgets import show_error, show_source
 
 with page_frame(__file__, view.INTRO) as frame:
@@ -18,7 +19,7 @@ with page_frame(__file__, view.INTRO) as frame:
         inputs = view.parse(current)
     except sc.SpecDecError as err:
         show_error(err)
-        show_source(*(row.source for row in VARIANTS.values()))
+        show_source(*(RULES[name].source for name in menu()))
         st.stop()
 
     if not frame.presenting:
@@ -32,4 +33,4 @@ with page_frame(__file__, view.INTRO) as frame:
     view.compare(inputs)
     view.downloads(inputs, result, simulation)
     view.share(state, current)
-    show_source(VARIANTS[inputs.variant].source, sc.simulate_rounds)
+    show_source(RULES[inputs.variant].source, sc.simulate_rounds)

@@ -267,7 +267,7 @@ def _candidate_options() -> list:
 
     pool: list = [
         *sc.SCENARIOS,
-        *sc.VARIANTS,
+        *sc.RULES,
         *presets.LAB_PRESETS,
         *presets.SPEED_PRESETS,
         presets.CUSTOM,

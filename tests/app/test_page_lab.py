@@ -1,19 +1,21 @@
 """Losslessness lab: the correct sampler passes, every broken variant fails (seeded)."""
 
+import dataclasses
 import re
 
 import numpy as np
 import pytest
 
 import specdec_core as sc
+from specdec_core.rules import RuleKind, rules_of_kind
 from specdec_ui import lab_work, presets
 from specdec_ui.figures_engine import vllm_log_line
 from specdec_ui.text import md_escape
-from specdec_ui.words import VARIANT_DESCRIPTIONS
+from specdec_ui.words import rule_words
 from tests.app.conftest import figures, open_page
 
 PAGE = "pages/scripts/losslessness.py"
-BROKEN = [name for name, v in sc.SIMULATED_VARIANTS.items() if not v.lossless]
+BROKEN = [r.name for r in rules_of_kind(RuleKind.BUG_OF, lab="losslessness")]
 
 
 def _verdict(at) -> str:
@@ -45,7 +47,7 @@ def test_each_broken_variant_fails_with_a_fixed_seed(variant):
     verdict = _verdict(at)
     assert verdict.startswith("FAIL: "), verdict
     assert len(at.error) == 1  # the verdict box is red
-    assert md_escape(VARIANT_DESCRIPTIONS[variant]) in " ".join(i.value for i in at.info)
+    assert md_escape(rule_words(variant).description) in " ".join(i.value for i in at.info)
     if variant == "no_bonus":
         assert "the round lengths do not follow the theory" in verdict
         assert "the emitted tokens do not follow p" not in verdict
@@ -81,7 +83,7 @@ def test_strict_verification_passes_with_shorter_rounds():
     at.selectbox(key="lab_variant").set_value("strict").run()
     assert not at.exception and not at.error
     assert _verdict(at).startswith("PASS: ")
-    assert md_escape(VARIANT_DESCRIPTIONS["strict"]) in " ".join(i.value for i in at.info)
+    assert md_escape(rule_words("strict").description) in " ".join(i.value for i in at.info)
     assert not any("did not show" in c.value for c in at.caption)  # not a bug that hid
     shown = {m.label: m.value for m in at.metric}
     assert shown["alpha (expected)"] == "0.850"
@@ -213,11 +215,14 @@ def test_downloads_and_source():
     assert "def simulate_rounds" in sources and "def losslessness_test" in sources
 
 
-def test_a_core_variant_without_a_display_label_does_not_break_the_page(monkeypatch):
-    # The page names variants with specdec_ui.words; a variant the core adds without words
-    # (tests/ui/test_words.py refuses one) shows its key instead of raising KeyError.
-    monkeypatch.setattr(sc, "VARIANTS", (*sc.VARIANTS, "shiny_new"))
-    at = open_page("pages/scripts/losslessness.py", {"variant": "shiny_new", "rounds": "1000"})
+def test_a_core_variant_without_a_display_label_does_not_break_the_page():
+    # The page names rules with specdec_ui.words; a rule registered without words
+    # (tests/ui/test_words.py refuses one) shows its name instead of raising KeyError.
+    sc.register_rule(dataclasses.replace(sc.RULES["correct"], name="shiny_new"))
+    try:
+        at = open_page("pages/scripts/losslessness.py", {"variant": "shiny_new", "rounds": "1000"})
+    finally:
+        sc.unregister_rule("shiny_new")
     assert not at.exception
     assert "shiny_new" in at.selectbox(key="lab_variant").options
     assert any("Shiny_new." in i.value.replace("\\", "") for i in at.info)

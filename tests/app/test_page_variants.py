@@ -4,7 +4,8 @@ import pytest
 
 from specdec_ui import presets
 from specdec_ui.text import md_escape
-from specdec_ui.variants_table import VARIANTS
+from specdec_ui.variants_table import lossless
+from specdec_ui.words import rule_title
 from tests.app.conftest import figures, open_page
 
 PAGE = "pages/scripts/variants.py"
@@ -26,10 +27,10 @@ def test_every_preset_renders_with_the_right_verdict(preset):
     spec = presets.VARIANT_PRESETS[preset]
     assert at.selectbox(key="var_variant").value == spec.variant
     verdict = _verdict(at)
-    assert verdict.startswith("PASS" if VARIANTS[spec.variant].lossless else "FAIL"), verdict
+    assert verdict.startswith("PASS" if lossless(spec.variant) else "FAIL"), verdict
     assert any(md_escape(spec.label) in i.value for i in at.info)
     tv = float(at.metric[3].value)
-    assert (tv == 0.0) == VARIANTS[spec.variant].lossless
+    assert (tv == 0.0) == lossless(spec.variant)
     # step, token histogram, round lengths, engine rates, candidates/width chart
     assert len(figures(at)) == 5
 
@@ -223,4 +224,4 @@ def test_a_bug_that_these_p_and_q_hide_is_explained_not_left_to_puzzle():
     assert len(hidden) == 1 and "q is flat on p's support" in hidden[0]
     # the preset's lesson is about multi-draft: not shown as this rule's lesson
     assert not any("Two candidates rescue" in i.value for i in at.info)
-    assert any("made for " + md_escape(VARIANTS["multi_draft"].name) in c.value for c in at.caption)
+    assert any("made for " + md_escape(rule_title("multi_draft")) in c.value for c in at.caption)

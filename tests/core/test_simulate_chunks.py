@@ -1,5 +1,6 @@
 """simulate_rounds in chunks: bounded memory, exact reproduction, one variant registry."""
 
+import dataclasses
 import tracemalloc
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 
 import specdec_core as sc
 from specdec_core import montecarlo as mc
-from specdec_core import simulate
+from specdec_core import rules, simulate
 
 P = np.array([0.40, 0.25, 0.20, 0.10, 0.05])
 Q = np.array([0.30, 0.30, 0.15, 0.15, 0.10])
@@ -77,11 +78,11 @@ def test_one_chunk_step_by_step_on_hand_checked_tables():
 
 
 def test_variant_vocabulary_is_defined_once():
-    assert sc.VARIANTS == tuple(simulate.SIMULATED_VARIANTS)
-    assert simulate.SIMULATED_VARIANTS["strict"].lossless
+    assert sc.RULES is rules.RULES
+    assert sc.RULES["strict"].lossless
 
 
-@pytest.mark.parametrize("variant", list(sc.VARIANTS))
+@pytest.mark.parametrize("variant", [r.name for r in rules.rules_of_kind(lab="losslessness")])
 def test_every_registered_variant_runs_through_the_same_chunk_loop(variant):
     result = sc.simulate_rounds(P, Q, 2, 5_000, rng=np.random.default_rng(1), variant=variant)
     assert result.variant == variant and result.position_counts.shape == (3, 5)
@@ -96,28 +97,36 @@ def test_options_a_variant_does_not_declare_are_refused():
     )
 
 
-def test_a_new_variant_plugs_in_with_tables_a_chunk_and_an_option(monkeypatch):
+def test_a_new_variant_plugs_in_with_tables_a_chunk_and_an_option():
     """The extension point: a lossy rule min(1, scale * p / q) with an option ``scale``."""
 
     def scaled_tables(p_rows, q_rows, *, scale=1.0):
         right = mc.correct_tables(p_rows, q_rows)
-        return mc.RoundTables(
-            p_rows, q_rows, np.minimum(1.0, scale * right.accept), right.final_rows
-        )
+        accept = np.minimum(1.0, scale * right.accept)
+        keep = (accept * q_rows).sum(axis=1)
+        return mc.RoundTables(p_rows, q_rows, accept, right.final_rows, keep)
 
-    variant = simulate.SimulatedVariant(
+    correct = sc.RULES["correct"]
+    variant = dataclasses.replace(
+        correct,
+        name="scaled",
+        kind=rules.RuleKind.LOSSY_BY_DESIGN,
         tables=scaled_tables,
         chunk=mc.rounds_chunk,
         options=("scale",),
     )
-    monkeypatch.setitem(simulate._ALL_RULES, "scaled", variant)  # as if listed in the registry
-    run = {"rng": np.random.default_rng(3), "variant": "scaled"}
-    exact = sc.simulate_rounds(P, Q, 3, 50_000, **run, scale=1.0)
-    lossy = sc.simulate_rounds(P, Q, 3, 50_000, **run, scale=3.0)
+    sc.register_rule(variant)
+    try:
+        run = {"rng": np.random.default_rng(3), "variant": "scaled"}
+        exact = sc.simulate_rounds(P, Q, 3, 50_000, **run, scale=1.0)
+        lossy = sc.simulate_rounds(P, Q, 3, 50_000, **run, scale=3.0)
+        with pytest.raises(
+            sc.InvalidParameterError,
+            match="option.s. size do not apply to variant 'scaled'; allowed: scale",
+        ):
+            sc.simulate_rounds(P, Q, 3, 10, **run, size=2)
+    finally:
+        sc.unregister_rule("scaled")
     assert exact.options == {"scale": 1.0} and sc.losslessness_test(exact).passed
     assert sc.losslessness_test(lossy).tokens.p_value < 1e-12
-    with pytest.raises(
-        sc.InvalidParameterError,
-        match="option.s. size do not apply to variant 'scaled'; allowed: scale",
-    ):
-        sc.simulate_rounds(P, Q, 3, 10, **run, size=2)
+    assert "scaled" not in sc.RULES

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import specdec_core as sc
 from specdec_core import variants as vr
-from specdec_core.simulate import SIMULATED_VARIANTS
+from specdec_core.rules import RULES, RuleKind, rules_of_kind
 
 P000 = np.array([0.40, 0.25, 0.20, 0.10, 0.05])  # seed 000's target
 Q000 = np.array([0.30, 0.30, 0.15, 0.15, 0.10])  # seed 000's draft
@@ -57,14 +57,14 @@ def test_strict_never_keeps_more_than_the_probabilistic_rule_and_emits_p(pq):
     p, q = pq
     assert vr.strict_acceptance(p, q) <= sc.acceptance_rate(p, q) + 1e-12
     np.testing.assert_allclose(vr.strict_emitted(p, q), p, atol=1e-12)
-    np.testing.assert_allclose(vr.emitted_distribution("strict", p, q), p, atol=1e-12)
+    np.testing.assert_allclose(sc.emitted_distribution("strict", p, q), p, atol=1e-12)
 
 
 def test_the_fresh_sample_bug_emits_another_law():
     """e = p q + (1 - 0.245) p: tokens with q > 0.245 (A, B) come out too often."""
     bug = vr.strict_emitted(P000, Q000, fresh_after_mismatch=True)
     np.testing.assert_allclose(bug, [0.422, 0.26375, 0.181, 0.0905, 0.04275], atol=1e-12)
-    np.testing.assert_allclose(vr.emitted_distribution("strict_fresh_sample", P000, Q000), bug)
+    np.testing.assert_allclose(sc.emitted_distribution("strict_fresh_sample", P000, Q000), bug)
     assert vr.total_variation(bug, P000) == pytest.approx(0.03575)
     # Flat q on p's support: the fresh sample is harmless (e = p q + (1 - beta) p = p).
     flat = vr.strict_emitted([0.5, 0.3, 0.2], [1 / 3] * 3, fresh_after_mismatch=True)
@@ -172,7 +172,9 @@ def test_strict_runs_are_reproducible_across_chunks():
 
 
 def test_the_registry_marks_strict_lossless_and_its_bug_not():
-    strict, bug = SIMULATED_VARIANTS["strict"], SIMULATED_VARIANTS["strict_fresh_sample"]
+    strict, bug = RULES["strict"], RULES["strict_fresh_sample"]
     assert strict.lossless and strict.keep_rule == "strict"
-    assert not bug.lossless and bug.keep_rule == "strict"
-    assert "strict" in sc.VARIANTS and "strict_fresh_sample" in sc.VARIANTS
+    assert not bug.lossless and bug.keep_rule == "strict" and bug.breaks == "strict"
+    menu = [r.name for r in rules_of_kind(lab="losslessness")]
+    assert "strict" in menu and "strict_fresh_sample" in menu
+    assert bug.kind is RuleKind.BUG_OF

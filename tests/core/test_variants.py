@@ -307,7 +307,7 @@ def test_typical_emitted_worked_example_and_tv():
     """Seed 000: H = 1.4185, delta exp(-H) = 0.0729 < 0.09 -> tau = 0.0729: A-D pass, E fails.
     e = q on A-D + q(E) = 0.10 moved to argmax A: [0.40, 0.30, 0.15, 0.15, 0].
     TV(e, p) = (0 + 0.05 + 0.05 + 0.05 + 0.05) / 2 = 0.10."""
-    e = vr.emitted_distribution("typical_acceptance", P000, Q000)
+    e = sc.emitted_distribution("typical_acceptance", P000, Q000)
     np.testing.assert_allclose(e, [0.40, 0.30, 0.15, 0.15, 0.0])
     assert vr.total_variation(e, P000) == pytest.approx(0.10)
     assert vr.typical_keep_rate(P000, Q000) == pytest.approx(0.90)
@@ -316,7 +316,7 @@ def test_typical_emitted_worked_example_and_tv():
 def test_typical_is_biased_on_a_flat_p_and_its_truncated_correction():
     """Flat p: every token passes (0.2 > 0.06), so every draft is kept and e = q."""
     q = [0.6, 0.1, 0.1, 0.1, 0.1]
-    e = vr.emitted_distribution("typical_acceptance", [0.2] * 5, q)
+    e = sc.emitted_distribution("typical_acceptance", [0.2] * 5, q)
     np.testing.assert_allclose(e, q)
     assert vr.total_variation(e, [0.2] * 5) == pytest.approx(0.4)
     trunc = vr.typical_correction([0.5, 0.45, 0.05], after_rejection="truncated_sample")
@@ -339,30 +339,30 @@ def test_argmax_always_passes_the_typical_threshold(pq):
 def test_lossless_variants_emit_p(pq, m):
     p, q = pq
     for variant, options in (
-        ("speculative", {}),
+        ("correct", {}),
         ("multi_draft", {"n_candidates": m}),
         ("tree", {"branching": (m, 2)}),
     ):
-        np.testing.assert_allclose(vr.emitted_distribution(variant, p, q, **options), p, atol=1e-9)
+        np.testing.assert_allclose(sc.emitted_distribution(variant, p, q, **options), p, atol=1e-9)
     x = int(np.argmax(q))
     np.testing.assert_allclose(
-        vr.emitted_distribution("deterministic", p, vr.one_hot(p.size, x)), p, atol=1e-9
+        sc.emitted_distribution("deterministic", p, vr.one_hot(p.size, x)), p, atol=1e-9
     )
 
 
 def test_lossy_variants_differ_from_p():
-    lenient = vr.emitted_distribution("accept_if_p_ge_q", P000, Q000)
+    lenient = sc.emitted_distribution("accept_if_p_ge_q", P000, Q000)
     # kept where p >= q: A (0.30), C (0.15); 1 - 0.45 = 0.55 to the residual [2/3, 0, 1/3, 0, 0]
     np.testing.assert_allclose(lenient, [0.30 + 0.55 * 2 / 3, 0, 0.15 + 0.55 / 3, 0, 0])
     assert vr.total_variation(lenient, P000) > 0.2
-    np.testing.assert_allclose(vr.emitted_distribution("greedy", P000, Q000), [1, 0, 0, 0, 0])
+    np.testing.assert_allclose(sc.emitted_distribution("greedy", P000, Q000), [1, 0, 0, 0, 0])
 
 
 @pytest.mark.parametrize(
     "args, options, fragment",
     [
         (("nope", P000, Q000), {}, "unknown"),
-        (("speculative", P000, Q000), {"n_candidates": 2}, "do not apply"),
+        (("correct", P000, Q000), {"n_candidates": 2}, "do not apply"),
         (("deterministic", P000, Q000), {}, "one-hot"),
         (("typical_acceptance", P000, Q000), {"epsilon": 0}, r"\(0, 1\]"),
         (("typical_acceptance", P000, Q000), {"after_rejection": "x"}, "unknown"),
@@ -371,7 +371,7 @@ def test_lossy_variants_differ_from_p():
 )
 def test_emitted_distribution_rejects_bad_options(args, options, fragment):
     with pytest.raises(sc.SpecDecError, match=fragment):
-        vr.emitted_distribution(*args, **options)
+        sc.emitted_distribution(*args, **options)
 
 
 def test_expected_tokens_with_candidates_and_typical():
@@ -396,9 +396,9 @@ def test_no_residual_bug_law_worked_example():
     = [0.345 + 0.015, 0.2875, 0.1725 + 0.0075, 0.115, 0.0575]
     = [0.36, 0.2875, 0.18, 0.115, 0.0575]; |e - p| = 0.04 + 0.0375 + 0.02 + 0.015 + 0.0075
     = 0.12, TV = 0.06."""
-    e = vr.emitted_distribution("multi_draft_no_residual", P000, Q000, n_candidates=2)
+    e = sc.emitted_distribution("multi_draft_no_residual", P000, Q000, n_candidates=2)
     np.testing.assert_allclose(e, [0.36, 0.2875, 0.18, 0.115, 0.0575])
     assert e.sum() == pytest.approx(1.0)
     assert vr.total_variation(e, P000) == pytest.approx(0.06)
-    one = vr.emitted_distribution("multi_draft_no_residual", P000, Q000, n_candidates=1)
+    one = sc.emitted_distribution("multi_draft_no_residual", P000, Q000, n_candidates=1)
     np.testing.assert_allclose(one, P000)  # with one candidate the bug cannot show

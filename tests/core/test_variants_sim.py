@@ -7,7 +7,7 @@ import pytest
 
 import specdec_core as sc
 from specdec_core import variants as vr
-from specdec_core.simulate import ALGORITHM_VARIANTS
+from specdec_core.rules import RULES, rules_of_kind
 
 P000 = np.array([0.40, 0.25, 0.20, 0.10, 0.05])
 Q000 = np.array([0.30, 0.30, 0.15, 0.15, 0.10])
@@ -59,7 +59,7 @@ def test_typical_measured_tv_is_within_noise_of_the_exact(after):
     """Position 1 of every round is a drafted position: its tokens follow the exact law e."""
     n = 200_000
     result = _run("typical_acceptance", n=n, after_rejection=after)
-    exact = vr.emitted_distribution("typical_acceptance", P000, Q000, after_rejection=after)
+    exact = sc.emitted_distribution("typical_acceptance", P000, Q000, after_rejection=after)
     measured = result.position_counts[0] / n
     noise = np.sqrt(exact * (1 - exact) / n).sum()  # sd of sum |e_hat - e|, roughly
     tv_exact = vr.total_variation(exact, P000)
@@ -128,8 +128,10 @@ def test_bad_arguments_raise_named_errors(kwargs, fragment):
 
 
 def test_the_lab_menu_is_untouched():
-    assert set(ALGORITHM_VARIANTS).isdisjoint(sc.VARIANTS)
-    assert [n for n, spec in ALGORITHM_VARIANTS.items() if spec.lossless] == ["multi_draft"]
+    lab = [r.name for r in rules_of_kind(lab="losslessness")]
+    assert {"multi_draft", "multi_draft_no_residual", "typical_acceptance"}.isdisjoint(lab)
+    assert RULES["multi_draft"].lossless and not RULES["typical_acceptance"].lossless
+    assert RULES["multi_draft_no_residual"].breaks == "multi_draft"
 
 
 def test_multi_draft_and_correct_share_the_chunk_loop_and_its_memory_bound():

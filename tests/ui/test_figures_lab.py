@@ -5,7 +5,7 @@ import pytest
 
 import specdec_core as sc
 from specdec_ui import figures_lab as fl
-from specdec_ui import presets
+from specdec_ui import presets, verdict_view
 
 P = np.array([0.40, 0.25, 0.20, 0.10, 0.05])
 Q = np.array([0.30, 0.30, 0.15, 0.15, 0.10])
@@ -80,7 +80,8 @@ def test_tables_and_csv(run):
     rounds = fl.rounds_table(result)
     assert rounds["rounds"].sum() == 20_000
     assert rounds["expected rounds"].sum() == pytest.approx(20_000)
-    csv = fl.results_csv_table(result, report, LABELS, seed=1)
+    settings = {"variant": "correct", "K": 3, "rounds simulated": 20_000, "seed": 1}
+    csv = verdict_view.results_csv_table(result, LABELS, None, settings)
     assert len(csv) == len(LABELS) + 4
     assert set(csv["table"]) == {"tokens", "tokens per round"}
     assert (csv["seed"] == 1).all() and (csv["variant"] == "correct").all()

@@ -8,6 +8,7 @@ from specdec_core import variants as vr
 from specdec_core import variants_tree as vt
 from specdec_ui import figures_variants as fv
 from specdec_ui import variants_table as vtab
+from specdec_ui import verdict_view
 from specdec_ui.presets import VARIANT_PRESETS
 
 P3 = np.array([0.5, 0.3, 0.2])
@@ -30,7 +31,7 @@ def test_presets_make_their_points():
     np.testing.assert_allclose(vr.multidraft_acceptance(p, q, np.arange(1, 9)), 0.6)
     flat = VARIANT_PRESETS["typical-flat"]
     p, q = sc.parse_distribution(flat.p_text), sc.parse_distribution(flat.q_text)
-    e = vr.emitted_distribution("typical_acceptance", p, q)
+    e = sc.emitted_distribution("typical_acceptance", p, q)
     assert vr.total_variation(e, p) == pytest.approx(0.4)
     assert vr.typical_threshold(p) == pytest.approx(0.06)
     for preset in VARIANT_PRESETS.values():
@@ -129,13 +130,13 @@ def _inputs(variant, **changes) -> vtab.Inputs:
 
 def test_simulation_and_expected_tokens_of_a_tree_and_a_one_hot_draft():
     tree = _inputs("tree", widths=(3, 1), k=5)
-    assert vtab.VARIANTS["tree"].simulation(tree) == vtab.Simulation(
-        "multi_draft", 2, {"n_candidates": (3, 1)}
+    assert vtab.simulation(tree) == vtab.Simulation("tree", 2, {"branching": (3, 1)})
+    assert vtab.simulation(_inputs("deterministic")).variant == "deterministic"
+    broken = _inputs("multi_draft", broken=True)
+    assert vtab.simulation(broken) == vtab.Simulation(
+        "multi_draft_no_residual", 4, {"n_candidates": 2}
     )
-    assert vtab.VARIANTS["deterministic"].simulation(_inputs("deterministic")).variant == (
-        "correct"
-    )
-    ours, basic, drafted = vtab.VARIANTS["tree"].expected(_inputs("tree", widths=(2, 2)))
+    ours, basic, drafted = vtab.expected(_inputs("tree", widths=(2, 2)))
     assert (ours, drafted) == (pytest.approx(2.3376), 6)
     assert basic == pytest.approx((1 - 0.6**7) / 0.4)
 
@@ -144,7 +145,7 @@ def test_csv_table_has_tokens_rounds_and_settings():
     result = sc.simulate_rounds(
         P3, Q3, 2, 5000, rng=np.random.default_rng(0), variant="multi_draft", n_candidates=2
     )
-    frame = vtab.results_csv_table(result, "ABC", P3, {"variant": "multi_draft", "seed": 0})
+    frame = verdict_view.results_csv_table(result, "ABC", P3, {"variant": "multi_draft", "seed": 0})
     assert list(frame["table"]).count("tokens") == 3
     assert list(frame["table"]).count("tokens per round") == 3
     assert frame["observed"][:3].sum() == result.emitted_counts.sum()
@@ -155,4 +156,4 @@ def test_labels_are_escaped_for_plotly():
     step = vr.multidraft_step([0.5, 0.5], [0.5, 0.5], [0], uniforms=[0.1])
     fig = fv.residual_chain_figure(step, 0, ("<b>x</b>", "a&b"))
     assert list(fig.data[0].x) == ["&lt;b&gt;x&lt;/b&gt;", "a&amp;b"]
-    assert vtab.p_value_text(0.0) == "< 1e-300"
+    assert verdict_view.p_value_text(0.0) == "< 1e-300"

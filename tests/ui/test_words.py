@@ -3,7 +3,8 @@
 from typing import get_args
 
 import specdec_core as sc
-from specdec_core import quiz, simulate
+from specdec_core import quiz
+from specdec_core.rules import RULES, RuleKind, rules_of_kind
 from specdec_ui import theme, words
 
 
@@ -15,22 +16,31 @@ def test_every_round_status_has_a_word_and_a_symbol():
     assert [theme.STATUS_WORD[s] for s in ("accepted", "rejected")] == ["kept", "rejected"]
 
 
-def test_every_simulated_variant_has_a_label_and_a_description():
-    names = list(simulate.SIMULATED_VARIANTS) + list(simulate.ALGORITHM_VARIANTS)
-    assert list(words.VARIANT_LABELS) == names
-    assert list(words.VARIANT_DESCRIPTIONS) == names
-    assert all(words.VARIANT_LABELS.values()) and all(words.VARIANT_DESCRIPTIONS.values())
-    assert words.VARIANT_LABELS["correct"] == "Correct algorithm"
-    assert words.VARIANT_LABELS["multi_draft"] == "Multi-draft (SpecInfer)"
+def test_every_rule_has_its_words_in_one_table():
+    assert list(words.RULE_WORDS) == list(RULES)
+    for name, said in words.RULE_WORDS.items():
+        assert said.label and said.description, name
+    assert words.rule_label("correct") == "Correct algorithm"
+    assert words.rule_label("multi_draft") == "Multi-draft (SpecInfer)"
+    assert words.rule_title("multi_draft") == "Multi-draft: m candidates per position (SpecInfer)"
+    assert words.rule_label("no_such_rule") == words.rule_title("no_such_rule") == "no_such_rule"
 
 
-def test_a_variant_is_called_a_bug_exactly_when_it_is_a_deliberately_broken_rule():
-    # The Losslessness lab's menu: "Bug: ..." exactly when not lossless (strict is lossless).
-    for name, spec in simulate.SIMULATED_VARIANTS.items():
-        assert words.VARIANT_LABELS[name].startswith("Bug: ") == (not spec.lossless), name
-    # The Variants lab's rules: typical acceptance is lossy by design, not a bug.
-    for name in simulate.ALGORITHM_VARIANTS:
-        assert words.VARIANT_LABELS[name].startswith("Bug: ") == ("no_residual" in name), name
+def test_a_rule_is_called_a_bug_exactly_when_its_kind_is_bug_of():
+    # Typical acceptance and greedy matching are lossy by design, not bugs.
+    for name, rule in RULES.items():
+        said = words.RULE_WORDS[name]
+        assert said.label.startswith("Bug: ") == (rule.kind is RuleKind.BUG_OF), name
+        assert "bug" not in said.label.lower() or rule.kind is RuleKind.BUG_OF, name
+    for name in ("typical_acceptance", "greedy"):
+        assert "NOT lossless" in words.RULE_WORDS[name].description or "lossy by design" in (
+            words.RULE_WORDS[name].description
+        )
+
+
+def test_the_variants_labs_bugs_have_their_break_it_words():
+    for rule in rules_of_kind(RuleKind.BUG_OF, lab="variants"):
+        assert words.RULE_WORDS[rule.name].break_it.startswith("Break it: "), rule.name
 
 
 def test_every_question_kind_has_a_menu_label():
