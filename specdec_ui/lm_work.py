@@ -39,10 +39,10 @@ from specdec_core.lm.costs import measure_costs
 from specdec_core.lm.timing import SpeedMeasurement, impossible_reasons, measure_pair
 from specdec_core.theory import expected_tokens
 
+from .presets import MAX_SEED
 from .processes import HelperTimeoutError, run_apart
 from .share import LinkReader, share_query
 from .shared_work import TEXT_TTL_S, WaitStatus, shared_result, status
-from .widgets import MAX_SEED
 
 DEFAULT_PROMPT = "Return the number of"
 DEFAULT_PAIR = "lookup-table-to-gpt-4L"  # the fastest pair here (benchmarks/results_model_pairs.md)
