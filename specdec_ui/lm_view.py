@@ -75,10 +75,10 @@ class Choice:
 def page_state(pairs: list[str]) -> PageState:
     """The page's kept state; on a session's first visit, the settings from its link.
 
-    A first visit without a draft length in its link opens on the one that measured
-    faster on this server (fixed K until that is known).
+    A first visit without a draft length in its link opens on
+    ``lw.DEFAULT_DRAFT_LENGTH`` (fixed, K = ``lw.DEFAULT_K``), whatever was measured.
     """
-    preferred = lw.preferred_draft_length()
+    preferred = lw.DEFAULT_DRAFT_LENGTH
     page = PageState(
         "lm",
         {
@@ -94,7 +94,7 @@ def page_state(pairs: list[str]) -> PageState:
         },
     )
     if (link := page.first_visit()) is not None:
-        values, problems = lw.state_from_link(link.params, pairs, preferred=preferred)
+        values, problems = lw.state_from_link(link.params, pairs)
         values["mode"] = lw.MODES[values["mode"]]  # the radio holds the label
         page.start(values, problems)
     page.restore()
@@ -137,6 +137,8 @@ def inputs(pairs: list[str]) -> Choice:
             help="Adaptive: each round the draft proposes tokens while one more pays for "
             "itself at this server's measured costs (at most K).",
         )
+        if (note := lw.adaptive_note(start=draft_length == "adaptive")) is not None:
+            st.caption(md_escape(note))
         k = st.slider(
             "K (the most drafts a round)" if draft_length == "adaptive" else "K (drafts a round)",
             1,
