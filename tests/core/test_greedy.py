@@ -21,9 +21,8 @@ V = 16
 def _round(pattern: tuple[bool, ...], rng: np.random.Generator):
     """Target argmax b_1..b_{K+1} and drafts that match b_i where ``pattern`` says."""
     best = [int(b) for b in rng.integers(0, V, len(pattern) + 1)]
-    drafts = [
-        b if same else (b + 1 + int(rng.integers(0, V - 1))) % V for b, same in zip(best, pattern)
-    ]
+    other = [(b + 1 + int(rng.integers(0, V - 1))) % V for b in best]  # never b itself
+    drafts = [b if same else o for b, o, same in zip(best, other, pattern, strict=False)]
     return best, drafts
 
 
