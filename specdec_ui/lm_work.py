@@ -39,7 +39,7 @@ from specdec_core.lm.costs import measure_costs
 from specdec_core.lm.timing import SpeedMeasurement, impossible_reasons, measure_pair
 from specdec_core.theory import expected_tokens
 
-from .presets import MAX_SEED
+from .presets import MAX_SEED, MODEL_PAIR_K_MAX
 from .processes import HelperTimeoutError, run_apart
 from .share import LinkReader, share_query
 from .shared_work import TEXT_TTL_S, WaitStatus, shared_result, status
@@ -53,7 +53,8 @@ DEFAULT_PAIR = "lookup-table-to-gpt-4L"  # the fastest pair here (benchmarks/res
 DEFAULT_DRAFT_LENGTH = "fixed"
 DEFAULT_K = 3
 DEFAULT_TOKENS = 60
-K_MAX, TOKENS_MIN, TOKENS_MAX, TOKENS_STEP, T_MAX = 8, 10, 200, 10, 2.0
+K_MAX = MODEL_PAIR_K_MAX
+TOKENS_MIN, TOKENS_MAX, TOKENS_STEP, T_MAX = 10, 200, 10, 2.0
 MODES = {"run": "Run to the end", "step": "Step round by round"}
 DRAFT_LENGTHS = {"fixed": "Fixed: K drafts a round", "adaptive": "Adaptive: at most K, priced"}
 GREEDY_SEED_NOTE = (
