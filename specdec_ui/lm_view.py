@@ -312,11 +312,17 @@ def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
     rnd = run.spec.rounds[round_shown - 1]
     n_drafts = len(rnd.positions) - 1  # a lookup draft may propose fewer than K
     greedy = choice.request.temperature == 0
+    shown = (choice.request.shared(trace=True), round_shown)  # the figures' key
     if n_drafts == 0:
         quiet = lm.load_pair(choice.request.pair)[0]
         short = getattr(quiet, "quiet_short", "no guess")
         st.header(f"Round {round_shown}: {short}, nothing proposed", anchor="lm-decision")
-        chart(fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind="plain"), key="lm_final")
+        final = _round_figure(
+            "final",
+            shown,
+            lambda: fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind="plain"),
+        )
+        chart(final, key="lm_final")
         steps_below("lm", ROUND, 1, run.counts.rounds)
         st.write(
             "A plain step, not a bonus: with no draft to check, the target made one ordinary "
@@ -332,7 +338,7 @@ def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
         f"Round {round_shown}: {kept}, then a {FINAL_WORD[rnd.final_kind]} token",
         anchor="lm-decision",  # the browser tests find the decision by it
     )
-    _round_charts(rnd, vocab, greedy=greedy, n_rounds=run.counts.rounds)
+    _round_charts(rnd, vocab, greedy=greedy, n_rounds=run.counts.rounds, shown=shown)
     chips = [(vocab[p.token], "kept" if p.status == "accepted" else p.status)
              for p in rnd.positions[:-1]]  # fmt: skip
     chips.append((vocab[rnd.final_token], "bonus" if rnd.final_kind == "bonus" else "resampled"))
@@ -370,7 +376,13 @@ GREEDY_RULE = (
 )
 
 
-def _round_charts(rnd, vocab, *, greedy: bool, n_rounds: int) -> None:
+def _round_figure(name: str, shown: tuple, build):
+    """A figure of the round on screen, once per (run, round) and server: ``shown`` is the
+    shared run's request (its typed prompt: the key expires) and the round's number."""
+    return shared_figure(f"lm.round_{name}", shown, build, typed=True)
+
+
+def _round_charts(rnd, vocab, *, greedy: bool, n_rounds: int, shown: tuple) -> None:
     """Side by side: the p and q bars of each position, the coins (at T = 0 the argmax
     check, in words: no coin decides anything there) and the final distribution."""
     bonus = rnd.final_kind == "bonus"
@@ -386,15 +398,19 @@ def _round_charts(rnd, vocab, *, greedy: bool, n_rounds: int) -> None:
                     st.markdown("**The check at T = 0** (no coin)")
                     st.markdown(greedy_check_markdown(rnd.positions, vocab))
             else:
-                chart(fl.coin_figure(rnd.positions), key="lm_coins")
+                coins = _round_figure("coins", shown, lambda: fl.coin_figure(rnd.positions))
+                chart(coins, key="lm_coins")
     with bars:
-        chart(fl.position_bars_figure(positions, vocab), key="lm_bars")
+        figure = _round_figure("bars", shown, lambda: fl.position_bars_figure(positions, vocab))
+        chart(figure, key="lm_bars")
         steps_below("lm", ROUND, 1, n_rounds)  # a phone: under the bars, the step's chart
     with final:
-        chart(
-            fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind),
-            key="lm_final",
+        figure = _round_figure(
+            "final",
+            shown,
+            lambda: fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind),
         )
+        chart(figure, key="lm_final")
 
 
 def _checks_line(positions, vocab, *, greedy: bool) -> None:

@@ -14,10 +14,19 @@ PAIRS = ["lookup-table-to-gpt-4L", "trigram-to-gpt-4L", "gpt-1L-to-gpt-4L", "big
 
 
 def result(kinds, *, k=3, rounds, checked, accepted, emitted, target_calls) -> GenerationResult:
-    res = GenerationResult((1, 2), list(range(len(kinds))), list(kinds), k, 0.0)
-    res.n_rounds, res.checked, res.accepted, res.emitted = rounds, checked, accepted, emitted
-    res.drafted, res.target_calls = k * rounds, target_calls
-    return res
+    return GenerationResult(
+        (1, 2),
+        tuple(range(len(kinds))),
+        tuple(kinds),
+        k,
+        0.0,
+        n_rounds=rounds,
+        checked=checked,
+        accepted=accepted,
+        emitted=emitted,
+        drafted=k * rounds,
+        target_calls=target_calls,
+    )
 
 
 def test_counts_of_a_run_whose_last_round_was_cut():
