@@ -101,6 +101,21 @@ def page_state(pairs: list[str]) -> PageState:
     return page
 
 
+def _draft_length() -> str:
+    """The draft-length radio, and under it where adaptive measured faster (a note)."""
+    draft_length = st.radio(
+        "Draft length",
+        list(lw.DRAFT_LENGTHS),
+        format_func=lw.DRAFT_LENGTHS.get,
+        key="lm_draft",
+        help="Adaptive: each round the draft proposes tokens while one more pays for "
+        "itself at this server's measured costs (at most K).",
+    )
+    if (note := lw.adaptive_note(start=draft_length == "adaptive")) is not None:
+        st.caption(md_escape(note))
+    return draft_length
+
+
 def inputs(pairs: list[str]) -> Choice:
     """Pair, prompt, temperature, K, tokens, seed and mode; returns the choice."""
     left, mid, right = st.columns([3, 2, 2])
@@ -129,16 +144,7 @@ def inputs(pairs: list[str]) -> Choice:
             help="0 = greedy (argmax on both sides): the output must equal "
             "the target's own greedy output.",
         )
-        draft_length = st.radio(
-            "Draft length",
-            list(lw.DRAFT_LENGTHS),
-            format_func=lw.DRAFT_LENGTHS.get,
-            key="lm_draft",
-            help="Adaptive: each round the draft proposes tokens while one more pays for "
-            "itself at this server's measured costs (at most K).",
-        )
-        if (note := lw.adaptive_note(start=draft_length == "adaptive")) is not None:
-            st.caption(md_escape(note))
+        draft_length = _draft_length()
         k = st.slider(
             "K (the most drafts a round)" if draft_length == "adaptive" else "K (drafts a round)",
             1,
@@ -314,20 +320,7 @@ def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
     greedy = choice.request.temperature == 0
     shown = (choice.request.shared(trace=True), round_shown)  # the figures' key
     if n_drafts == 0:
-        quiet = lm.load_pair(choice.request.pair)[0]
-        short = getattr(quiet, "quiet_short", "no guess")
-        st.header(f"Round {round_shown}: {short}, nothing proposed", anchor="lm-decision")
-        final = _round_figure(
-            "final",
-            shown,
-            lambda: fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind="plain"),
-        )
-        chart(final, key="lm_final")
-        steps_below("lm", ROUND, 1, run.counts.rounds)
-        st.write(
-            "A plain step, not a bonus: with no draft to check, the target made one ordinary "
-            "decoding step, and its token is the round's only token."
-        )
+        _plain_round_detail(choice, run, round_shown, shown)
         return
     kept = (
         f"all {n_drafts} drafts kept"
@@ -374,6 +367,24 @@ GREEDY_RULE = (
     "when the draft is the target's top token and 0 otherwise: a draft is kept exactly when "
     "it is the target's top token, no coin is needed, and none is drawn on screen."
 )
+
+
+def _plain_round_detail(choice: Choice, run: lw.LabRun, round_shown: int, shown: tuple) -> None:
+    """A round whose draft proposed nothing: one plain step of the target, and its chart."""
+    vocab = lm.load_tokenizer().vocab
+    rnd = run.spec.rounds[round_shown - 1]
+    quiet = lm.load_pair(choice.request.pair)[0]
+    short = getattr(quiet, "quiet_short", "no guess")
+    st.header(f"Round {round_shown}: {short}, nothing proposed", anchor="lm-decision")
+    final = _round_figure(
+        "final", shown, lambda: fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind="plain")
+    )
+    chart(final, key="lm_final")
+    steps_below("lm", ROUND, 1, run.counts.rounds)
+    st.write(
+        "A plain step, not a bonus: with no draft to check, the target made one ordinary "
+        "decoding step, and its token is the round's only token."
+    )
 
 
 def _round_figure(name: str, shown: tuple, build):
