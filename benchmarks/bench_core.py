@@ -16,27 +16,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 import specdec_core as sc  # noqa: E402
+from benchmarks.common import best_of  # noqa: E402
 
 P = np.array([0.40, 0.25, 0.20, 0.10, 0.05])
 Q = np.array([0.30, 0.30, 0.15, 0.15, 0.10])
 K = 4
-
-
-def best_of(fn, repeats: int = 5) -> float:
-    """Best wall-clock seconds of ``repeats`` calls (the least disturbed run)."""
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def loop_of_verify_round(n_rounds: int, rng: np.random.Generator) -> None:

@@ -15,26 +15,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 import specdec_core as sc  # noqa: E402
+from benchmarks.common import best_of  # noqa: E402
 
 K, M, V = 4, 4, 64
 GOAL_RATE, GOAL_RATIO = 5e6, 4.0
-
-
-def best_of(fn, repeats: int) -> float:
-    """Best wall-clock seconds of ``repeats`` calls (the least disturbed run)."""
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:

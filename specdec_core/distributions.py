@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -126,6 +127,42 @@ def _check_sum(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
     return x / total
 
 
+@dataclass(frozen=True)
+class VectorWords:
+    """How :func:`finite_vector`'s messages name a vector and its parts (by default a
+    probability vector's)."""
+
+    kind: str = "an array of numbers"
+    shape: str = "a 1-D vector"
+    item: str = "entry"
+    items: str = "entries"
+
+
+def finite_vector(
+    x: object,
+    name: str,
+    max_size: int,
+    error: type[SpecDecError] = InvalidDistributionError,
+    words: VectorWords = VectorWords(),
+) -> np.ndarray:
+    """``x`` as a new float64 vector (V,), 1 <= V <= ``max_size``, every entry finite;
+    else ``error`` naming the first problem in ``words``."""
+    arr = as_float_array(x, f"{name}: not {words.kind}", error)
+    if arr.ndim != 1:
+        raise error(f"{name}: must be {words.shape}, got an array of shape {arr.shape}.")
+    if not 1 <= arr.size <= max_size:
+        raise error(
+            f"{name}: has {arr.size} {words.items}; between 1 and {max_size:,} are allowed."
+        )
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        raise error(
+            f"{name}: {words.item} {bad[0] + 1} is {arr[bad[0]]}; every entry must be a "
+            "finite number."
+        )
+    return arr + 0.0
+
+
 def validate_distribution(
     x: object, name: str = "p", *, normalize: bool = False, max_size: int = MAX_VOCAB
 ) -> np.ndarray:
@@ -135,26 +172,13 @@ def validate_distribution(
     |sum - 1| <= ``SUM_TOLERANCE`` (or any positive sum with ``normalize``).
     The result is divided by its sum so that it sums to 1 in floating point.
     """
-    arr = as_float_array(x, f"{name}: not an array of numbers")
-    if arr.ndim != 1:
-        raise InvalidDistributionError(
-            f"{name}: must be a 1-D vector, got an array of shape {arr.shape}."
-        )
-    if not 1 <= arr.size <= max_size:
-        raise InvalidDistributionError(
-            f"{name}: has {arr.size} entries; between 1 and {max_size:,} are allowed."
-        )
-    bad = np.flatnonzero(~np.isfinite(arr))
-    if bad.size:
-        raise InvalidDistributionError(
-            f"{name}: entry {bad[0] + 1} is {arr[bad[0]]}; every entry must be a finite number."
-        )
+    arr = finite_vector(x, name, max_size)
     neg = np.flatnonzero(arr < 0)
     if neg.size:
         raise InvalidDistributionError(
             f"{name}: entry {neg[0] + 1} is {arr[neg[0]]:g}; probabilities must be >= 0."
         )
-    return _check_sum(arr + 0.0, name, normalize)
+    return _check_sum(arr, name, normalize)
 
 
 def parse_distribution(

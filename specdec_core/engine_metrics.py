@@ -55,12 +55,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .distributions import (
+    VectorWords,
     _check_text,
     _parse_entries,
     _short,
     _split_entries,
     as_float_array,
     check_k,
+    finite_vector,
 )
 from .errors import MAX_METRIC_POSITIONS, InvalidParameterError
 
@@ -138,23 +140,14 @@ def _finite(x: object, what: str) -> float:
     return float(x)
 
 
+POSITION_WORDS = VectorWords(
+    "a list of numbers", "one number per draft position", "position", "positions"
+)
+
+
 def _vector(x: object, name: str) -> np.ndarray:
     """A 1-D float array of 1..MAX_METRIC_POSITIONS finite entries (one per draft position)."""
-    arr = as_float_array(x, f"{name}: not a list of numbers", InvalidParameterError)
-    if arr.ndim != 1:
-        raise InvalidParameterError(
-            f"{name}: must be one number per draft position, got an array of shape {arr.shape}."
-        )
-    if not 1 <= arr.size <= MAX_METRIC_POSITIONS:
-        raise InvalidParameterError(
-            f"{name}: has {arr.size} positions; between 1 and {MAX_METRIC_POSITIONS} are allowed."
-        )
-    bad = np.flatnonzero(~np.isfinite(arr))
-    if bad.size:
-        raise InvalidParameterError(
-            f"{name}: position {bad[0] + 1} is {arr[bad[0]]}; every entry must be a finite number."
-        )
-    return arr + 0.0
+    return finite_vector(x, name, MAX_METRIC_POSITIONS, InvalidParameterError, POSITION_WORDS)
 
 
 def _never_increasing(arr: np.ndarray, name: str, tolerance: float, unit: str) -> None:

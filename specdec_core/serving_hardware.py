@@ -37,7 +37,6 @@ from .serving_checks import MAX_CHIPS, finite_in, share_in, whole_in
 
 GB = 1e9  # bytes (spec sheets count decimal gigabytes)
 GIB = 2.0**30
-TERA = 1e12
 MAX_OVERHEAD_S = 1.0
 DEFAULT_OVERHEAD_S = 5e-4  # 0.5 ms per forward pass: measured on an H200 (module doc)
 DEFAULT_BW_FRACTION = 0.67  # measured on an H200 (module doc)

@@ -14,6 +14,7 @@ import streamlit as st
 
 from specdec_core.engine_metrics import AcceptanceMetrics
 
+from .figure_cache import shared_figure
 from .figures_engine import ENGINE_WORDS, position_rates_figure, vllm_log_line
 from .presenter import chart
 
@@ -46,5 +47,9 @@ def engine_panel(metrics: AcceptanceMetrics, *, key: str, about: str) -> None:
         "independently with probability α: Σ r_i / (Σ r_i + 1 − r_K), which is kept / "
         "checked.",
     )
-    chart(position_rates_figure(metrics, title="Per-position acceptance rates"), key=key)
+    title = "Per-position acceptance rates"
+    figure = shared_figure(
+        "engine.positions", (metrics, title), lambda: position_rates_figure(metrics, title=title)
+    )  # the metrics are numbers (a frozen dataclass): the whole input of the figure
+    chart(figure, key=key)
     st.caption(ENGINE_WORDS)

@@ -15,10 +15,10 @@ import plotly.graph_objects as go
 import specdec_core as sc
 
 from .chart_text import fmt, listing, text_meta
+from .presets import HEATMAP_K_MAX
 from .theme import COLORS, make_figure
 
 HEATMAP_ALPHAS = 200  # alpha grid of the heatmap (the core benchmark measures 200 x 64)
-HEATMAP_K_MAX = 64
 CURVE_K = (1, 2, 4, 8)  # default K values of the curves versus alpha
 
 

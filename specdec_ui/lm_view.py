@@ -75,10 +75,10 @@ class Choice:
 def page_state(pairs: list[str]) -> PageState:
     """The page's kept state; on a session's first visit, the settings from its link.
 
-    A first visit without a draft length in its link opens on the one that measured
-    faster on this server (fixed K until that is known).
+    A first visit without a draft length in its link opens on
+    ``lw.DEFAULT_DRAFT_LENGTH`` (fixed, K = ``lw.DEFAULT_K``), whatever was measured.
     """
-    preferred = lw.preferred_draft_length()
+    preferred = lw.DEFAULT_DRAFT_LENGTH
     page = PageState(
         "lm",
         {
@@ -94,11 +94,26 @@ def page_state(pairs: list[str]) -> PageState:
         },
     )
     if (link := page.first_visit()) is not None:
-        values, problems = lw.state_from_link(link.params, pairs, preferred=preferred)
+        values, problems = lw.state_from_link(link.params, pairs)
         values["mode"] = lw.MODES[values["mode"]]  # the radio holds the label
         page.start(values, problems)
     page.restore()
     return page
+
+
+def _draft_length() -> str:
+    """The draft-length radio, and under it where adaptive measured faster (a note)."""
+    draft_length = st.radio(
+        "Draft length",
+        list(lw.DRAFT_LENGTHS),
+        format_func=lw.DRAFT_LENGTHS.get,
+        key="lm_draft",
+        help="Adaptive: each round the draft proposes tokens while one more pays for "
+        "itself at this server's measured costs (at most K).",
+    )
+    if (note := lw.adaptive_note(start=draft_length == "adaptive")) is not None:
+        st.caption(md_escape(note))
+    return draft_length
 
 
 def inputs(pairs: list[str]) -> Choice:
@@ -129,14 +144,7 @@ def inputs(pairs: list[str]) -> Choice:
             help="0 = greedy (argmax on both sides): the output must equal "
             "the target's own greedy output.",
         )
-        draft_length = st.radio(
-            "Draft length",
-            list(lw.DRAFT_LENGTHS),
-            format_func=lw.DRAFT_LENGTHS.get,
-            key="lm_draft",
-            help="Adaptive: each round the draft proposes tokens while one more pays for "
-            "itself at this server's measured costs (at most K).",
-        )
+        draft_length = _draft_length()
         k = st.slider(
             "K (the most drafts a round)" if draft_length == "adaptive" else "K (drafts a round)",
             1,
@@ -310,16 +318,9 @@ def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
     rnd = run.spec.rounds[round_shown - 1]
     n_drafts = len(rnd.positions) - 1  # a lookup draft may propose fewer than K
     greedy = choice.request.temperature == 0
+    shown = (choice.request.shared(trace=True), round_shown)  # the figures' key
     if n_drafts == 0:
-        quiet = lm.load_pair(choice.request.pair)[0]
-        short = getattr(quiet, "quiet_short", "no guess")
-        st.header(f"Round {round_shown}: {short}, nothing proposed", anchor="lm-decision")
-        chart(fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind="plain"), key="lm_final")
-        steps_below("lm", ROUND, 1, run.counts.rounds)
-        st.write(
-            "A plain step, not a bonus: with no draft to check, the target made one ordinary "
-            "decoding step, and its token is the round's only token."
-        )
+        _plain_round_detail(choice, run, round_shown, shown)
         return
     kept = (
         f"all {n_drafts} drafts kept"
@@ -330,7 +331,7 @@ def round_detail(choice: Choice, run: lw.LabRun, round_shown: int) -> None:
         f"Round {round_shown}: {kept}, then a {FINAL_WORD[rnd.final_kind]} token",
         anchor="lm-decision",  # the browser tests find the decision by it
     )
-    _round_charts(rnd, vocab, greedy=greedy, n_rounds=run.counts.rounds)
+    _round_charts(rnd, vocab, greedy=greedy, n_rounds=run.counts.rounds, shown=shown)
     chips = [(vocab[p.token], "kept" if p.status == "accepted" else p.status)
              for p in rnd.positions[:-1]]  # fmt: skip
     chips.append((vocab[rnd.final_token], "bonus" if rnd.final_kind == "bonus" else "resampled"))
@@ -368,7 +369,31 @@ GREEDY_RULE = (
 )
 
 
-def _round_charts(rnd, vocab, *, greedy: bool, n_rounds: int) -> None:
+def _plain_round_detail(choice: Choice, run: lw.LabRun, round_shown: int, shown: tuple) -> None:
+    """A round whose draft proposed nothing: one plain step of the target, and its chart."""
+    vocab = lm.load_tokenizer().vocab
+    rnd = run.spec.rounds[round_shown - 1]
+    quiet = lm.load_pair(choice.request.pair)[0]
+    short = getattr(quiet, "quiet_short", "no guess")
+    st.header(f"Round {round_shown}: {short}, nothing proposed", anchor="lm-decision")
+    final = _round_figure(
+        "final", shown, lambda: fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind="plain")
+    )
+    chart(final, key="lm_final")
+    steps_below("lm", ROUND, 1, run.counts.rounds)
+    st.write(
+        "A plain step, not a bonus: with no draft to check, the target made one ordinary "
+        "decoding step, and its token is the round's only token."
+    )
+
+
+def _round_figure(name: str, shown: tuple, build):
+    """A figure of the round on screen, once per (run, round) and server: ``shown`` is the
+    shared run's request (its typed prompt: the key expires) and the round's number."""
+    return shared_figure(f"lm.round_{name}", shown, build, typed=True)
+
+
+def _round_charts(rnd, vocab, *, greedy: bool, n_rounds: int, shown: tuple) -> None:
     """Side by side: the p and q bars of each position, the coins (at T = 0 the argmax
     check, in words: no coin decides anything there) and the final distribution."""
     bonus = rnd.final_kind == "bonus"
@@ -384,15 +409,19 @@ def _round_charts(rnd, vocab, *, greedy: bool, n_rounds: int) -> None:
                     st.markdown("**The check at T = 0** (no coin)")
                     st.markdown(greedy_check_markdown(rnd.positions, vocab))
             else:
-                chart(fl.coin_figure(rnd.positions), key="lm_coins")
+                coins = _round_figure("coins", shown, lambda: fl.coin_figure(rnd.positions))
+                chart(coins, key="lm_coins")
     with bars:
-        chart(fl.position_bars_figure(positions, vocab), key="lm_bars")
+        figure = _round_figure("bars", shown, lambda: fl.position_bars_figure(positions, vocab))
+        chart(figure, key="lm_bars")
         steps_below("lm", ROUND, 1, n_rounds)  # a phone: under the bars, the step's chart
     with final:
-        chart(
-            fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind),
-            key="lm_final",
+        figure = _round_figure(
+            "final",
+            shown,
+            lambda: fl.final_figure(rnd.final_top, rnd.final_token, vocab, kind=rnd.final_kind),
         )
+        chart(figure, key="lm_final")
 
 
 def _checks_line(positions, vocab, *, greedy: bool) -> None:

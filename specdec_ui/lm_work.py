@@ -39,16 +39,22 @@ from specdec_core.lm.costs import measure_costs
 from specdec_core.lm.timing import SpeedMeasurement, impossible_reasons, measure_pair
 from specdec_core.theory import expected_tokens
 
+from .presets import MAX_SEED, MODEL_PAIR_K_MAX
 from .processes import HelperTimeoutError, run_apart
 from .share import LinkReader, share_query
 from .shared_work import TEXT_TTL_S, WaitStatus, shared_result, status
-from .widgets import MAX_SEED
 
 DEFAULT_PROMPT = "Return the number of"
 DEFAULT_PAIR = "lookup-table-to-gpt-4L"  # the fastest pair here (benchmarks/results_model_pairs.md)
-DEFAULT_K = 3  # its best K at T = 0 on the default prompt
+# The page opens on a fixed draft length of DEFAULT_K drafts a round, always (issue 26): the
+# default pair's best K at T = 0 on the default prompt (benchmarks/results_model_pairs.md).
+# Where adaptive drafting measured faster on this server, the page says so in a note
+# (:func:`adaptive_note`); it never changes what the page opens on.
+DEFAULT_DRAFT_LENGTH = "fixed"
+DEFAULT_K = 3
 DEFAULT_TOKENS = 60
-K_MAX, TOKENS_MIN, TOKENS_MAX, TOKENS_STEP, T_MAX = 8, 10, 200, 10, 2.0
+K_MAX = MODEL_PAIR_K_MAX
+TOKENS_MIN, TOKENS_MAX, TOKENS_STEP, T_MAX = 10, 200, 10, 2.0
 MODES = {"run": "Run to the end", "step": "Step round by round"}
 DRAFT_LENGTHS = {"fixed": "Fixed: K drafts a round", "adaptive": "Adaptive: at most K, priced"}
 GREEDY_SEED_NOTE = (
@@ -472,11 +478,42 @@ def get_speed(pair: str, k: int, temperature: float, *, wait: bool = False):
 
 
 # ----------------------------------------------------------------------------- adaptive length
-_PINNED_COSTS: dict[tuple[str, bool], CostProfile] = {}
-_PIN_LOCK = threading.Lock()
+CostKey = tuple[str, bool]  # (pair, greedy): argmax decisions (T = 0) or coins
 
 
-def _costs_key(pair: str, temperature: float) -> tuple[str, bool]:
+class CostPins:
+    """This server's measured costs per (pair, greedy), pinned for the life of the process.
+
+    The first measurement of a key is kept and every later one is dropped (:meth:`pin`),
+    so a run priced by these costs never changes afterwards, whoever measures first. Apart
+    from the shared store on purpose: an LRU could push the costs out, and the next
+    adaptive run would be priced by another measurement.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._costs: dict[CostKey, CostProfile] = {}
+
+    def get(self, key: CostKey) -> CostProfile | None:
+        """The pinned costs of ``key``, or None (not measured yet)."""
+        with self._lock:
+            return self._costs.get(key)
+
+    def pin(self, key: CostKey, costs: CostProfile) -> CostProfile:
+        """Pin ``costs`` unless ``key`` has costs already; returns the pinned ones."""
+        with self._lock:
+            return self._costs.setdefault(key, costs)
+
+    def clear(self) -> None:
+        """Forget every pinned cost (tests)."""
+        with self._lock:
+            self._costs.clear()
+
+
+COSTS = CostPins()
+
+
+def _costs_key(pair: str, temperature: float) -> CostKey:
     """Costs are measured once per pair and per kind of decision: argmax (T = 0) or coins."""
     return (pair, float(temperature) == 0.0)
 
@@ -486,19 +523,18 @@ def _measure_costs(pair: str, greedy: bool) -> CostProfile:
     and kept for the life of the process: a run priced by them never changes afterwards,
     whoever measures first (``setdefault``)."""
     key = (pair, greedy)
-    if (costs := _PINNED_COSTS.get(key)) is not None:
+    if (costs := COSTS.get(key)) is not None:
         return costs
     temperature = 0.0 if greedy else 1.0
     measured = run_apart("speed", measure_costs, pair, K_MAX, temperature=temperature)
-    with _PIN_LOCK:
-        return _PINNED_COSTS.setdefault(key, measured)
+    return COSTS.pin(key, measured)
 
 
 def get_costs(pair: str, temperature: float, *, wait: bool = False):
     """The pinned costs of ``pair`` on this server, an :class:`Unmeasured`, or
     ``shared_work.MISSING`` while they are measured (in the background lane)."""
     key = _costs_key(pair, temperature)
-    if (costs := _PINNED_COSTS.get(key)) is not None:
+    if (costs := COSTS.get(key)) is not None:
         return costs
     return shared_result(
         "lm.costs",
@@ -519,7 +555,7 @@ def _costs_of(request: RunRequest) -> CostProfile | None:
     only once :func:`get_costs` has them; a lost race is said in words, never guessed."""
     if not request.adaptive:
         return None
-    costs = _PINNED_COSTS.get(_costs_key(request.pair, request.temperature))
+    costs = COSTS.get(_costs_key(request.pair, request.temperature))
     if costs is None:
         raise InvalidParameterError(
             "this server's costs are still being measured; the adaptive run starts once "
@@ -537,11 +573,11 @@ class DraftLengthChoice:
 
     @property
     def faster(self) -> str:
-        """The draft length that measured faster here ("fixed" when either measurement
-        is one no correct run can give)."""
+        """The draft length that measured faster here ("fixed" on a tie, or when either
+        measurement is one no correct run can give)."""
         if impossible_reasons(self.fixed) or impossible_reasons(self.adaptive):
             return "fixed"
-        return "adaptive" if self.adaptive.speedup >= self.fixed.speedup else "fixed"
+        return "adaptive" if self.adaptive.speedup > self.fixed.speedup else "fixed"
 
 
 def _compare_draft_lengths() -> DraftLengthChoice:
@@ -554,26 +590,38 @@ def _compare_draft_lengths() -> DraftLengthChoice:
     return DraftLengthChoice(fixed=fixed, adaptive=adaptive)
 
 
-def draft_length_choice() -> DraftLengthChoice | None:
-    """The measured comparison (started in the background on first call and held like a
-    run's measurement, so the page's default stays put for a lesson), or None while it
-    runs or when it could not finish."""
-    held = _held_result(
-        "lm.prefer",
-        DEFAULT_PAIR,
-        _compare_draft_lengths,
-        "comparison of fixed and adaptive drafting",
-        False,
-    )
+def draft_length_choice(*, start: bool = True) -> DraftLengthChoice | None:
+    """The measured comparison, held like a run's measurement (so its note stays put for a
+    lesson), or None while it runs, when it could not finish, or (``start=False``) when
+    nobody has started it yet. ``start``: begin it in the background lane if needed."""
+    key = ("lm.prefer", DEFAULT_PAIR)
+    if not start:
+        held = HOLD.get(key)
+    else:
+        held = _held_result(
+            *key, _compare_draft_lengths, "comparison of fixed and adaptive drafting", False
+        )
     value = held.value if isinstance(held, Held) else None
     return value if isinstance(value, DraftLengthChoice) else None
 
 
-def preferred_draft_length() -> str:
-    """What the page opens on: the draft length that measured faster on this server, or
-    "fixed" until that is known."""
-    choice = draft_length_choice()
-    return "fixed" if choice is None else choice.faster
+def adaptive_note(*, start: bool = False) -> str | None:
+    """A short note when adaptive drafting measured faster than the page's default here.
+
+    The page opens on :data:`DEFAULT_DRAFT_LENGTH` whatever this says. The comparison
+    (:func:`draft_length_choice`, 15 s in the background lane) is started only with
+    ``start`` (the page: once a student picks Adaptive, when this server's costs are
+    measured anyway); until it is held, and when fixed K measured as fast or faster: None.
+    """
+    choice = draft_length_choice(start=start)
+    if choice is None or choice.faster != "adaptive":
+        return None
+    return (
+        f"On this server, adaptive drafting (at most K = {K_MAX} a round) measured faster "
+        f"than the default fixed K = {DEFAULT_K} on the reference workload: "
+        f"{choice.adaptive.speedup:.2f}x against {choice.fixed.speedup:.2f}x. "
+        "Choose Adaptive to try it."
+    )
 
 
 @dataclass(frozen=True)
@@ -623,16 +671,14 @@ def default_k(draft_length: str) -> int:
     return K_MAX if draft_length == "adaptive" else DEFAULT_K
 
 
-def state_from_link(
-    params: Mapping[str, str], pairs: list[str], *, preferred: str = "fixed"
-) -> tuple[dict, list[str]]:
+def state_from_link(params: Mapping[str, str], pairs: list[str]) -> tuple[dict, list[str]]:
     """The page's settings from a link, and its problems ([] when every value was fine).
 
     Each bad value falls back to its default and is named in a problem. A link without a
-    draft length opens on ``preferred`` (:func:`preferred_draft_length`).
+    draft length opens on :data:`DEFAULT_DRAFT_LENGTH`.
     """
     reader = LinkReader(params)
-    draft = reader.choice("draft", list(DRAFT_LENGTHS), preferred)
+    draft = reader.choice("draft", list(DRAFT_LENGTHS), DEFAULT_DRAFT_LENGTH)
     default_pair = DEFAULT_PAIR if DEFAULT_PAIR in pairs else pairs[0]
     tokens = reader.int_in("tokens", TOKENS_MIN, TOKENS_MAX, DEFAULT_TOKENS)
     if tokens % TOKENS_STEP:

@@ -1,7 +1,9 @@
 """Presets and limits of the pages: one place, shared by the pages, their tests and benchmarks.
 
 Figure modules only draw; what a page offers (worked examples, K ranges,
-round counts, the test's significance level) is configured here.
+round counts, the test's significance level) is configured here. Every K limit of a page
+(``*_K_MAX``) lives here (``tests/ui/test_presets.py`` checks that no other module of
+``specdec_ui`` sets one).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ ROUND_K_MAX = 8  # K offered by the round page (typed rounds and links)
 # ----------------------------------------------------------------------------- speedup explorer
 SPEED_K_MAX = 32  # K offered by the speedup page (slider, speedup-vs-K chart, optimum)
 SPEED_HEATMAP_K = 16  # the heatmap's K range while the chosen K is within it (then K_MAX)
+HEATMAP_K_MAX = 64  # the heatmap figure's K range when a caller names none
 TABLE_K = (1, 2, 4, 8)  # K values always in the ms-per-token table
 CURVE_K = (1, 2, 4, 8)  # K values of the curves versus alpha
 MAX_COST = 1_000_000.0  # largest step cost (ms) a student may type
@@ -174,6 +177,13 @@ DEFAULT_LAB_PRESET = "000"
 VARIANT_MIN_ROUNDS, VARIANT_MAX_ROUNDS, VARIANT_DEFAULT_ROUNDS = 1_000, 300_000, 50_000
 VARIANT_M_MAX = 8  # candidates per position the Variants lab offers
 VARIANT_K_MAX = 8  # positions per round of its Monte Carlo
+
+# ----------------------------------------------------------------------------- model pair lab
+MODEL_PAIR_K_MAX = 8  # K offered by the Model pair lab (and measured by its cost profile)
+
+# ----------------------------------------------------------------------------- serving lab
+SERVING_K_MAX = 8  # K offered by the Serving lab's pages (the Model pair lab measures these)
+SERVING_LOG_K_MAX = sc.MAX_METRIC_POSITIONS  # draft positions an engine's log may report
 
 
 @dataclass(frozen=True)

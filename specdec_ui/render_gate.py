@@ -13,10 +13,10 @@ The gate sits in the page files, not in ``app.py``'s router, so that it also hol
 a page runs on its own (``AppTest.from_file``).
 
 A page that waits for shared work (:mod:`specdec_ui.shared_work`) gives its slot back
-while it waits (:func:`released_while_waiting`, which ``widgets.page_setup`` installs as
-``shared_work``'s wait hook), so a student whose run is queued never holds up one whose
-run is ready. A slot not free within ``MAX_WAIT_S`` is skipped (the
-page draws anyway): a stuck page can slow the others, never stop them.
+while it waits (:func:`released_while_waiting`: the wait hook that
+``shared_work.WORK`` is built with, once per process), so a student whose run is queued
+never holds up one whose run is ready. A slot not free within ``MAX_WAIT_S`` is skipped
+(the page draws anyway): a stuck page can slow the others, never stop them.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import specdec_core as sc
 from specdec_core import SpecDecError
 
 from . import serving_settings as cfg
+from .figure_cache import shared_figure
 from .figures_engine import position_rates_figure
 from .page_state import PageState
 from .presenter import chart
@@ -195,10 +196,14 @@ def _log_results(state: PageState, log: DecodedLog) -> None:
         key="serve_log_table",
     )
     with right:
-        chart(
-            position_rates_figure(m, title="Your log, position by position"),
-            key="serve_fig_log",
+        title = "Your log, position by position"
+        figure = shared_figure(
+            "serve.log_positions",
+            (m, title),
+            lambda: position_rates_figure(m, title=title),
+            typed=True,  # numbers a student pasted from a log
         )
+        chart(figure, key="serve_fig_log")
     st.button(
         f"Use alpha = {m.fitted_alpha:.2f} and K = {min(m.k, K_MAX)} in the charts above",
         key="serve_log_use",

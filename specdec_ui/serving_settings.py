@@ -15,11 +15,12 @@ import specdec_core as sc
 from specdec_core import serving as sv
 from specdec_core.serving_checks import MAX_CHIPS, MAX_PREFILL, MAX_VERIFIED
 
+from .presets import SERVING_K_MAX, SERVING_LOG_K_MAX
 from .share import LinkReader
 
 PREFIX = "serve"
 CUSTOM = "custom"
-K_MAX = 8  # the pages offer K = 1..8 (the Model pair lab measures these too)
+K_MAX = SERVING_K_MAX  # the pages offer K = 1..8 (the Model pair lab measures these too)
 # Typed hardware in page units: name -> (label, core field, scale to SI, lo, hi, step).
 HW_FIELDS = {
     "hw_bw": ("memory bandwidth (GB/s per chip)", "bandwidth", 1e9, 0.1, 100_000.0, 100.0),
@@ -99,7 +100,7 @@ LOG_MODES = {
     "counts": "vLLM's counters",
     "al": "mean acceptance length only",
 }
-LOG_K_MAX = sc.MAX_METRIC_POSITIONS
+LOG_K_MAX = SERVING_LOG_K_MAX
 parse_counts = functools.partial(sc.parse_counts, name="num_accepted_tokens_per_pos")
 LOG_DRAFTS_MAX = 10**12
 LOG_PRESETS: dict[str, LogPreset] = {

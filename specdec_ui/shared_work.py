@@ -54,10 +54,18 @@ Example (the Losslessness lab's Monte Carlo)::
     box.empty()
 
 **The wait hook.** A caller that waits runs inside ``wait_hook()`` (a context-manager
-factory; by default it does nothing). The UI installs
-:func:`specdec_ui.render_gate.released_while_waiting` with :func:`set_wait_hook`
-(``widgets.page_setup``), so a page waiting for shared work gives its render slot back;
-this runtime does not import page-drawing code.
+factory; a :class:`SharedWork` of its own does nothing by default). The process-wide
+:data:`WORK` is built once, at import, with
+:func:`specdec_ui.render_gate.released_while_waiting`, so a page waiting for shared work
+gives its render slot back; no page run installs it again. The render gate is runtime
+too (threads and a semaphore): this module imports no page-drawing code and no Streamlit
+(``tests/ui/test_runtime_no_streamlit.py``).
+
+**Never from a worker.** A heavy computation that waits (``heavy=True, wait=True``) or
+:meth:`SharedWork.run_heavy`, called from one of the queue's own worker threads, raises
+:class:`WorkerWaitError` at once: it would wait for a job queued behind the worker that
+waits, and with every worker waiting so, for ever. Work already on a worker computes
+what it needs there (``heavy=False``: single flight, on its own thread).
 
 The work stays in threads of the server process: a process pool would have to pickle each
 request (a student's prompt) and result to another process, and each worker would load its
@@ -76,6 +84,7 @@ from collections.abc import Callable, Hashable
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
+from .render_gate import released_while_waiting
 from .result_store import MISSING, TEXT_TTL_S, Flight, ResultStore, estimate_size
 from .work_queue import QueueFullError, WorkQueue, workers_from_env
 
@@ -85,11 +94,11 @@ __all__ = [
     "QueueFullError",
     "SharedWork",
     "WaitStatus",
+    "WorkerWaitError",
     "clear",
     "estimate_size",
     "peek",
     "run_heavy",
-    "set_wait_hook",
     "shared_result",
     "snapshot",
     "status",
@@ -97,6 +106,10 @@ __all__ = [
 
 T = TypeVar("T")
 WaitHook = Callable[[], AbstractContextManager]
+
+
+class WorkerWaitError(RuntimeError):
+    """Heavy work that would wait was asked for from a worker thread of the same queue."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,6 +173,8 @@ class SharedWork:
         """
         full = (namespace, key)
         hash(full)  # an unhashable key fails here, in the caller, with Python's TypeError
+        if heavy and wait:
+            self._refuse_on_worker(f"shared_result({namespace!r}, ...)")
         start = self.clock()
         waits = wait or not heavy  # light work always runs in (and waits on) a caller
         while True:
@@ -215,6 +230,7 @@ class SharedWork:
         lane: str = "heavy",
     ) -> T:
         """Run ``fn()`` on a lane's queue (FIFO) and return its result; not stored."""
+        self._refuse_on_worker("run_heavy(...)")
         flight = Flight()
 
         def job() -> None:
@@ -233,6 +249,16 @@ class SharedWork:
         if flight.error is not None:
             raise flight.error
         return flight.value
+
+    def _refuse_on_worker(self, call: str) -> None:
+        """:class:`WorkerWaitError` when the calling thread is one of the queue's workers."""
+        if self.queue.on_worker():
+            raise WorkerWaitError(
+                f"{call} with heavy=True was called from a worker thread of the work queue: "
+                "it would wait for a job queued behind this worker (a deadlock once every "
+                "worker waits so). Compute it here with heavy=False, or start it with "
+                "wait=False."
+            )
 
     def _wait(self, flight: Flight, start: float, on_wait) -> None:
         shown = None  # on_wait only when what it would show changes (fewer page deltas)
@@ -276,12 +302,9 @@ class SharedWork:
         self.store.clear()
 
 
-WORK = SharedWork(workers=workers_from_env())
-
-
-def set_wait_hook(hook: WaitHook) -> None:
-    """Install the context-manager factory every wait of :data:`WORK` runs inside."""
-    WORK.wait_hook = hook
+# The process's one store and queue; its waits give a heavy page's render slot back
+# (installed here, once: no page run installs it again).
+WORK = SharedWork(workers=workers_from_env(), wait_hook=released_while_waiting)
 
 
 def shared_result(namespace: str, key: Hashable, compute: Callable[[], T], **options) -> T:

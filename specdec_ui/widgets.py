@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from . import presenter, processes, render_gate, shared_work
+from . import presenter, processes
 from .presets import MAX_SEED
 from .registry import PageInfo, page_info
 from .text import md_escape
@@ -37,8 +37,6 @@ def page_setup(page_file: str | Path) -> PageInfo:
     presenter.app_style()
     presenter.qr_button()  # the share link as a large QR code, from the first screen
     processes.warm_up()  # the helper processes start soon after the first page (once)
-    # A page that waits for shared work gives its render slot back while it waits.
-    shared_work.set_wait_hook(render_gate.released_while_waiting)
     return info
 
 

@@ -84,6 +84,24 @@ def test_the_test_command_checks_formatting_and_function_size():
     assert "ruff format --check ." in readme_commands()[1]
 
 
+def test_contributing_states_the_limits_pyproject_enforces():
+    """CONTRIBUTING's style guards say the numbers ruff reads from pyproject.toml."""
+    lint = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]
+    lint = lint["lint"]
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    guards = " ".join(text.split("## Style guards", 1)[1].split("\n## ", 1)[0].split())
+    limits = {
+        "C901 (complexity": lint["mccabe"]["max-complexity"],
+        "PLR0912 (": lint["pylint"]["max-branches"],
+        "PLR0913 (": lint["pylint"]["max-args"],
+        "PLR0915 (": lint["pylint"]["max-statements"],
+    }
+    for rule, limit in limits.items():
+        found = re.search(re.escape(rule) + r"[^)]*?≤ (\d+)", guards)
+        assert found is not None, f"CONTRIBUTING does not state the limit of {rule}"
+        assert int(found.group(1)) == limit, f"{rule}: CONTRIBUTING says {found.group(1)}"
+
+
 def test_runtime_requirements_are_pinned_to_compatible_ranges():
     lines = [
         line

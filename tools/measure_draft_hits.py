@@ -78,7 +78,7 @@ def greedy_texts(half: int) -> list[list[int]]:
         run = autoregressive_generate(
             target, ids, max_new_tokens=NEW_TOKENS, temperature=0.0, rng=np.random.default_rng(0)
         )
-        texts.append(ids + run.tokens)
+        texts.append([*ids, *run.tokens])
     return texts
 
 

@@ -43,12 +43,14 @@ import numpy as np
 
 from ..distributions import check_k
 from ..errors import InvalidParameterError
+from ..greedy import one_hot_rows
 from .adaptive import AdaptiveState, CostProfile, one_more_pays, row_confidence
 from .blas import blas_kernel
 from .generate import (
     MAX_TEMPERATURE,
-    _one_hot,
+    _Run,
     _sample,
+    _Tally,
     _verify_step,
     autoregressive_generate,
     probabilities,
@@ -72,7 +74,7 @@ def _context(target, k_max: int) -> list[int]:
         temperature=0.0,
         rng=np.random.default_rng(0),
     )
-    return ids + run.tokens
+    return [*ids, *run.tokens]
 
 
 def _target_timers(target, text, base, k_max, t):
@@ -82,14 +84,12 @@ def _target_timers(target, text, base, k_max, t):
     runner.extend(text[: base - 1], last_only=True)
     rng = np.random.default_rng(0)
     vocab = target.tokenizer.vocab_size
+    run = _Run(None, runner, list(text[:base]), base, _Tally(), None, t, rng, trace=False)
 
     def verify(k):
         drafts = text[base : base + k]
-        q_rows = None
-        if t > 0.0:
-            q_rows = np.zeros((k, vocab))
-            q_rows[np.arange(k), drafts] = 1.0
-        _verify_step(runner, text[base - 1], drafts, q_rows, t, rng, trace=False)
+        q_rows = None if t == 0.0 else one_hot_rows(drafts, vocab)
+        _verify_step(run, drafts, q_rows)
         runner.rollback(base - 1)
 
     return [lambda k=k: verify(k) for k in range(k_max + 1)]
@@ -144,7 +144,7 @@ def _lookup_timers(draft, text, base, k_max, t, policy):
         seq = prefixes[next(turn) % len(prefixes)]
         drafts = draft.keep_chances(seq, k_max, more=policy.more_guesses)[0]
         if t > 0.0:
-            _one_hot(drafts, vocab)
+            one_hot_rows(drafts, vocab)
 
     def plan():
         estimates = guesses[next(turn) % len(guesses)]

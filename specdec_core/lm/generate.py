@@ -3,11 +3,13 @@
 :func:`speculative_generate` runs Leviathan et al. 2023, Algorithm 1 round by round:
 the draft proposes K tokens x_i ~ q_i (K draft calls), the target scores the last
 accepted token and the K drafts in one call (K+1 rows p_1..p_{K+1}), and
-:func:`specdec_core.verify_round` keeps x_i while u_i < min(1, p_i(x_i)/q_i(x_i)), then
-emits a residual sample at the first rejection or the bonus from p_{K+1}. Both models
-then roll their caches back to the accepted prefix. A round whose draft proposed nothing
-(prompt lookup without a match, the choice table or the adaptive length choosing 0) is
-one plain target step: its token is a "plain" token, not a bonus.
+:func:`specdec_core.sampling.decide_round` (the rule behind
+:func:`specdec_core.verify_round`, here on rows valid by construction) keeps x_i while
+u_i < min(1, p_i(x_i)/q_i(x_i)), then emits a residual sample at the first rejection or
+the bonus from p_{K+1}. Both models then roll their caches back to the accepted prefix.
+A round whose draft proposed nothing (prompt lookup without a match, the choice table or
+the adaptive length choosing 0) is one plain target step, the rule's K = 0 case: its
+token is a "plain" token, not a bonus.
 
 Draft length: K every round (``adaptive=None``), or chosen by each round from 0 to K by
 what one more draft is expected to earn and cost on this machine (``adaptive`` = a
@@ -16,8 +18,12 @@ in :mod:`.adaptive`).
 
 Distributions: at temperature T > 0, p and q are softmax(logits / T): exactly the
 distributions the models sample from, so the q in the ratio is the q the draft sampled
-from. At T = 0 both sides are argmax (one-hot p and q): the draft's token is kept iff it
-is the target's argmax, so the output equals the target's greedy output token for token.
+from. At T = 0 both sides are argmax (one-hot p and q): the rule is :mod:`specdec_core.greedy`
+(the draft's token is kept iff it is the target's argmax, so the output equals the
+target's greedy output token for token). A traced round runs
+:func:`specdec_core.greedy.greedy_decide` (decide_round on the one-hot rows); an untraced
+one its closed form :func:`specdec_core.greedy.greedy_match`, proven equal by a test
+(building V-wide rows and a RoundResult each round cost about 6 % of a round).
 
 Bookkeeping: each model caches every committed token but the last one, which is fed at
 the start of the next call, so a round's single target call feeds K+1 tokens and
@@ -40,6 +46,7 @@ import numpy as np
 
 from ..distributions import check_k
 from ..errors import InvalidParameterError
+from ..greedy import greedy_decide, greedy_match, one_hot_rows
 from ..sampling import (
     FINAL_STATUS,
     DraftStatus,
@@ -110,16 +117,20 @@ class RoundTrace:
     emitted: tuple[int, ...]
 
 
-@dataclass
+@dataclass(frozen=True)
 class GenerationResult:
-    """Tokens, how each one was produced, counts and time of one generate call."""
+    """Tokens, how each one was produced, counts and time of one generate call.
+
+    Frozen, with tuples: a run is shared read-only by every session that asks for it
+    (``specdec_ui.lm_work``), so no reader can change what another sees.
+    """
 
     prompt_ids: tuple[int, ...]
-    tokens: list[int]  # the generated tokens (without the prompt)
-    kinds: list[TokenKind]  # per token: accepted | resampled | bonus | plain | target
+    tokens: tuple[int, ...]  # the generated tokens (without the prompt)
+    kinds: tuple[TokenKind, ...]  # per token: accepted | resampled | bonus | plain | target
     k: int  # drafts per round (fixed), or the most a round may draft (adaptive)
     temperature: float
-    rounds: list[RoundTrace] = field(default_factory=list)
+    rounds: tuple[RoundTrace, ...] = ()
     n_rounds: int = 0
     drafted: int = 0  # draft tokens proposed
     checked: int = 0  # draft tokens compared with a coin (not those after a rejection)
@@ -128,8 +139,8 @@ class GenerationResult:
     overlap_sum: float = 0.0  # sum over checked positions of sum_x min(p, q)
     target_calls: int = 0  # decoding calls of the target (the prefill is not counted)
     draft_calls: int = 0  # draft forward passes (<= K a round), or lookups (1 a round)
-    draft_sizes: list[int] = field(default_factory=list)  # drafts proposed, per round
-    accepted_sizes: list[int] = field(default_factory=list)  # drafts kept, per round
+    draft_sizes: tuple[int, ...] = ()  # drafts proposed, per round
+    accepted_sizes: tuple[int, ...] = ()  # drafts kept, per round
     empty_rounds: int = 0  # rounds whose draft proposed nothing (prompt lookup: no match)
     draft_length: DraftLength = "fixed"  # "adaptive": each round chose its length <= k
     time_prefill: float = 0.0
@@ -181,6 +192,36 @@ class GenerationResult:
     @property
     def tokens_per_target_call(self) -> float:
         return len(self.tokens) / self.target_calls if self.target_calls else math.nan
+
+
+@dataclass
+class _Tally:
+    """A run's counters while it runs (internal): frozen into a :class:`GenerationResult`
+    by :meth:`result`. Field names are GenerationResult's."""
+
+    kinds: list = field(default_factory=list)
+    rounds: list = field(default_factory=list)
+    draft_sizes: list = field(default_factory=list)
+    accepted_sizes: list = field(default_factory=list)
+    n_rounds: int = 0
+    drafted: int = 0
+    checked: int = 0
+    accepted: int = 0
+    emitted: int = 0
+    overlap_sum: float = 0.0
+    target_calls: int = 0
+    draft_calls: int = 0
+    empty_rounds: int = 0
+    time_draft: float = 0.0
+    time_verify: float = 0.0
+
+    def result(self, n_new: int, **given) -> GenerationResult:
+        """The frozen result: these counters (lists as tuples, ``kinds`` cut to the
+        ``n_new`` tokens kept) and the ``given`` fields (prompt, tokens, times, ...)."""
+        counts = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        counts = {n: tuple(v) if isinstance(v, list) else v for n, v in counts.items()}
+        counts["kinds"] = counts["kinds"][:n_new]
+        return GenerationResult(**counts, **given)
 
 
 def _check_common(models, prompt_ids, k, max_new_tokens, temperature, rng):
@@ -288,12 +329,11 @@ def autoregressive_generate(
     """Plain decoding: one target call per token, x ~ softmax(logits / T) (argmax at T = 0)."""
     ids, n_new, t = _check_common([target], prompt_ids, 0, max_new_tokens, temperature, rng)
     model = target.fresh()
-    res = GenerationResult(tuple(ids), [], [], 0, t)
     start = time.perf_counter()
     if len(ids) > 1:
         model.extend(ids[:-1], last_only=True)
-    res.time_prefill = time.perf_counter() - start
-    last = ids[-1]
+    prefill = time.perf_counter() - start
+    last, tokens = ids[-1], []
     cpu, start = time.thread_time(), time.perf_counter()
     for i in range(n_new):
         logits = model.extend((last,))  # (1, V)
@@ -301,14 +341,22 @@ def autoregressive_generate(
             last = int(logits[0].argmax())
         else:
             last = _sample(probabilities(logits, t)[0], t, rng)
-        res.tokens.append(last)
+        tokens.append(last)
         if on_token is not None:
             on_token(i + 1)
-    res.time_total = res.time_verify = time.perf_counter() - start
-    res.cpu_total = time.thread_time() - cpu
-    res.kinds = ["target"] * n_new
-    res.target_calls = n_new
-    return res
+    total = time.perf_counter() - start
+    return GenerationResult(
+        prompt_ids=tuple(ids),
+        tokens=tuple(tokens),
+        kinds=("target",) * n_new,
+        k=0,
+        temperature=t,
+        target_calls=n_new,
+        time_prefill=prefill,
+        time_verify=total,
+        time_total=total,
+        cpu_total=time.thread_time() - cpu,
+    )
 
 
 @dataclass
@@ -342,12 +390,26 @@ class _Round:
     best: np.ndarray | None = None  # (k+1,) the target's argmax per row (greedy fast path)
 
 
-def _one_hot(drafts: list[int], vocab: int) -> np.ndarray:
-    """q rows of a draft without a model: one-hot on each drafted token, (n, V)."""
-    q_rows = np.zeros((len(drafts), vocab))
-    if drafts:
-        q_rows[np.arange(len(drafts)), drafts] = 1.0
-    return q_rows
+@dataclass(frozen=True)
+class _Run:
+    """One speculative run, handed from round to round (internal to
+    :func:`speculative_generate`): its models, settings and the state that grows in place
+    (``seq``, ``tally``; an adaptive ``policy`` learns as it goes)."""
+
+    draft: object  # the draft's fresh copy: a model, or a lookup draft (``propose``)
+    target: object  # the target's fresh copy
+    seq: list[int]  # committed tokens, prompt included; both models cache seq[:-1]
+    n_prompt: int  # prompt tokens at the start of seq
+    tally: _Tally
+    policy: AdaptiveState | None  # adaptive draft length, or None for a fixed K
+    temperature: float
+    rng: np.random.Generator
+    trace: bool  # keep each round's trace (step mode)
+
+    @property
+    def fast_greedy(self) -> bool:
+        """T = 0, untraced: no rows are built and the greedy rule's closed form decides."""
+        return self.temperature == 0.0 and not self.trace
 
 
 def _lookup_drafts(d_model, seq, k, fast_greedy, policy: AdaptiveState | None) -> _Draft:
@@ -358,12 +420,12 @@ def _lookup_drafts(d_model, seq, k, fast_greedy, policy: AdaptiveState | None) -
     vocab = d_model.tokenizer.vocab_size
     if policy is None:
         drafts = d_model.propose(seq, k)
-        return _Draft(drafts, None if fast_greedy else _one_hot(drafts, vocab), [], 1)
+        return _Draft(drafts, None if fast_greedy else one_hot_rows(drafts, vocab), [], 1)
     if k == 0:  # the guard keeps this round plain (a traced run's plain stretch)
-        return _Draft([], None if fast_greedy else _one_hot([], vocab), [], 0, call_s=0.0)
+        return _Draft([], None if fast_greedy else one_hot_rows([], vocab), [], 0, call_s=0.0)
     start = CLOCK()
     guesses, estimates = d_model.keep_chances(seq, k, more=policy.more_guesses)
-    q_rows = None if fast_greedy else _one_hot(guesses, vocab)  # (g, V)
+    q_rows = None if fast_greedy else one_hot_rows(guesses, vocab)  # (g, V)
     call_s = CLOCK() - start
     n = policy.plan(estimates)
     after = (guesses[n], estimates[n]) if n < len(guesses) else None
@@ -424,58 +486,29 @@ def _draft_step(d_model, seq, k, t, rng, fast_greedy, policy=None) -> _Draft:
     return _model_drafts(d_model, seq, k, t, rng, fast_greedy, policy)
 
 
-def _plain_round(p_row: np.ndarray, t: float, rng) -> RoundResult:
-    """A round without drafts (K = 0): the token x ~ p_1, i.e. one plain step.
+def _verify_step(run: _Run, drafts: list[int], q_rows: np.ndarray | None) -> _Round:
+    """One target call on the last committed token + k drafts (k+1 rows), then the rule.
 
-    Same draws as the rule with K = 0 (one uniform for the final token); the core's
-    :class:`RoundResult` calls it "bonus" (the rule's K = 0 case), the engine "plain".
+    The rule of Leviathan et al. 2023, Alg. 1, :func:`specdec_core.sampling.decide_round`:
+    on p = softmax(logits / T) via :func:`verify_block` (a round without drafts, k = 0, is
+    its K = 0 case: one plain step); at T = 0 the greedy rule of :mod:`specdec_core.greedy`
+    on the target's argmax (:func:`_greedy_round` untraced). An untraced plain step at
+    T > 0 draws its token as plain decoding does, with the same uniform as the rule's
+    K = 0 case. The overlap sum_x min(p, q) at the checked positions (a statistic, not
+    part of the rule) is computed in every run.
     """
-    u = float(rng.random())
-    token = int(p_row.argmax()) if t == 0.0 else int(sample_index(p_row, u))
-    return RoundResult(
-        k_drafts=0,
-        draft_tokens=(),
-        steps=(),
-        n_accepted=0,
-        final_kind="bonus",
-        final_position=0,
-        final_token=token,
-        final_coin=u,
-        final_distribution=p_row,
-        residual_unnormalised=None,
-        emitted_tokens=(token,),
-    )
-
-
-def _verify_step(t_model, last, drafts, q_rows, t, rng, trace: bool = True) -> _Round:
-    """One target call on the last committed token + k drafts (k+1 rows), then decide.
-
-    Greedy without rows (q_rows None): keep drafts while they equal the target's
-    argmax and emit the argmax at the first mismatch (or the bonus): what
-    :func:`specdec_core.verify_round` decides with one-hot p and q, since the residual
-    max(0, p - q) of two different one-hot rows is p itself. Otherwise the rule of
-    Leviathan et al. 2023, Alg. 1 via :func:`verify_block` on p = softmax(logits / T);
-    with no drafts (k = 0) a plain step (untraced: the token only, drawn with the same
-    uniform as the rule's K = 0 case, as plain decoding draws it). The overlap
-    sum_x min(p, q) at the checked positions (a statistic, not part of the rule) is
-    computed in every run.
-    """
-    k = len(drafts)
-    logits = t_model.extend([last, *drafts])  # (k+1, V)
-    if q_rows is None:
-        best = logits.argmax(axis=1)  # (k+1,) the target's greedy choices
-        n = 0
-        while n < k and drafts[n] == best[n]:
-            n += 1
-        emitted = (*drafts[:n], int(best[n]))
-        kind, checked = ("resample", n + 1) if n < k else ("bonus" if k else "plain", n)
-        overlaps = (1.0,) * n + (0.0,) * (checked - n)  # one-hot p and q: 1 kept, 0 not
-        return _Round(drafts, n, emitted, kind, checked, overlaps, best=best)
+    k, t = len(drafts), run.temperature
+    logits = run.target.extend([run.seq[-1], *drafts])  # (k+1, V)
+    if run.fast_greedy:
+        return _greedy_round(drafts, logits.argmax(axis=1))
     p_rows = probabilities(logits, t)  # (k+1, V)
-    if not (k or trace):  # a plain step: what _plain_round draws, without its record
-        token = _sample(p_rows[0], t, rng)
+    if not (k or run.trace):  # a plain step: the token only, without the rule's record
+        token = _sample(p_rows[0], t, run.rng)
         return _Round(drafts, 0, (token,), "plain", 0, (), p_last=p_rows[0])
-    rr = verify_block(p_rows, q_rows, drafts, rng) if k else _plain_round(p_rows[0], t, rng)
+    if t == 0.0:  # the greedy rule: decide_round on the one-hot rows of the argmax
+        rr = greedy_decide(logits.argmax(axis=1), drafts, p_rows.shape[1], run.rng)
+    else:
+        rr = verify_block(p_rows, q_rows, drafts, run.rng)
     checked = len(rr.steps)
     overlaps = np.minimum(p_rows[:checked], q_rows[:checked]).sum(axis=1)  # (checked,)
     return _Round(
@@ -492,21 +525,34 @@ def _verify_step(t_model, last, drafts, q_rows, t, rng, trace: bool = True) -> _
     )
 
 
-def _count(res: GenerationResult, rnd: _Round, parallel_verify: bool, draft_calls: int) -> None:
-    """Add one round to the counters of ``res``."""
+def _greedy_round(drafts: list[int], best: np.ndarray) -> _Round:
+    """An untraced round at T = 0: the greedy rule's closed form
+    (:func:`specdec_core.greedy.greedy_match`, equal to
+    :func:`specdec_core.greedy.greedy_decide` by test) on the target's argmax per row
+    ``best`` (k+1,): no V-wide rows, no random draw. One-hot p and q overlap 1 at a kept
+    draft and 0 at the mismatch."""
+    k = len(drafts)
+    n, emitted = greedy_match(best.tolist(), drafts)
+    kind, checked = ("resample", n + 1) if n < k else ("bonus" if k else "plain", n)
+    overlaps = (1.0,) * n + (0.0,) * (checked - n)
+    return _Round(drafts, n, emitted, kind, checked, overlaps, best=best)
+
+
+def _count(tally: _Tally, rnd: _Round, parallel_verify: bool, draft_calls: int) -> None:
+    """Add one round to the counters of ``tally``."""
     k = len(rnd.drafts)
-    res.n_rounds += 1
-    res.drafted += k
-    res.draft_sizes.append(k)
-    res.accepted_sizes.append(rnd.n_accepted)
-    res.empty_rounds += k == 0
-    res.checked += rnd.checked
-    res.accepted += rnd.n_accepted
-    res.emitted += len(rnd.emitted)
-    res.draft_calls += draft_calls
-    res.target_calls += 1 if parallel_verify else k + 1
-    res.overlap_sum += sum(rnd.overlaps)
-    res.kinds.extend(["accepted"] * rnd.n_accepted + [ROUND_TOKEN_KIND[rnd.final_kind]])
+    tally.n_rounds += 1
+    tally.drafted += k
+    tally.draft_sizes.append(k)
+    tally.accepted_sizes.append(rnd.n_accepted)
+    tally.empty_rounds += k == 0
+    tally.checked += rnd.checked
+    tally.accepted += rnd.n_accepted
+    tally.emitted += len(rnd.emitted)
+    tally.draft_calls += draft_calls
+    tally.target_calls += 1 if parallel_verify else k + 1
+    tally.overlap_sum += sum(rnd.overlaps)
+    tally.kinds.extend(["accepted"] * rnd.n_accepted + [ROUND_TOKEN_KIND[rnd.final_kind]])
 
 
 def _adaptive_state(adaptive, k: int, lookup: bool, t: float) -> AdaptiveState | None:
@@ -535,11 +581,11 @@ def speculative_generate(
     """Speculative decoding (Leviathan et al. 2023, Alg. 1) with K drafts per round.
 
     Each round: draft (:func:`_draft_step`), verify (:func:`_verify_step`), roll both
-    caches back to the accepted prefix, count (:func:`_count`). Returns a
+    caches back to the accepted prefix, count (:func:`_count`). Returns a frozen
     :class:`GenerationResult`: ``tokens`` (exactly ``max_new_tokens``; the last round's
     surplus is cut), ``kinds``, the per-round trace (``trace=False`` skips it, for
-    benchmarks; at T = 0 it also takes the argmax fast path), counts and wall-clock
-    split. ``on_round(n_tokens_so_far)`` is called after every round (a progress bar).
+    benchmarks; at T = 0 it also takes the greedy rule's closed form), counts and
+    wall-clock split. ``on_round(n_tokens_so_far)`` is called after every round.
 
     ``adaptive``: None drafts K tokens every round (a lookup draft: up to K). A
     :class:`.adaptive.CostProfile` (:func:`specdec_core.lm.measure_costs`, measured on
@@ -552,105 +598,107 @@ def speculative_generate(
     d_model, t_model = draft.fresh(), target.fresh()
     lookup = hasattr(d_model, "propose")  # a draft without a model (prompt lookup)
     policy = _adaptive_state(adaptive, k, lookup, t)
-    res = GenerationResult(tuple(ids), [], [], k, t)
-    res.draft_length = "fixed" if policy is None else "adaptive"
     start = time.perf_counter()
     if len(ids) > 1:
         if not lookup:
             d_model.extend(ids[:-1], last_only=True)
         t_model.extend(ids[:-1], last_only=True)
-    res.time_prefill = time.perf_counter() - start
-    seq = list(ids)  # committed tokens; both models cache seq[:-1] (draft maybe less)
-    run = (d_model, t_model, seq, res, policy, t == 0.0 and not trace)
+    prefill = time.perf_counter() - start
+    run = _Run(d_model, t_model, list(ids), len(ids), _Tally(), policy, t, rng, trace)
     cpu, start = time.thread_time(), time.perf_counter()
-    while len(seq) - len(ids) < n_new:
-        _rounds(run, k, t, rng, target.parallel_verify, trace, n_new - len(seq) + len(ids))
+    while len(run.seq) - len(ids) < n_new:
+        _rounds(run, k, target.parallel_verify, n_new - len(run.seq) + len(ids))
         if on_round is not None:
-            on_round(min(n_new, len(seq) - len(ids)))
-    res.time_total = time.perf_counter() - start
-    res.cpu_total = time.thread_time() - cpu
-    res.prices = None if policy is None else policy.ledger()
-    res.tokens = seq[len(ids) : len(ids) + n_new]
-    res.kinds = res.kinds[:n_new]
-    return res
+            on_round(min(n_new, len(run.seq) - len(ids)))
+    total, cpu_total = time.perf_counter() - start, time.thread_time() - cpu
+    return run.tally.result(
+        n_new,
+        prompt_ids=tuple(ids),
+        tokens=tuple(run.seq[len(ids) : len(ids) + n_new]),
+        k=k,
+        temperature=t,
+        draft_length="fixed" if policy is None else "adaptive",
+        time_prefill=prefill,
+        time_total=total,
+        cpu_total=cpu_total,
+        prices=None if policy is None else policy.ledger(),
+    )
 
 
-def _rounds(run, k, t, rng, parallel_verify: bool, trace: bool, left: int) -> None:
+def _rounds(run: _Run, k: int, parallel_verify: bool, left: int) -> None:
     """One round; or, when an adaptive run's guard keeps the next rounds plain
     (:meth:`.adaptive.AdaptiveState.plain_rounds`), those plain steps (at most ``left``,
     the tokens still to make): traced one by one, or untraced in one tight loop that
     does what plain decoding does per token and books them together."""
-    policy = run[4]
+    policy = run.policy
     if policy is None:
-        _one_round(run, k, t, rng, parallel_verify, trace)
+        _one_round(run, k, parallel_verify)
         return
     start = CLOCK()  # the guard is the planner's, timed with the round it decides
     plain = min(policy.plain_rounds(), left)
     if not plain:
-        _one_round(run, k, t, rng, parallel_verify, trace, start)
-    elif not trace:
-        _plain_stretch(run, plain, t, rng, start)
+        _one_round(run, k, parallel_verify, start)
+    elif not run.trace:
+        _plain_stretch(run, plain, start)
     else:
         policy.pending_s += CLOCK() - start
         for _ in range(plain):
-            _one_round(run, 0, t, rng, parallel_verify, trace, CLOCK())
+            _one_round(run, 0, parallel_verify, CLOCK())
 
 
-def _plain_stretch(run, m: int, t: float, rng, guard_start: float) -> None:
+def _plain_stretch(run: _Run, m: int, guard_start: float) -> None:
     """m plain rounds in a row, untraced: per token the target's call on the last token
     and its choice (argmax at T = 0, else x ~ softmax(logits / T) with one uniform, the
     draws of a round without drafts), as :func:`autoregressive_generate` makes them.
     Neither cache needs a rollback (the target's grows by one a token, the draft's is
     not touched). Booked as m rounds of plain decoding."""
-    _, t_model, seq, res, policy, _ = run
+    seq, tally, policy, t = run.seq, run.tally, run.policy, run.temperature
     start, wall = CLOCK(), time.perf_counter()
     last = seq[-1]
     for _ in range(m):
-        logits = t_model.extend((last,))  # (1, V)
-        last = int(logits[0].argmax()) if t == 0.0 else _sample(probabilities(logits, t)[0], t, rng)
+        logits = run.target.extend((last,))  # (1, V)
+        last = (
+            int(logits[0].argmax())
+            if t == 0.0
+            else _sample(probabilities(logits, t)[0], t, run.rng)
+        )
         seq.append(last)
     end = CLOCK()
-    res.time_verify += time.perf_counter() - wall
-    res.n_rounds += m
-    res.draft_sizes.extend([0] * m)
-    res.accepted_sizes.extend([0] * m)
-    res.empty_rounds += m
-    res.emitted += m
-    res.target_calls += m
-    res.kinds.extend(["plain"] * m)
+    tally.time_verify += time.perf_counter() - wall
+    tally.n_rounds += m
+    tally.draft_sizes.extend([0] * m)
+    tally.accepted_sizes.extend([0] * m)
+    tally.empty_rounds += m
+    tally.emitted += m
+    tally.target_calls += m
+    tally.kinds.extend(["plain"] * m)
     plan_s = start - guard_start + policy.pending_s
     policy.record_plain(m, plan_s=plan_s, verify_s=end - start)
     policy.pending_s = CLOCK() - end
 
 
-def _one_round(run, k, t, rng, parallel_verify: bool, trace: bool, start=None) -> None:
+def _one_round(run: _Run, k: int, parallel_verify: bool, start=None) -> None:
     """Draft, verify, commit, roll both caches back, count, trace, and (adaptive) learn;
     ``start``: the thread's CPU clock when an adaptive round began (before its guard)."""
-    d_model, t_model, seq, res, policy, fast_greedy = run
+    seq, tally, policy = run.seq, run.tally, run.policy
     perf, base = time.perf_counter, len(seq)
     t0 = perf()
-    drafted = _draft_step(d_model, seq, k, t, rng, fast_greedy, policy)
+    drafted = _draft_step(run.draft, seq, k, run.temperature, run.rng, run.fast_greedy, policy)
     t1 = perf()
     drafted_at = CLOCK() if policy is not None else 0.0
-    rnd = _verify_step(t_model, seq[-1], drafted.tokens, drafted.q_rows, t, rng, trace)
-    res.time_draft += t1 - t0
-    res.time_verify += perf() - t1  # the target call and the accept / reject decisions
+    rnd = _verify_step(run, drafted.tokens, drafted.q_rows)
+    tally.time_draft += t1 - t0
+    tally.time_verify += perf() - t1  # the target call and the accept / reject decisions
     seq.extend(rnd.emitted)
-    t_model.rollback(base + rnd.n_accepted)
-    d_model.rollback(min(d_model.length, base + rnd.n_accepted))
-    _count(res, rnd, parallel_verify, drafted.calls)
+    run.target.rollback(base + rnd.n_accepted)
+    run.draft.rollback(min(run.draft.length, base + rnd.n_accepted))
+    _count(tally, rnd, parallel_verify, drafted.calls)
     if policy is not None:
         _learn(policy, drafted, rnd, drafted_at - start, drafted_at)
-    if trace:
-        res.rounds.append(
-            _round_trace(
-                res.n_rounds - 1,
-                base - len(res.prompt_ids),
-                rnd.result,
-                rnd.p_rows,
-                rnd.q_rows,
-                rnd.final_kind,
-            )
+    if run.trace:
+        index, begins = tally.n_rounds - 1, base - run.n_prompt
+        tally.rounds.append(
+            _round_trace(index, begins, rnd.result, rnd.p_rows, rnd.q_rows, rnd.final_kind)
         )
 
 

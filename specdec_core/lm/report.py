@@ -22,7 +22,7 @@ K calls a round) this is the formula above.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -193,8 +193,7 @@ def compare_pair(
         **settings,
     )
     specs, plains = _timed_runs(draft, target, prompt_ids, settings | {"seed": seed}, repeats, tick)
-    plain = plains[0]
-    for attr in ("time_draft", "time_verify", "time_total", "time_prefill", "cpu_total"):
-        setattr(shown, attr, _median([getattr(s, attr) for s in specs]))
-        setattr(plain, attr, _median([getattr(p, attr) for p in plains]))
+    times = ("time_draft", "time_verify", "time_total", "time_prefill", "cpu_total")
+    shown = replace(shown, **{a: _median([getattr(s, a) for s in specs]) for a in times})
+    plain = replace(plains[0], **{a: _median([getattr(p, a) for p in plains]) for a in times})
     return PairRun(shown, plain, cost_model(shown, plain), shown.tokens == plain.tokens, repeats)

@@ -44,13 +44,3 @@ def figures(at: AppTest) -> list[dict]:
 @pytest.fixture
 def page():
     return open_page
-
-
-@pytest.fixture(autouse=True)
-def _fixed_draft_length_by_default(monkeypatch):
-    """The Model pair lab opens on the draft length that measured faster on this server,
-    which a background measurement decides some seconds into a test run: every AppTest
-    sees fixed K unless it asks otherwise (test_page_model_pair.py tests the choice)."""
-    from specdec_ui import lm_work
-
-    monkeypatch.setattr(lm_work, "preferred_draft_length", lambda: "fixed")

@@ -29,6 +29,7 @@ from specdec_ui import page_questions as pq
 from specdec_ui import shared_work as sw
 from specdec_ui.presets import LAB_PRESETS, SPEED_PRESETS, VARIANT_PRESETS
 from tests.app.conftest import figures, open_app, open_page
+from tests.ui.waiting import wait_until
 
 MODEL_PAIRS = "pages/scripts/model_pairs.py"
 PAGES = tuple(pq.QUESTIONS)
@@ -68,6 +69,9 @@ def _metric(at, label: str) -> str:
 
 @pytest.fixture
 def clean_hold():
+    """An empty hold and an idle background lane: a comparison of fixed and adaptive
+    drafting that an earlier adaptive page started would queue "measure again" behind it."""
+    wait_until(lambda: sw.snapshot("background") == (0, 0), "the background lane to idle", 180)
     lw.HOLD.clear()
     yield
     lw.HOLD.clear()

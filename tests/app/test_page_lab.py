@@ -228,19 +228,6 @@ def test_a_core_variant_without_a_display_label_does_not_break_the_page():
     assert any("Shiny_new." in i.value.replace("\\", "") for i in at.info)
 
 
-def test_the_page_installs_the_render_gates_wait_hook(monkeypatch):
-    """widgets.page_setup makes every wait for shared work give the page's render slot
-    back (the runtime itself does not import the gate)."""
-    import contextlib
-
-    from specdec_ui import render_gate, shared_work
-
-    monkeypatch.setattr(shared_work.WORK, "wait_hook", contextlib.nullcontext)
-    at = open_page(PAGE)
-    assert not at.exception
-    assert shared_work.WORK.wait_hook is render_gate.released_while_waiting
-
-
 # --- the engines' vocabulary (issue 20, item 3) -------------------------------------------
 
 SEED_P = (0.40, 0.25, 0.20, 0.10, 0.05)  # preset 000, the page's default run (K = 4, seed 0)

@@ -14,10 +14,19 @@ PAIRS = ["lookup-table-to-gpt-4L", "trigram-to-gpt-4L", "gpt-1L-to-gpt-4L", "big
 
 
 def result(kinds, *, k=3, rounds, checked, accepted, emitted, target_calls) -> GenerationResult:
-    res = GenerationResult((1, 2), list(range(len(kinds))), list(kinds), k, 0.0)
-    res.n_rounds, res.checked, res.accepted, res.emitted = rounds, checked, accepted, emitted
-    res.drafted, res.target_calls = k * rounds, target_calls
-    return res
+    return GenerationResult(
+        (1, 2),
+        tuple(range(len(kinds))),
+        tuple(kinds),
+        k,
+        0.0,
+        n_rounds=rounds,
+        checked=checked,
+        accepted=accepted,
+        emitted=emitted,
+        drafted=k * rounds,
+        target_calls=target_calls,
+    )
 
 
 def test_counts_of_a_run_whose_last_round_was_cut():
@@ -59,10 +68,12 @@ def test_link_round_trip_and_bad_values_fall_back_with_named_problems():
     }
     back, problems = lw.state_from_link(lw.link_params(state), PAIRS)
     assert back == state and problems == []
-    # a link without a draft length opens on the preferred one, with that one's K
-    back, _ = lw.state_from_link({"pair": "gpt-1L-to-gpt-4L"}, PAIRS, preferred="adaptive")
+    # a link without a draft length opens on the fixed default, with its K
+    back, _ = lw.state_from_link({"pair": "gpt-1L-to-gpt-4L"}, PAIRS)
+    assert (back["draft"], back["k"]) == (lw.DEFAULT_DRAFT_LENGTH, lw.DEFAULT_K) == ("fixed", 3)
+    back, _ = lw.state_from_link({"draft": "adaptive"}, PAIRS)
     assert (back["draft"], back["k"]) == ("adaptive", lw.K_MAX)
-    back, _ = lw.state_from_link({"draft": "adaptive", "k": "3"}, PAIRS, preferred="fixed")
+    back, _ = lw.state_from_link({"draft": "adaptive", "k": "3"}, PAIRS)
     assert (back["draft"], back["k"]) == ("adaptive", 3)
     bad = {"pair": "x", "k": "0", "t": "nan", "seed": "-1", "tokens": "205", "mode": "all"}
     back, problems = lw.state_from_link(

@@ -324,11 +324,46 @@ def _imports(path: Path) -> set[str]:
 
 def test_the_runtime_does_not_import_page_drawing_code():
     ui = Path(render_gate.__file__).parent
-    assert "render_gate" in _imports(ui / "widgets.py")  # the check sees a real import
-    for name in ("shared_work", "result_store", "work_queue", "processes", "helper"):
+    assert "presenter" in _imports(ui / "widgets.py")  # the check sees a real import
+    for name in ("shared_work", "result_store", "work_queue", "render_gate", "processes", "helper"):
         found = {n for n in _imports(ui / f"{name}.py") if n.split(".")[-1] in PAGE_CODE}
         found |= {n for n in _imports(ui / f"{name}.py") if n.startswith("streamlit")}
         assert not found, f"{name}.py imports {found}"
 
 
-PAGE_CODE = {"render_gate", "widgets", "presenter", "page_state", "router"}
+PAGE_CODE = {"widgets", "presenter", "page_state", "router", "page_frame"}
+
+
+def test_the_process_wide_work_waits_inside_the_render_gate_installed_once():
+    """WORK is built with the render gate's hook; no page code installs it (again)."""
+    from specdec_ui import shared_work
+
+    assert shared_work.WORK.wait_hook is render_gate.released_while_waiting
+    assert not hasattr(shared_work, "set_wait_hook")
+    ui = Path(render_gate.__file__).parent
+    for path in ui.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "wait_hook =" not in text or path.name == "shared_work.py", path.name
+
+
+@pytest.mark.parametrize("call", ["shared", "run_heavy"])
+def test_heavy_work_asked_for_from_a_worker_raises_at_once(call):
+    """A worker that waited for a job queued behind itself would wait for ever (with one
+    worker: at once). It raises WorkerWaitError instead; light work still runs there."""
+    work = SharedWork(workers=1, poll_s=0.01)
+
+    def inner():
+        if call == "shared":
+            return work.shared_result("ns", "inner", lambda: 1)
+        return work.run_heavy(lambda: 1)
+
+    def outer():
+        with pytest.raises(RuntimeError, match="worker thread") as caught:
+            inner()
+        light = work.shared_result("ns", "light", lambda: 2, heavy=False)
+        started = work.shared_result("ns", "later", lambda: 3, wait=False)
+        return type(caught.value).__name__, light, started
+
+    name, light, started = work.run_heavy(outer)
+    assert (name, light, started) == ("WorkerWaitError", 2, MISSING)
+    wait_until(lambda: work.peek("ns", "later") == 3, "the job started with wait=False")

@@ -332,8 +332,8 @@ def test_a_draft_call_dearer_than_a_plain_step_is_never_made():
             draft, target, PROMPT, k=K, max_new_tokens=20, temperature=0.0,
             rng=np.random.default_rng(0), adaptive=profile(c, [1.0] * (K + 1)),
         )  # fmt: skip
-        assert spec.draft_calls == 0 and spec.draft_sizes == [0] * 20
-        assert spec.kinds == ["plain"] * 20 and spec.tokens == plain.tokens
+        assert spec.draft_calls == 0 and spec.draft_sizes == (0,) * 20
+        assert spec.kinds == ("plain",) * 20 and spec.tokens == plain.tokens
 
 
 # --- losslessness: a tiny synthetic pair, all positions of a short text --------------------

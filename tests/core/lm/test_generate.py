@@ -187,7 +187,7 @@ def test_trace_records_each_round():
             assert (p.coin < p.acceptance_probability) == (p.status == "accepted")
             assert np.isclose(p.acceptance_probability, min(1.0, p.p_x / p.q_x))
         assert rnd.final_token in [t for t, _ in rnd.final_top]
-        assert spec.tokens[rnd.start : rnd.start + len(rnd.emitted)] == list(
+        assert spec.tokens[rnd.start : rnd.start + len(rnd.emitted)] == tuple(
             rnd.emitted[: len(spec.tokens) - rnd.start]
         )
 

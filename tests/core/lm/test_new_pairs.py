@@ -82,7 +82,7 @@ def test_prompt_lookup_rounds_without_a_match_are_plain_steps():
     assert spec.bonus_rounds == sum(r.final_kind == "bonus" for r in spec.rounds)
     assert spec.resample_rounds == sum(r.final_kind == "resample" for r in spec.rounds)
     assert spec.plain_rounds + spec.bonus_rounds + spec.resample_rounds == spec.n_rounds
-    assert spec.accepted_sizes == [r.n_accepted for r in spec.rounds]
+    assert spec.accepted_sizes == tuple(r.n_accepted for r in spec.rounds)
     assert spec.n_rounds > spec.empty_rounds  # and some rounds did find a match
     assert spec.draft_calls == spec.n_rounds  # one lookup a round, whatever it proposed
 

@@ -102,5 +102,5 @@ def test_a_lockstep_pair_is_a_speculative_and_a_plain_run_of_the_same_seed():
         *pair, ids, k=3, max_new_tokens=30, temperature=1.0, rng=np.random.default_rng(5)
     )
     assert spec.tokens == alone.tokens and spec.draft_sizes == alone.draft_sizes
-    assert len(plain.tokens) == 30 and plain.kinds == ["target"] * 30
+    assert len(plain.tokens) == 30 and plain.kinds == ("target",) * 30
     assert spec_s > 0 and plain_s > 0
