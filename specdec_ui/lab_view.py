@@ -12,6 +12,7 @@ engines' numbers from :func:`specdec_ui.engine_view.engine_panel`.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -290,9 +291,18 @@ def variant_note(applied: dict[str, object]) -> None:
     )
 
 
-def source_code() -> None:
-    """The core functions that ran, as source."""
-    show_source(*SOURCES)
+def source_code(applied: dict[str, object] | None = None) -> None:
+    """The core functions that ran, as source: the chosen rule first (its one-position
+    step and the tables its Monte Carlo draws from, from :data:`specdec_core.rules.RULES`),
+    then the simulation and the test (which only dispatch to the rule and count)."""
+    rule = RULES.get(str(applied["variant"])) if applied else None
+    own = () if rule is None else tuple(_unwrapped(f) for f in (rule.step, rule.tables))
+    show_source(*own, *SOURCES)
+
+
+def _unwrapped(fn):
+    """The function a ``functools.partial`` calls (its source is the rule's)."""
+    return fn.func if isinstance(fn, functools.partial) else fn
 
 
 def _stop() -> None:

@@ -34,4 +34,4 @@ with page_frame(__file__, INTRO) as frame:
     view.engine_numbers(run)
     view.counts_and_download(run)
     view.share(page, applied)
-    view.source_code()
+    view.source_code(applied)

@@ -316,3 +316,23 @@ def test_a_helper_that_timed_out_is_a_warning_and_the_page_stops(monkeypatch):
     with pytest.raises(KeyError):
         at.get_by_key("lab_verdict")
     assert "def simulate_rounds" in " ".join(c.value for c in at.code)
+
+
+@pytest.mark.parametrize(
+    ("variant", "step", "tables"),
+    [
+        ("correct", "def correct_step(", "def correct_tables("),
+        ("resample_from_p", "def resample_from_p_step(", "def resample_from_p_tables("),
+        ("greedy", "def greedy_position(", "def greedy_tables("),
+    ],
+)
+def test_the_code_shown_is_the_chosen_rule_before_the_dispatch(variant, step, tables):
+    at = open_page(PAGE, {"variant": variant, "rounds": "1000"})
+    assert not at.exception
+    shown = [c.value for c in at.code]
+    firsts = [
+        next((i for i, src in enumerate(shown) if src.startswith(w)), None)
+        for w in (step, tables, "def simulate_rounds(")
+    ]
+    assert None not in firsts, (variant, [src.splitlines()[0] for src in shown])
+    assert firsts == sorted(firsts), "the rule's step and tables come before simulate_rounds"
