@@ -11,18 +11,22 @@ What it does, in order, and why it can run again on a tree that other branches c
 1. refuses a tree with merge-conflict markers, a module of ``specdec_ui`` that :data:`MAPPING`
    does not name (a branch added it: say where it goes), or a top level over
    :data:`MAX_TOP_LEVEL` modules;
-2. ``git mv`` each old module to its room (a module already moved, or absent from this tree,
-   is skipped with a note) and writes each room's ``__init__.py`` if it is missing;
+2. writes each room's ``__init__.py`` if it is missing, then ``git mv`` each old module to its
+   room (a module already moved, or absent from this tree, is skipped with a note);
 3. rewrites every import of a moved module in every tracked Python file (``import
    specdec_ui.x``, ``from specdec_ui import x [as y]``, ``from specdec_ui.x import ...`` and,
    inside ``specdec_ui``, relative imports, which all become absolute); an alias becomes the
    module's name in its room (``figures`` in the same room, ``losslessness_figures`` from
    elsewhere), and the file's uses of the old alias follow (``fl`` meant figures_lab in
    one view and figures_lm in another; :func:`choose_alias`);
-4. rewrites every mention in tracked text files: dotted (``"specdec_ui.lm_work.X"`` in a
+4. keeps ``Path(__file__).resolve().parent.parent`` in a moved module naming the same
+   folder (``.parents[2]``);
+5. rewrites every mention in tracked text files: dotted (``"specdec_ui.lm_work.X"`` in a
    monkeypatch, ``python -m specdec_ui.helper``), paths (``specdec_ui/lab_view.py``), bare
    file names (``lab_work.py`` -> ``losslessness/work.py``) and ``:mod:`serving_log_view```;
-5. runs ``ruff check --fix`` and ``ruff format`` (imports sorted), unless ``--no-ruff``.
+   a Python line the rewrite made too long is split where it is prose (a comment, a
+   docstring) or a string literal that opens its line (code is ruff format's);
+6. runs ``ruff check --fix`` and ``ruff format`` (imports sorted), unless ``--no-ruff``.
 
 Every step only acts on old names, so a second run finds nothing to do.
 """
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import io
 import re
 import shutil
@@ -257,21 +262,21 @@ def room_doc(room: str) -> str:
     return "\n\n".join(textwrap.fill(p, width=92) for p in paragraphs)
 
 
-def write_room_inits(root: Path, report: Report, dry_run: bool) -> None:
+def write_room_inits(root: Path, report: Report) -> None:
     """Each room's ``__init__.py`` with its docstring, where it is missing."""
     for room in sorted(room_names()):
         init = root / PACKAGE / room / "__init__.py"
         if init.exists():
             continue
         report.notes.append(f"wrote {init.relative_to(root)}")
-        if not dry_run:
-            init.parent.mkdir(parents=True, exist_ok=True)
-            init.write_text(f'"""{room_doc(room)}\n"""\n', encoding="utf-8")
-            git(root, "add", str(init.relative_to(root)))
+        init.parent.mkdir(parents=True, exist_ok=True)
+        init.write_text(f'"""{room_doc(room)}\n"""\n', encoding="utf-8")
+        git(root, "add", str(init.relative_to(root)))
 
 
-def move_modules(root: Path, report: Report, dry_run: bool) -> None:
-    """``git mv`` every old module of MAPPING that is still flat; note the ones absent."""
+def planned_moves(root: Path, report: Report) -> dict[str, str]:
+    """Old path -> new path of every module of MAPPING still flat; notes the ones absent."""
+    moves = {}
     for old, new in MAPPING.items():
         if old == new:
             continue
@@ -279,14 +284,13 @@ def move_modules(root: Path, report: Report, dry_run: bool) -> None:
         if (root / src).exists() and (root / dst).exists():
             raise MoveError(f"both {src} and {dst} exist: merge them by hand, then run again")
         if (root / src).exists():
-            report.moved.append(f"{src} -> {dst}")
-            if not dry_run:
-                git(root, "mv", src, dst)
+            moves[src] = dst
         elif not (root / dst).exists():
             report.notes.append(f"skipped {src}: not in this tree")
+    return moves
 
 
-def write_package_doc(root: Path, dry_run: bool) -> bool:
+def write_package_doc(root: Path) -> bool:
     """Give ``specdec_ui/__init__.py`` the rooms' docstring (the rest of the file is kept)."""
     init = root / PACKAGE / "__init__.py"
     source = read(init)
@@ -299,8 +303,7 @@ def write_package_doc(root: Path, dry_run: bool) -> bool:
     new = wanted + rest
     if new == source:
         return False
-    if not dry_run:
-        init.write_text(new, encoding="utf-8")
+    init.write_text(new, encoding="utf-8")
     return True
 
 
@@ -311,19 +314,23 @@ def write_package_doc(root: Path, dry_run: bool) -> bool:
 class Where:
     """A file's place in the house: its package (for relative imports) and its page room."""
 
+    path: str
     package: str | None
     room: str | None
 
 
-def where(path: str) -> Where:
-    """'specdec_ui/round/view.py' -> (specdec_ui.round, round); 'pages/scripts/round.py' -> room."""
-    parts = Path(path).with_suffix("").parts
-    if parts[0] == PACKAGE:
-        room = parts[1] if len(parts) > 2 and parts[1] in PAGE_ROOMS else None
-        return Where(".".join(parts[:-1]), room)
-    if parts[:2] == ("pages", "scripts") and len(parts) == 3:
-        return Where(None, parts[2])
-    return Where(None, None)
+def where(before: str, after: str) -> Where:
+    """A file's package (from its path ``before`` the move: relative imports mean that one)
+    and its page room (from its path ``after``: 'specdec_ui/round/view.py' or
+    'pages/scripts/round.py' -> round)."""
+    old, new = Path(before).with_suffix("").parts, Path(after).with_suffix("").parts
+    package = ".".join(old[:-1]) if old[0] == PACKAGE else None
+    room = None
+    if new[0] == PACKAGE and len(new) > 2 and new[1] in PAGE_ROOMS:
+        room = new[1]
+    elif new[:2] == ("pages", "scripts") and len(new) == 3:
+        room = new[2]
+    return Where(after, package, room)
 
 
 def moved(dotted: str) -> str:
@@ -345,9 +352,11 @@ def absolute(node: ast.ImportFrom, package: str | None) -> str | None:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def choose_alias(target: str, here: Where, taken: set[str], bound: str) -> str:
+def choose_alias(target: str, here: Where, taken: dict[str, str], bound: str) -> str:
     """The name a moved module is bound to: its leaf in its own room (``figures``), else
-    ``room_leaf`` (``losslessness_figures``), so that no alias means two modules."""
+    ``room_leaf`` (``losslessness_figures``), so that no alias means two modules.
+
+    ``taken`` maps each name the file uses to the module bound to it ('' for other names)."""
     parts = target.split(".")
     leaf, room = parts[-1], (parts[1] if len(parts) == 3 else None)
     if room is None:
@@ -357,17 +366,32 @@ def choose_alias(target: str, here: Where, taken: set[str], bound: str) -> str:
     else:
         candidates = [leaf, f"{room}_{leaf}"]
     for name in candidates:
-        if name == bound or name not in taken:
-            taken.add(name)
+        if name == bound or taken.get(name, target) == target:
+            taken[name] = target
             return name
-    raise MoveError(f"no free name for {target} (tried {candidates}): rename by hand")
+    raise MoveError(f"{here.path}: no free name for {target} (tried {candidates}): by hand")
+
+
+def is_package_import(node: ast.AST, here: Where) -> bool:
+    """``from specdec_ui import ...`` (or ``from . import ...`` at the top of specdec_ui)."""
+    return isinstance(node, ast.ImportFrom) and absolute(node, here.package) == PACKAGE
+
+
+def bound_modules(tree: ast.Module, here: Where) -> dict[str, str]:
+    """Names bound by ``from specdec_ui import x [as y]`` -> the new module they will name."""
+    bound = {}
+    for node in ast.walk(tree):
+        if is_package_import(node, here):
+            for a in node.names:
+                bound[a.asname or a.name] = moved(f"{PACKAGE}.{a.name}")
+    return bound
 
 
 def as_text(leaf: str, alias: str | None) -> str:
     return leaf if alias in (None, leaf) else f"{leaf} as {alias}"
 
 
-def from_package(node: ast.ImportFrom, here: Where, taken: set[str], renames: dict) -> list[str]:
+def from_package(node: ast.ImportFrom, here: Where, taken: dict, renames: dict) -> list[str]:
     """``from specdec_ui import a, b as c`` as one statement per new parent package."""
     groups: dict[str, list[str]] = {}
     for name in node.names:
@@ -382,7 +406,7 @@ def from_package(node: ast.ImportFrom, here: Where, taken: set[str], renames: di
     return [f"from {parent} import {', '.join(names)}" for parent, names in groups.items()]
 
 
-def new_import(node: ast.stmt, here: Where, taken: set[str], renames: dict) -> list[str] | None:
+def new_import(node: ast.stmt, here: Where, taken: dict, renames: dict) -> list[str] | None:
     """The statements that replace an import, or None when it stays as it is."""
     if isinstance(node, ast.Import):
         names = [as_text(moved(a.name), a.asname) for a in node.names]
@@ -434,12 +458,32 @@ def used_names(tokens: list[tokenize.TokenInfo]) -> set[str]:
     return names
 
 
+FSTRING = re.compile(r"^[rRbBuU]*[fF][rRbB]*['\"]")
+FIELD = re.compile(r"(?<!\{)\{[^{}]*\}")
+
+
+def fstring_edits(tok: tokenize.TokenInfo, renames: dict, starts: list[int]) -> list:
+    """Renames inside an f-string's fields (Python 3.11 reads an f-string as one token)."""
+    if not renames or not FSTRING.match(tok.string):
+        return []
+    name = re.compile(rf"(?<![\w.])({'|'.join(map(re.escape, renames))})\b")
+    base = starts[tok.start[0] - 1] + tok.start[1]
+    edits = []
+    for field_ in FIELD.finditer(tok.string):
+        for m in name.finditer(field_.group()):
+            start = base + field_.start() + m.start()
+            edits.append((start, start + len(m.group()), renames[m.group()]))
+    return edits
+
+
 def rename_edits(tokens: list, renames: dict, skip: set[int], starts: list[int], path: str):
     """(start, end, text) for each use of a renamed alias outside the rewritten imports."""
     edits, prev, depth = [], None, 0
     for i, tok in enumerate(tokens):
         depth += tok.string in "([{" if tok.type == tokenize.OP else 0
         depth -= tok.string in ")]}" if tok.type == tokenize.OP else 0
+        if tok.type == tokenize.STRING and tok.start[0] not in skip:
+            edits += fstring_edits(tok, renames, starts)
         hit = tok.type == tokenize.NAME and tok.string in renames and tok.start[0] not in skip
         if hit and not (prev and prev.string == "."):
             after = tokens[i + 1] if i + 1 < len(tokens) else None
@@ -451,14 +495,18 @@ def rename_edits(tokens: list, renames: dict, skip: set[int], starts: list[int],
     return edits
 
 
-def rewrite_imports(source: str, path: str) -> str:
-    """A Python file with its imports of moved modules rewritten and renamed aliases followed."""
+def rewrite_imports(source: str, path: str, before: str | None = None) -> str:
+    """A Python file (at ``path`` after the move, ``before`` it) with its imports of moved
+    modules rewritten and the uses of renamed aliases followed."""
     try:
         tree = ast.parse(source)
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (SyntaxError, tokenize.TokenError) as err:
         raise MoveError(f"{path} does not parse: {err}") from err
-    here, taken, renames = where(path), used_names(tokens), {}
+    here, renames = where(before or path, path), {}
+    bound = bound_modules(tree, here)
+    imported = {a.name for n in ast.walk(tree) if is_package_import(n, here) for a in n.names}
+    taken = dict.fromkeys(used_names(tokens) - imported - set(bound), "") | bound
     lines, starts = source.splitlines(keepends=True), line_starts(source)
     edits, skip = [], set()
     imports = [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
@@ -501,20 +549,125 @@ def mention_patterns() -> list[tuple[re.Pattern, object]]:
     ]
 
 
+def wrap_long_lines(text: str, old: str, width: int = 100) -> str:
+    """Split the lines the rewrite made longer than ``width`` where they are prose: a comment
+    line, or a line inside a docstring (code lines are ruff format's)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (SyntaxError, tokenize.TokenError):
+        return text
+    prose, literals = set(), leading_literals(tokens)
+    for tok in tokens:
+        if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+            prose |= set(range(tok.start[0], tok.end[0] + 1))
+    kept, out = set(old.splitlines()), []
+    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+        body = line.rstrip("\r\n")
+        comment = body.lstrip().startswith("#")
+        if len(body) <= width or body in kept:
+            out.append(line)
+        elif comment or number in prose:
+            out.append(split_line(body, width, comment) + line[len(body) :])
+        elif number in literals:
+            out.append(split_literal(body, literals[number], width) + line[len(body) :])
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def leading_literals(tokens: list[tokenize.TokenInfo]) -> dict[int, tokenize.TokenInfo]:
+    """Line -> the one-line string literal that opens it, inside brackets after an opening
+    bracket, a comma or another literal (so that it may be split in two adjacent literals)."""
+    found, prev, depth = {}, None, 0
+    for tok in tokens:
+        if tok.type == tokenize.OP and tok.string in "([{":
+            depth += 1
+        elif tok.type == tokenize.OP and tok.string in ")]}":
+            depth -= 1
+        starts_line = prev is not None and prev.end[0] < tok.start[0]
+        after = prev is not None and (prev.type == tokenize.STRING or prev.string in "([{,")
+        if tok.type == tokenize.STRING and depth and starts_line and after:
+            if tok.start[0] == tok.end[0]:
+                found[tok.start[0]] = tok
+        if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+            prev = tok
+    return found
+
+
+def split_literal(body: str, tok: tokenize.TokenInfo, width: int) -> str:
+    """A too-long string literal that opens its line as two adjacent literals (ruff then drops
+    an ``f`` that no longer has a field)."""
+    prefix = re.match(r"^[rRbBuUfF]*['\"]", tok.string).group()
+    quote, start = prefix[-1], tok.start[1]
+    depth, cut = 0, -1
+    for i, char in enumerate(tok.string[: width - start - 1]):
+        depth += (char == "{") - (char == "}")
+        if char == " " and depth == 0 and i > len(prefix):
+            cut = i
+    if cut < 0:
+        return body
+    first, second = tok.string[: cut + 1] + quote, prefix + tok.string[cut + 1 :]
+    if "{" not in second:  # no field left in the second half: a plain literal
+        second = re.sub("[fF]", "", prefix) + tok.string[cut + 1 :]
+    return body[:start] + first + "\n" + body[:start] + second + body[tok.end[1] :]
+
+
+def split_line(body: str, width: int, comment: bool) -> str:
+    """``body`` as lines of at most ``width`` (where spaces allow), same indentation."""
+    indent = body[: len(body) - len(body.lstrip())] + ("# " if comment else "")
+    lines = []
+    while len(body) > width:
+        cut = body.rfind(" ", len(indent) + 1, width + 1)
+        if cut <= len(indent):
+            break
+        lines.append(body[:cut].rstrip())
+        body = indent + body[cut + 1 :].lstrip()
+    return "\n".join([*lines, body])
+
+
+@functools.cache
+def compiled_patterns() -> tuple:
+    return tuple(mention_patterns())
+
+
 def rewrite_mentions(text: str) -> str:
-    for pattern, replace in mention_patterns():
+    for pattern, replace in compiled_patterns():
         text = pattern.sub(replace, text)
     return text
 
 
-def rewrite_file(root: Path, path: str, dry_run: bool) -> bool:
-    """Rewrite one tracked text file; True when it changed."""
-    old = read(root / path)
-    new = rewrite_imports(old, path) if path.endswith(".py") else old
-    new = rewrite_mentions(new)
-    if new != old and not dry_run:
-        (root / path).write_text(new, encoding="utf-8")
-    return new != old
+FILE_PARENTS = re.compile(
+    r"(Path\(__file__\)(?:\.resolve\(\))?)((?:\.parent\b)+|\.parents\[(\d+)\])"
+)
+
+
+def deepen_file_paths(text: str, deeper: int) -> str:
+    """``Path(__file__).resolve().parent.parent`` in a module moved ``deeper`` folders down
+    still names the same folder (``.parents[2]``)."""
+
+    def up(m: re.Match) -> str:
+        levels = int(m.group(3)) + 1 if m.group(3) else m.group(2).count(".parent")
+        levels += deeper
+        return m.group(1) + (".parent" if levels == 1 else f".parents[{levels - 1}]")
+
+    return FILE_PARENTS.sub(up, text) if deeper else text
+
+
+def rewritten(root: Path, moves: dict[str, str]) -> dict[str, str]:
+    """New path -> new text of every tracked text file the move changes, computed before
+    anything is written (so that a refusal leaves the tree as it was)."""
+    texts = {}
+    for path in tracked_files(root):
+        if not is_text(path) or path in SKIPPED_FILES:
+            continue
+        after, old = moves.get(path, path), read(root / path)
+        new = rewrite_imports(old, after, path) if path.endswith(".py") else old
+        new = deepen_file_paths(new, after.count("/") - path.count("/"))
+        new = rewrite_mentions(new)
+        new = wrap_long_lines(new, old) if path.endswith(".py") else new
+        if new != old:
+            texts[after] = new
+    return texts
 
 
 # --- the run ----------------------------------------------------------------------------------
@@ -526,7 +679,12 @@ def run_ruff(root: Path, report: Report) -> None:
     if ruff is None:
         report.notes.append("ruff not found: run `ruff check --fix . && ruff format .`")
         return
-    for args in (["check", "--fix", "--quiet", "."], ["format", "--quiet", "."]):
+    steps = (
+        ["format", "--quiet", "."],
+        ["check", "--fix", "--quiet", "."],
+        ["format", "--quiet", "."],
+    )
+    for args in steps:
         done = subprocess.run([ruff, *args], cwd=root, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             report.notes.append(f"ruff {args[0]}: {(done.stdout + done.stderr).strip()[:2000]}")
@@ -538,16 +696,21 @@ def move(root: Path, dry_run: bool = False, ruff: bool = True) -> Report:
     check_conflicts(root, tracked_files(root))
     check_inventory(root)
     check_top_level(root)
+    moves = planned_moves(root, report)
+    texts = rewritten(root, moves)
+    report.moved = [f"{src} -> {dst}" for src, dst in moves.items()]
+    report.rewritten = sorted(texts)
     if dry_run:
-        report.notes.append("dry run: files are listed, not changed (imports of moved files too)")
-    move_modules(root, report, dry_run)
-    write_room_inits(root, report, dry_run)
-    if write_package_doc(root, dry_run):
+        report.notes.append("dry run: nothing was changed")
+        return report
+    write_room_inits(root, report)
+    for src, dst in moves.items():
+        git(root, "mv", src, dst)
+    for path, text in texts.items():
+        (root / path).write_text(text, encoding="utf-8")
+    if write_package_doc(root):
         report.rewritten.append(f"{PACKAGE}/__init__.py")
-    for path in tracked_files(root):
-        if is_text(path) and path not in SKIPPED_FILES and rewrite_file(root, path, dry_run):
-            report.rewritten.append(path)
-    if ruff and not dry_run and (report.moved or report.rewritten):
+    if ruff and (moves or texts):
         run_ruff(root, report)
     return report
 
