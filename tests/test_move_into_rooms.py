@@ -50,7 +50,10 @@ FILES = {
         '    monkeypatch.setattr("specdec_ui.lab_work.run", lambda n: n + 1)\n'
         '    assert view.draw() == "lab" and lab_work.run(2) == 3\n'
     ),
-    "README.md": "The lab: `specdec_ui/lab_view.py`, with `lab_work.py` and `widgets.py`.\n",
+    "README.md": (
+        "The lab: `specdec_ui/lab_view.py`, with `lab_work.py` and `widgets.py`.\n"
+        "`lab_work.run` runs; `theme.headingFontSizes` is Streamlit's.\n"
+    ),
 }
 
 
@@ -108,6 +111,7 @@ def test_it_rewrites_imports_aliases_and_mentions(repo):
     assert (repo / "README.md").read_text() == (
         "The lab: `specdec_ui/losslessness/view.py`, with `losslessness/work.py` and "
         "`kit/widgets.py`.\n"
+        "`losslessness.work.run` runs; `theme.headingFontSizes` is Streamlit's.\n"
     )
 
 

@@ -23,7 +23,8 @@ What it does, in order, and why it can run again on a tree that other branches c
    folder (``.parents[2]``);
 5. rewrites every mention in tracked text files: dotted (``"specdec_ui.lm_work.X"`` in a
    monkeypatch, ``python -m specdec_ui.helper``), paths (``specdec_ui/lab_view.py``), bare
-   file names (``lab_work.py`` -> ``losslessness/work.py``) and ``:mod:`serving_log_view```;
+   file names (``lab_work.py`` -> ``losslessness/work.py``), ``:mod:`serving_log_view``` and
+   a name in backticks (```lm_work.HOLD``` -> ```model_pairs.work.HOLD```);
    a Python line the rewrite made too long is split where it is prose (a comment, a
    docstring) or a string literal that opens its line (code is ruff format's);
 6. runs ``ruff check --fix`` and ``ruff format`` (imports sorted), unless ``--no-ruff``.
@@ -157,6 +158,9 @@ PACKAGE_DOC = (
     "Figure builders are pure functions of core results returning plotly figures (no widgets,\n"
     "unit-tested without a browser). Who may import whom: tests/test_import_directions.py."
 )
+# Old names safe to read as this package's modules in prose (`presenter.chart`); names such as
+# ``theme`` or ``text`` are not (`theme.headingFontSizes` is Streamlit's).
+PROSE_NAMES = {"presenter", "widgets", "stepper", "processes"}
 SKIPPED_FILES = {"tools/move_into_rooms.py", "tests/test_move_into_rooms.py"}
 TEXT_SUFFIXES = {".py", ".md", ".toml", ".txt", ".cfg", ".ini", ".yml", ".yaml", ".sh", ".js"}
 TEXT_NAMES = {"Dockerfile", ".dockerignore"}
@@ -541,11 +545,17 @@ def mention_patterns() -> list[tuple[re.Pattern, object]]:
     def role(m: re.Match) -> str:
         return f":mod:`{PACKAGE}.{MAPPING[m.group(1)]}`"
 
+    def attribute(m: re.Match) -> str:
+        return f"{m.group(1)}{MAPPING[m.group(2)]}."
+
+    prose = "|".join(old for old in olds if "_" in old or old in PROSE_NAMES)
+
     return [
         (re.compile(rf"\b{PACKAGE}\.({alts})(?!\w)"), dotted),
         (re.compile(rf"\b{PACKAGE}/({alts})(?!\w)"), slashed),
         (re.compile(rf"(?<![\w/.])({alts})\.py\b"), bare),
         (re.compile(rf":mod:`({alts})`"), role),
+        (re.compile(rf"(?<=`)(~?)({prose})\.(?!py\b)(?=[A-Za-z_])"), attribute),
     ]
 
 
