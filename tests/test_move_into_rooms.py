@@ -23,7 +23,8 @@ FILES = {
     "specdec_ui/processes.py": (
         "from pathlib import Path\n\n"
         "ROOT = Path(__file__).resolve().parent.parent\n"
-        'COMMAND = "python -m specdec_ui.helper"\n\n\n'
+        'COMMAND = "python -m specdec_ui.helper"\n'
+        'SCRIPT = "from specdec_ui import lab_work as lw; lw.run(1)"\n\n\n'
         "def run_apart(n):\n    return n\n"
     ),
     "specdec_ui/figures_lab.py": 'NAME = "lab"\n\n\ndef histogram(x):\n    return x\n',
@@ -49,6 +50,7 @@ FILES = {
         "def test_the_lab(monkeypatch):\n"
         '    monkeypatch.setattr("specdec_ui.lab_work.run", lambda n: n + 1)\n'
         '    assert view.draw() == "lab" and lab_work.run(2) == 3\n'
+        '    assert view.fl.NAME == "lab"  # the view\'s own alias, seen from here\n'
     ),
     "README.md": (
         "The lab: `specdec_ui/lab_view.py`, with `lab_work.py` and `widgets.py`.\n"
@@ -105,9 +107,11 @@ def test_it_rewrites_imports_aliases_and_mentions(repo):
     processes = (repo / "specdec_ui/runtime/processes.py").read_text()
     assert "Path(__file__).resolve().parents[2]" in processes
     assert "python -m specdec_ui.runtime.helper" in processes
+    assert '"from specdec_ui.losslessness import work as lw; lw.run(1)"' in processes
     test = (repo / "tests/test_lab.py").read_text()
     assert "import view as losslessness_view, work as losslessness_work" in test  # elsewhere
     assert '"specdec_ui.losslessness.work.run"' in test
+    assert "losslessness_view.figures.NAME" in test
     assert (repo / "README.md").read_text() == (
         "The lab: `specdec_ui/losslessness/view.py`, with `losslessness/work.py` and "
         "`kit/widgets.py`.\n"

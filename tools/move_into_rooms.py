@@ -21,7 +21,8 @@ What it does, in order, and why it can run again on a tree that other branches c
    one view and figures_lm in another; :func:`choose_alias`);
 4. keeps ``Path(__file__).resolve().parent.parent`` in a moved module naming the same
    folder (``.parents[2]``);
-5. rewrites every mention in tracked text files: dotted (``"specdec_ui.lm_work.X"`` in a
+5. rewrites every mention in tracked text files: an import in a string (a script run in a
+   subprocess: ``from specdec_ui import lm_work as lw``), dotted (``"specdec_ui.lm_work.X"`` in a
    monkeypatch, ``python -m specdec_ui.helper``), paths (``specdec_ui/lab_view.py``), bare
    file names (``lab_work.py`` -> ``losslessness/work.py``), ``:mod:`serving_log_view``` and
    a name in backticks (```lm_work.HOLD``` -> ```model_pairs.work.HOLD```);
@@ -122,9 +123,9 @@ ROOMS: dict[str, list[str]] = {
         "The runtime: the server's machinery, shared by every session; imports no Streamlit.",
         "The result store (single flight, bounded), the FIFO work queue, the façade over both "
         "(``shared_work``), the figure cache, the render gate and the helper interpreters.",
-        "Imported by the kit and the page rooms. Imports the core only, never the kit nor a page "
-        "room (tests/test_import_directions.py checks it, and that importing it loads no "
-        "Streamlit).",
+        "Imported by the kit and the page rooms. Imports the core and the app-wide data at the "
+        "top of ``specdec_ui``; never Streamlit, the kit nor a page room "
+        "(tests/test_import_directions.py checks it, and that importing it loads no Streamlit).",
     ],
 }
 PAGE_ROOM_DOC = [
@@ -263,7 +264,7 @@ def room_doc(room: str) -> str:
     else:
         title, extra = PAGE_ROOMS[room]
         paragraphs = [p.format(title=title, extra=extra, room=room) for p in PAGE_ROOM_DOC]
-    return "\n\n".join(textwrap.fill(p, width=92) for p in paragraphs)
+    return "\n\n".join(textwrap.fill(p, width=92, break_on_hyphens=False) for p in paragraphs)
 
 
 def write_room_inits(root: Path, report: Report) -> None:
@@ -499,9 +500,35 @@ def rename_edits(tokens: list, renames: dict, skip: set[int], starts: list[int],
     return edits
 
 
-def rewrite_imports(source: str, path: str, before: str | None = None) -> str:
+def attribute_edits(tokens: list, attributes: dict, skip: set[int], starts: list[int]) -> list:
+    """(start, end, text) for ``module.alias`` where ``module`` names a module whose own
+    alias was renamed (a test's ``view.lw`` once serving's view calls it model_pairs_work)."""
+    edits = []
+    for i in range(2, len(tokens)):
+        owner, dot, tok = tokens[i - 2], tokens[i - 1], tokens[i]
+        before = tokens[i - 3] if i >= 3 else None
+        if dot.string != "." or owner.type != tokenize.NAME or tok.start[0] in skip:
+            continue
+        if before is not None and before.string == ".":
+            continue
+        new = attributes.get(owner.string, {}).get(tok.string)
+        if tok.type == tokenize.NAME and new:
+            start = starts[tok.start[0] - 1] + tok.start[1]
+            edits.append((start, start + len(tok.string), new))
+    return edits
+
+
+def rewrite_imports(
+    source: str, path: str, before: str | None = None, aliases_of: dict | None = None
+) -> str:
     """A Python file (at ``path`` after the move, ``before`` it) with its imports of moved
-    modules rewritten and the uses of renamed aliases followed."""
+    modules rewritten and the uses of renamed aliases followed (``aliases_of``: new module ->
+    the aliases renamed inside it, for ``module.alias`` seen from elsewhere)."""
+    return rewrite_and_rename(source, path, before, aliases_of or {})[0]
+
+
+def rewrite_and_rename(source: str, path: str, before: str | None, aliases_of: dict):
+    """(new text, {old alias: new alias}) of a Python file; see :func:`rewrite_imports`."""
     try:
         tree = ast.parse(source)
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
@@ -520,9 +547,11 @@ def rewrite_imports(source: str, path: str, before: str | None = None) -> str:
             edits.append(statement_edit(node, lines, starts, new))
             skip |= set(range(node.lineno, node.end_lineno + 1))
     edits += rename_edits(tokens, renames, skip, starts, path)
+    attributes = {name: aliases_of[m] for name, m in bound.items() if aliases_of.get(m)}
+    edits += attribute_edits(tokens, attributes, skip, starts)
     for start, end, text in sorted(edits, reverse=True):
         source = source[:start] + text + source[end:]
-    return source
+    return source, renames
 
 
 # --- rewriting mentions -----------------------------------------------------------------------
@@ -545,12 +574,17 @@ def mention_patterns() -> list[tuple[re.Pattern, object]]:
     def role(m: re.Match) -> str:
         return f":mod:`{PACKAGE}.{MAPPING[m.group(1)]}`"
 
+    def quoted_import(m: re.Match) -> str:
+        parent, leaf = f"{PACKAGE}.{MAPPING[m.group(1)]}".rsplit(".", 1)
+        return f"from {parent} import {leaf}" + (m.group(2) or f" as {m.group(1)}")
+
     def attribute(m: re.Match) -> str:
         return f"{m.group(1)}{MAPPING[m.group(2)]}."
 
     prose = "|".join(old for old in olds if "_" in old or old in PROSE_NAMES)
 
     return [
+        (re.compile(rf"\bfrom {PACKAGE} import ({alts})\b( as \w+)?(?![\w,])"), quoted_import),
         (re.compile(rf"\b{PACKAGE}\.({alts})(?!\w)"), dotted),
         (re.compile(rf"\b{PACKAGE}/({alts})(?!\w)"), slashed),
         (re.compile(rf"(?<![\w/.])({alts})\.py\b"), bare),
@@ -663,15 +697,26 @@ def deepen_file_paths(text: str, deeper: int) -> str:
     return FILE_PARENTS.sub(up, text) if deeper else text
 
 
+def renamed_aliases(root: Path, moves: dict[str, str], files: list[str]) -> dict[str, dict]:
+    """New module -> {old alias: new alias} renamed inside it, for each module of the package."""
+    found = {}
+    for path in files:
+        if path.startswith(f"{PACKAGE}/") and path.endswith(".py"):
+            after = moves.get(path, path)
+            _, renames = rewrite_and_rename(read(root / path), after, path, {})
+            module = after.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+            found[module] = renames
+    return found
+
+
 def rewritten(root: Path, moves: dict[str, str]) -> dict[str, str]:
     """New path -> new text of every tracked text file the move changes, computed before
     anything is written (so that a refusal leaves the tree as it was)."""
-    texts = {}
-    for path in tracked_files(root):
-        if not is_text(path) or path in SKIPPED_FILES:
-            continue
+    texts, files = {}, [p for p in tracked_files(root) if is_text(p) and p not in SKIPPED_FILES]
+    aliases_of = renamed_aliases(root, moves, files)
+    for path in files:
         after, old = moves.get(path, path), read(root / path)
-        new = rewrite_imports(old, after, path) if path.endswith(".py") else old
+        new = rewrite_imports(old, after, path, aliases_of) if path.endswith(".py") else old
         new = deepen_file_paths(new, after.count("/") - path.count("/"))
         new = rewrite_mentions(new)
         new = wrap_long_lines(new, old) if path.endswith(".py") else new
