@@ -94,6 +94,7 @@ MAPPING: dict[str, str] = {
     "lab_view": "losslessness.view",
     "lab_work": "losslessness.work",
     "figures_lab": "losslessness.figures",
+    "verdict_view": "losslessness.verdict",  # branch rules (issue 26 item 2): both labs' verdict
     "self_test_view": "self_test.view",
     "lm_view": "model_pairs.view",
     "lm_work": "model_pairs.work",
