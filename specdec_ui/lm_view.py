@@ -151,9 +151,8 @@ def inputs(pairs: list[str]) -> Choice:
             lw.K_MAX,
             key="lm_k",
         )
-        n_tokens = st.slider(
-            "Tokens to generate", lw.TOKENS_MIN, lw.TOKENS_MAX, step=lw.TOKENS_STEP, key="lm_tokens"
-        )
+        tokens = (lw.TOKENS_MIN, lw.TOKENS_MAX)
+        n_tokens = st.slider("Tokens to generate", *tokens, step=lw.TOKENS_STEP, key="lm_tokens")
     with right:
         seed = seed_control("lm")
         if temperature == 0:
