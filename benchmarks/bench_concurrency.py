@@ -3,12 +3,12 @@
     python benchmarks/bench_concurrency.py                 # about 1 minute on 2 cores
     python benchmarks/bench_concurrency.py --jobs 30 --tokens 60
 
-The Model pair lab's generation (``specdec_ui.lm_work.compute_run``: a speculative run
+The Model pair lab's generation (``specdec_ui.model_pairs.work.compute_run``: a speculative run
 without the step-mode trace, and the greedy check) for ``--jobs`` different seeds at the
 page's defaults, three ways:
 
 - **threads**: one thread per job, all at once (what 30 Streamlit sessions did before);
-- **queue**: the jobs through ``specdec_ui.shared_work`` (one worker thread, FIFO);
+- **queue**: the jobs through ``specdec_ui.runtime.shared_work`` (one worker thread, FIFO);
 - **pool**: ``concurrent.futures.ProcessPoolExecutor`` with 2 processes (each loads the
   models once; the request is pickled to the worker: acceptable in a benchmark, not for
   students' prompts in the app).
@@ -30,17 +30,17 @@ from pathlib import Path
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from specdec_ui import lm_work as lw  # noqa: E402
-from specdec_ui.shared_work import SharedWork  # noqa: E402
+from specdec_ui.model_pairs import work as model_pairs_work  # noqa: E402
+from specdec_ui.runtime.shared_work import SharedWork  # noqa: E402
 
 
 def job(seed: int, tokens: int):
     return len(
-        lw.compute_run(
-            lw.RunRequest(
-                pair=lw.DEFAULT_PAIR,
-                prompt=lw.DEFAULT_PROMPT,
-                k=lw.DEFAULT_K,
+        model_pairs_work.compute_run(
+            model_pairs_work.RunRequest(
+                pair=model_pairs_work.DEFAULT_PAIR,
+                prompt=model_pairs_work.DEFAULT_PROMPT,
+                k=model_pairs_work.DEFAULT_K,
                 temperature=0.0,
                 n_tokens=tokens,
                 seed=seed,

@@ -36,7 +36,7 @@ VISIT = """
 import json, time
 import specdec_core.lm as lm
 from specdec_core.lm.timing import impossible_reasons, measure_speedup
-from specdec_ui import lm_work as lw
+from specdec_ui.model_pairs import work as lw
 draft, target = lm.load_pair(lw.DEFAULT_PAIR)
 ids = lm.encode_prompt(target.tokenizer, lw.DEFAULT_PROMPT)
 t0 = time.perf_counter()

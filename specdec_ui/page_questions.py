@@ -21,8 +21,7 @@ import streamlit as st
 
 import specdec_core as sc
 from specdec_core import variants as vr
-
-from .presets import LAB_PRESETS, SPEED_PRESETS, VARIANT_PRESETS
+from specdec_ui.presets import LAB_PRESETS, SPEED_PRESETS, VARIANT_PRESETS
 
 BOX_LABEL = "What this page asks"
 

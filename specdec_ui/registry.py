@@ -27,7 +27,7 @@ class PageInfo:
     icon: str
     url_path: str  # "" only for the default (Home) page
     blurb: str  # the Home page's card text
-    heavy: bool = False  # draws big results: one at a time (specdec_ui.render_gate)
+    heavy: bool = False  # draws big results: one at a time (specdec_ui.runtime.render_gate)
 
     @property
     def exists(self) -> bool:

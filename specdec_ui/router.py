@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .registry import available_pages
+from specdec_ui.registry import available_pages
 
 
 def run_app() -> None:

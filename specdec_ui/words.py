@@ -5,7 +5,7 @@ pages show for them live here, keyed by the core's names (the rules' words in on
 table, :data:`RULE_WORDS`). ``tests/ui/test_words.py``
 checks that every name the core defines has its words, so a new variant or question
 kind cannot ship without them. (The words of a round's statuses sit beside their
-colours and symbols in :mod:`specdec_ui.theme`.)
+colours and symbols in :mod:`specdec_ui.kit.theme`.)
 """
 
 from __future__ import annotations

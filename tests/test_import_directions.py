@@ -29,10 +29,6 @@ MAX_TOP_LEVEL = 20  # modules at the top of specdec_ui, __init__ included
 # (importer, imported) -> why a page room imports another one. Keep it short: a pair that
 # grows is a module that wants to move to the kit, the runtime or the top.
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("specdec_ui.variants.view", "specdec_ui.losslessness.work"): (
-        "the Variants lab runs the Losslessness lab's Monte Carlo (one shared cache for both "
-        "labs; issue 26 item 2 gives the labs one verdict section)"
-    ),
     ("specdec_ui.variants.view", "specdec_ui.losslessness.verdict"): (
         "one verdict section for both labs (issue 26 item 2): the Variants lab says its "
         "verdict, CSV and p-value text with the Losslessness lab's"

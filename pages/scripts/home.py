@@ -6,9 +6,9 @@ The default page of the router in ``app.py``; the cards come from :mod:`specdec_
 from __future__ import annotations
 
 import specdec_core as sc
-from specdec_ui import home_view as view
-from specdec_ui.page_frame import page_frame
-from specdec_ui.widgets import accessibility_statement, show_source
+from specdec_ui.home import view
+from specdec_ui.kit.page_frame import page_frame
+from specdec_ui.kit.widgets import accessibility_statement, show_source
 
 with page_frame(__file__):  # the app's own title, not the page's
     view.idea()

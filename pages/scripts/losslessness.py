@@ -1,7 +1,7 @@
 """Losslessness lab: simulate many rounds and test that the output follows p."""
 
-from specdec_ui import lab_view as view
-from specdec_ui.page_frame import inputs_area, page_frame
+from specdec_ui.kit.page_frame import inputs_area, page_frame
+from specdec_ui.losslessness import view
 
 INTRO = (
     "Speculative sampling claims that every token it emits follows the target p exactly, "

@@ -1,9 +1,9 @@
 """Model pair lab: real speculative decoding with small language models, in numpy."""
 
 import specdec_core.lm as lm
-from specdec_ui import lm_view as view
-from specdec_ui.page_frame import inputs_area, page_frame
-from specdec_ui.widgets import show_source
+from specdec_ui.kit.page_frame import inputs_area, page_frame
+from specdec_ui.kit.widgets import show_source
+from specdec_ui.model_pairs import view
 
 INTRO = (
     "Real language models, trained on Python's own documentation, run speculative decoding "

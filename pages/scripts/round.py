@@ -3,11 +3,10 @@
 import streamlit as st
 
 import specdec_core as sc
-from specdec_ui import round_state as rs
-from specdec_ui import round_view as view
-from specdec_ui.page_frame import asks, page_frame
-from specdec_ui.presenter import page_heading
-from specdec_ui.widgets import show_source
+from specdec_ui.kit.page_frame import asks, page_frame
+from specdec_ui.kit.presenter import page_heading
+from specdec_ui.kit.widgets import show_source
+from specdec_ui.round import state, view
 
 INTRO = (
     "The **draft** model q (the intern) writes K tokens ahead; the **target** model p (the "
@@ -21,12 +20,12 @@ with page_frame(__file__) as frame:
     # In both views the step comes first: the intro and the settings fold under the title.
     page_heading(frame.info, INTRO, presenting=True, questions=asks(frame.info))
     warning_box = st.container()
-    rs.open_state()
-    with st.expander(rs.settings_label(), key="round_settings"):
-        controls = rs.round_controls()  # a bad entry's message is shown next to its field
+    state.open_state()
+    with st.expander(state.settings_label(), key="round_settings"):
+        controls = state.round_controls()  # a bad entry's message is shown next to its field
     view.stale_note(controls)
 
-    shared = rs.shared_round(controls.spec)  # built once per round, shared by the class
+    shared = state.shared_round(controls.spec)  # built once per round, shared by the class
     index = view.step_stepper(shared, warning_box)
     view.step_panel(shared, index)
     view.output_so_far(shared, index)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import specdec_core as sc
 from specdec_core import quiz
-from specdec_ui import self_test_view as view
-from specdec_ui.page_frame import asks, page_frame
-from specdec_ui.presenter import page_heading
-from specdec_ui.widgets import show_source
+from specdec_ui.kit.page_frame import asks, page_frame
+from specdec_ui.kit.presenter import page_heading
+from specdec_ui.kit.widgets import show_source
+from specdec_ui.self_test import view
 
 INTRO = (
     "Check yourself: first the quick questions from the worked examples, then as many fresh "

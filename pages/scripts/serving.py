@@ -2,7 +2,7 @@
 
 A per-layer roofline of one decoding step (specdec_core.serving) for GPUs and models from
 their spec sheets, this server's measured costs beside it, an H200 measured for this
-project, and published results. The sections live in specdec_ui.serving_view and its
+project, and published results. The sections live in specdec_ui.serving.view and its
 sibling views; this file only calls them in order.
 """
 
@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import specdec_core as sc
 from specdec_core import serving as sv
-from specdec_ui import serving_cases_view as cases
-from specdec_ui import serving_checks_view as checks
-from specdec_ui import serving_log_view as logs
-from specdec_ui import serving_view as view
-from specdec_ui.page_frame import inputs_area, page_frame
-from specdec_ui.widgets import show_error, show_source
+from specdec_ui.kit.page_frame import inputs_area, page_frame
+from specdec_ui.kit.widgets import show_error, show_source
+from specdec_ui.serving import cases, checks, engine_log, view
 
 with page_frame(__file__, view.INTRO) as frame:
     state = view.page_state()
@@ -42,7 +39,7 @@ with page_frame(__file__, view.INTRO) as frame:
 
     cases.why_slower(state, result, chosen)
     checks.measured_section(state)
-    logs.engine_log_decoder(state, chosen)
+    engine_log.engine_log_decoder(state, chosen)
     checks.published_section()
     checks.leaves_out()
     view.share(state, state.keep())

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import specdec_core as sc
-from specdec_ui import speedup_view as view
-from specdec_ui.page_frame import inputs_area, page_frame
-from specdec_ui.widgets import show_source
+from specdec_ui.kit.page_frame import inputs_area, page_frame
+from specdec_ui.kit.widgets import show_source
+from specdec_ui.speedup import view
 
 INTRO = (
     "A round costs K cheap draft steps plus **one** target pass, and emits between 1 and K + 1 "

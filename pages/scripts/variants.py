@@ -4,10 +4,10 @@ import streamlit as st
 
 import specdec_core as sc
 from specdec_core.rules import RULES
-from specdec_ui import variants_view as view
-from specdec_ui.page_frame import inputs_area, page_frame
-from specdec_ui.variants_table import menu
-from specdec_ui.widgets import show_error, show_source
+from specdec_ui.kit.page_frame import inputs_area, page_frame
+from specdec_ui.kit.widgets import show_error, show_source
+from specdec_ui.variants import view
+from specdec_ui.variants.table import menu
 
 with page_frame(__file__, view.INTRO) as frame:
     state = view.page_state()

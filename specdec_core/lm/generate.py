@@ -122,7 +122,7 @@ class GenerationResult:
     """Tokens, how each one was produced, counts and time of one generate call.
 
     Frozen, with tuples: a run is shared read-only by every session that asks for it
-    (``specdec_ui.lm_work``), so no reader can change what another sees.
+    (``specdec_ui.model_pairs.work``), so no reader can change what another sees.
     """
 
     prompt_ids: tuple[int, ...]

@@ -297,7 +297,7 @@ def measure_pair(
     """:func:`measure_speedup` of the shipped pair ``name`` on the text ``prompt``.
 
     Loads the pair here (once per process), so that a helper process can run it from
-    names and numbers alone (``specdec_ui.processes``; a cost profile is numbers too).
+    names and numbers alone (``specdec_ui.runtime.processes``; a cost profile is numbers too).
     """
     from .pairs import load_pair  # the registry imports the models; timing does not need them
     from .report import encode_prompt

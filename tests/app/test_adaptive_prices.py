@@ -7,24 +7,24 @@ import math
 
 import pytest
 
-from specdec_ui import lm_view
-from specdec_ui import lm_work as lw
+from specdec_ui.model_pairs import view as model_pairs_view
+from specdec_ui.model_pairs import work as model_pairs_work
 from tests.app.conftest import open_page
 
 PAGE = "pages/scripts/model_pairs.py"
 
 
-def _request(**changes) -> lw.RunRequest:
+def _request(**changes) -> model_pairs_work.RunRequest:
     default = {
-        "pair": lw.DEFAULT_PAIR,
-        "prompt": lw.DEFAULT_PROMPT,
+        "pair": model_pairs_work.DEFAULT_PAIR,
+        "prompt": model_pairs_work.DEFAULT_PROMPT,
         "k": 6,
         "temperature": 0.0,
-        "n_tokens": lw.DEFAULT_TOKENS,
+        "n_tokens": model_pairs_work.DEFAULT_TOKENS,
         "seed": 0,
         "draft_length": "adaptive",
     }
-    return lw.RunRequest(**{**default, **changes})
+    return model_pairs_work.RunRequest(**{**default, **changes})
 
 
 def _price_table(at) -> list[list[str]]:
@@ -34,17 +34,19 @@ def _price_table(at) -> list[list[str]]:
 
 @pytest.mark.parametrize("mode", ["run", "step"])
 def test_an_adaptive_run_shows_its_planners_cost_beside_c_and_v(mode):
-    lw.get_costs(lw.DEFAULT_PAIR, 0.0, wait=True)
+    model_pairs_work.get_costs(model_pairs_work.DEFAULT_PAIR, 0.0, wait=True)
     at = open_page(PAGE, {"draft": "adaptive", "k": "6", "mode": mode})
     assert not at.exception and not at.error
-    ledger = lw.get_run(_request(), trace=mode == "step").spec.prices
+    ledger = model_pairs_work.get_run(_request(), trace=mode == "step").spec.prices
     rows = _price_table(at)
     expected = ledger.in_steps()
     assert len(rows) == len(expected)
     for row, (what, count, planned, paid) in zip(rows, expected, strict=True):
         assert row[1] == str(count) and row[3] == f"{paid:.3f}"
         assert row[2] == ("(within c + a)" if math.isnan(planned) else f"{planned:.3f}")
-        assert row[0] == lm_view.PRICE_WORDS.get(what, f"checking {what[2:-1]} drafts, {what}")
+        assert row[0] == model_pairs_view.PRICE_WORDS.get(
+            what, f"checking {what[2:-1]} drafts, {what}"
+        )
     assert rows[0][0].startswith("the planner, per round")
     said = " ".join(c.value for c in at.caption)
     assert f"The planner took {ledger.planner_per_round * 1e6:.0f} µs a round" in said

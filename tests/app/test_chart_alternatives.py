@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from specdec_ui.presenter import DATA_LABEL
+from specdec_ui.kit.presenter import DATA_LABEL
 from specdec_ui.registry import available_pages
 
 from .conftest import figures, open_page

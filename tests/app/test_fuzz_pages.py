@@ -78,7 +78,7 @@ HOSTILE_VALUES = [
     "x" * 2_001,
     "0.01, " * 70,
 ]
-# The parameters each page reads (see the pages and specdec_ui/round_codec.py), plus junk.
+# The parameters each page reads (see the pages and specdec_ui/round/codec.py), plus junk.
 PAGE_PARAMS = {
     "app.py": ["page", "x"],
     "pages/scripts/round.py": [
@@ -278,8 +278,8 @@ def _candidate_options() -> list:
         ("specdec_core.lm.pairs", "PAIRS"),
         ("specdec_core.quiz", "QUESTION_KINDS"),
         ("specdec_ui.presets", "VARIANT_PRESETS"),
-        ("specdec_ui.variants_table", "VARIANTS"),
-        ("specdec_ui.lm_work", "DRAFT_LENGTHS"),
+        ("specdec_ui.variants.table", "VARIANTS"),
+        ("specdec_ui.model_pairs.work", "DRAFT_LENGTHS"),
     )
     for module, name in extra:  # a name that moved fails here, loudly, not as a thinner fuzz
         pool += list(getattr(__import__(module, fromlist=[name]), name))

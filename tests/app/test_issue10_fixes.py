@@ -11,10 +11,10 @@ import pytest
 
 import specdec_core as sc
 from specdec_core import quiz
-from specdec_ui import figures_lab as fl
-from specdec_ui import figures_speedup as fs
-from specdec_ui import theme
-from specdec_ui.widgets import csv_bytes
+from specdec_ui.kit import theme
+from specdec_ui.kit.widgets import csv_bytes
+from specdec_ui.losslessness import figures as losslessness_figures
+from specdec_ui.speedup import figures as speedup_figures
 from tests.app.conftest import figures, open_page
 
 SPEED = "pages/scripts/speedup.py"
@@ -44,16 +44,18 @@ def test_speedup_does_not_say_it_when_drafting_pays():
 
 
 def test_heatmap_colour_scale_is_capped_where_alpha_near_1_dominates():
-    fig = fs.speedup_heatmap_figure(0.0, 1.0)  # a free draft: the maximum passes 60
+    fig = speedup_figures.speedup_heatmap_figure(0.0, 1.0)  # a free draft: the maximum passes 60
     heat = next(t for t in fig.data if t.name == "speedup")
     z = np.asarray(heat.z)
     assert z.max() > 60
-    assert heat.zmax == pytest.approx(np.quantile(z, fs.HEATMAP_CAP_QUANTILE))
+    assert heat.zmax == pytest.approx(np.quantile(z, speedup_figures.HEATMAP_CAP_QUANTILE))
     assert heat.zmax < 10 < z.max()
     # at least a third of the cells now spread over the colours below the cap
     assert np.mean(z < 0.5 * heat.zmax) > 1 / 3
     assert "top" in heat.colorbar.title.text
-    mild = next(t for t in fs.speedup_heatmap_figure(5.0, 40.0).data if t.name == "speedup")
+    mild = next(
+        t for t in speedup_figures.speedup_heatmap_figure(5.0, 40.0).data if t.name == "speedup"
+    )
     assert mild.zmax <= np.asarray(mild.z).max()
 
 
@@ -69,7 +71,7 @@ def _contrast(a: str, b: str) -> float:
 
 
 def test_every_k_curve_is_visible_on_dark_and_light_backgrounds():
-    colours = fs.k_colors((1, 2, 4, 8, 16, 32, 64))
+    colours = speedup_figures.k_colors((1, 2, 4, 8, 16, 32, 64))
     assert len(set(colours.values())) == 7
     for k, colour in colours.items():
         assert _contrast(colour, DARK_BACKGROUND) >= 3.0, (k, colour)  # WCAG for graphics
@@ -84,7 +86,7 @@ def _run(variant: str, seed: int) -> sc.SimulationResult:
 
 
 def _outside(result) -> int:
-    fig = fl.difference_figure(result, list("ABCDE"))
+    fig = losslessness_figures.difference_figure(result, list("ABCDE"))
     band = np.asarray(fig.data[0].y) / 2
     diff = np.asarray(fig.data[1].y)
     np.testing.assert_allclose(np.asarray(fig.data[0].base, dtype=float), -band)
@@ -177,7 +179,7 @@ TABLE4_MAX_HEADER = 18  # characters: eleven columns must fit the expander's wid
 def test_table4_expander_shows_every_column_under_a_short_header():
     at = open_page(SPEED)
     assert not at.exception
-    published = fs.published_table()
+    published = speedup_figures.published_table()
     tables = [df.value for df in at.dataframe if "expected" in df.value.columns]
     assert len(tables) == 1, [list(df.value.columns) for df in at.dataframe]
     shown = tables[0]

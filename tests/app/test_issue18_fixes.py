@@ -15,9 +15,9 @@ import pytest
 import specdec_core as sc
 from specdec_core import variants as vr
 from specdec_ui import presets
-from specdec_ui import variants_table as vtab
-from specdec_ui.round_codec import CustomInputs, custom_spec, error_field
-from specdec_ui.text import md_escape
+from specdec_ui.kit.text import md_escape
+from specdec_ui.round.codec import CustomInputs, custom_spec, error_field
+from specdec_ui.variants import table as variants_table
 from tests.app.conftest import figures, open_page
 
 ROUND = "pages/scripts/round.py"
@@ -245,10 +245,10 @@ def test_histogram_tv_is_the_share_of_every_emitted_token():
         p, q, 3, 50_000, rng=np.random.default_rng(0), variant="typical_acceptance"
     )
     share = result.emitted_counts / result.emitted_counts.sum()
-    assert vtab.histogram_tv(result, p) == pytest.approx(0.5 * np.abs(share - p).sum())
+    assert variants_table.histogram_tv(result, p) == pytest.approx(0.5 * np.abs(share - p).sum())
     assert share[0] > 0.65  # the bonus is argmax p = A: the histogram is not q
     correct = sc.simulate_rounds(p, q, 3, 50_000, rng=np.random.default_rng(0))
-    assert vtab.histogram_tv(correct, p) < 0.01
+    assert variants_table.histogram_tv(correct, p) < 0.01
 
 
 # --- the QR button on every page ----------------------------------------------------------

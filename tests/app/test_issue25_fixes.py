@@ -23,16 +23,16 @@ import pytest
 import specdec_core as sc
 from specdec_core import variants as vr
 from specdec_core.lm.timing import SpeedMeasurement
-from specdec_ui import lm_view
-from specdec_ui import lm_work as lw
-from specdec_ui import page_questions as pq
-from specdec_ui import shared_work as sw
+from specdec_ui import page_questions
+from specdec_ui.model_pairs import view as model_pairs_view
+from specdec_ui.model_pairs import work as model_pairs_work
 from specdec_ui.presets import LAB_PRESETS, SPEED_PRESETS, VARIANT_PRESETS
+from specdec_ui.runtime import shared_work
 from tests.app.conftest import figures, open_app, open_page
 from tests.ui.waiting import wait_until
 
 MODEL_PAIRS = "pages/scripts/model_pairs.py"
-PAGES = tuple(pq.QUESTIONS)
+PAGES = tuple(page_questions.QUESTIONS)
 
 
 def _fake(speedup: float, *, k: int = 3, n_tokens: int = 60) -> SpeedMeasurement:
@@ -51,16 +51,16 @@ def _fake(speedup: float, *, k: int = 3, n_tokens: int = 60) -> SpeedMeasurement
     )
 
 
-def _request(**changes) -> lw.RunRequest:
+def _request(**changes) -> model_pairs_work.RunRequest:
     base = {
-        "pair": lw.DEFAULT_PAIR,
-        "prompt": lw.DEFAULT_PROMPT,
-        "k": lw.DEFAULT_K,
+        "pair": model_pairs_work.DEFAULT_PAIR,
+        "prompt": model_pairs_work.DEFAULT_PROMPT,
+        "k": model_pairs_work.DEFAULT_K,
         "temperature": 0.0,
-        "n_tokens": lw.DEFAULT_TOKENS,
+        "n_tokens": model_pairs_work.DEFAULT_TOKENS,
         "seed": 0,
     }
-    return lw.RunRequest(**{**base, **changes})
+    return model_pairs_work.RunRequest(**{**base, **changes})
 
 
 def _metric(at, label: str) -> str:
@@ -71,10 +71,12 @@ def _metric(at, label: str) -> str:
 def clean_hold():
     """An empty hold and an idle background lane: a comparison of fixed and adaptive
     drafting that an earlier adaptive page started would queue "measure again" behind it."""
-    wait_until(lambda: sw.snapshot("background") == (0, 0), "the background lane to idle", 180)
-    lw.HOLD.clear()
+    wait_until(
+        lambda: shared_work.snapshot("background") == (0, 0), "the background lane to idle", 180
+    )
+    model_pairs_work.HOLD.clear()
     yield
-    lw.HOLD.clear()
+    model_pairs_work.HOLD.clear()
 
 
 # --- item 1: one number for the lesson ------------------------------------------------------
@@ -82,18 +84,20 @@ def clean_hold():
 
 def test_a_held_measurement_lasts_three_hours_and_then_is_measured_again():
     now = [0.0]
-    hold = lw.MeasurementHold(hold_s=lw.HOLD_S, retry_s=600.0, max_entries=4, clock=lambda: now[0])
-    held = hold.put("run", lw.Held(_fake(1.38), 0.0))
-    now[0] = lw.HOLD_S - 1  # 2 h 59 min 59 s later: the class still sees 1.38x
-    assert lw.HOLD_S >= 3 * 3600 and hold.get("run") is held
-    now[0] = lw.HOLD_S + 1
+    hold = model_pairs_work.MeasurementHold(
+        hold_s=model_pairs_work.HOLD_S, retry_s=600.0, max_entries=4, clock=lambda: now[0]
+    )
+    held = hold.put("run", model_pairs_work.Held(_fake(1.38), 0.0))
+    now[0] = model_pairs_work.HOLD_S - 1  # 2 h 59 min 59 s later: the class still sees 1.38x
+    assert model_pairs_work.HOLD_S >= 3 * 3600 and hold.get("run") is held
+    now[0] = model_pairs_work.HOLD_S + 1
     assert hold.get("run") is None
     # a timeout is retried sooner than a figure is replaced; the oldest of too many goes
-    hold.put("slow", lw.Held(lw.Unmeasured("busy"), 0.0))
+    hold.put("slow", model_pairs_work.Held(model_pairs_work.Unmeasured("busy"), 0.0))
     now[0] += 601
     assert hold.get("slow") is None
     for i in range(6):
-        hold.put(i, lw.Held(_fake(1.0), 0.0))
+        hold.put(i, model_pairs_work.Held(_fake(1.0), 0.0))
     assert hold.get(0) is None and hold.get(5) is not None
 
 
@@ -102,50 +106,66 @@ def test_the_store_of_figures_cannot_push_a_measurement_out(clean_hold):
     measurement out within minutes, and the next visitor measured again on a busier
     machine."""
     request = _request(prompt="The capital of France is")
-    lw.HOLD.put(("lm.run_speed", lw.speed_key(request)), lw.Held(_fake(1.38), time.time()))
-    for i in range(sw.WORK.store.max_entries + 10):
-        sw.shared_result("test.flood", i, lambda: "figure", heavy=False)
-    assert lw.get_run_speed(request).value.speedup == pytest.approx(1.38)
+    model_pairs_work.HOLD.put(
+        ("lm.run_speed", model_pairs_work.speed_key(request)),
+        model_pairs_work.Held(_fake(1.38), time.time()),
+    )
+    for i in range(shared_work.WORK.store.max_entries + 10):
+        shared_work.shared_result("test.flood", i, lambda: "figure", heavy=False)
+    assert model_pairs_work.get_run_speed(request).value.speedup == pytest.approx(1.38)
 
 
 def test_the_key_holds_a_digest_of_the_typed_prompt_not_its_text():
     secret = "My bank PIN is 1234"
-    key = lw.speed_key(_request(prompt=secret))
+    key = model_pairs_work.speed_key(_request(prompt=secret))
     assert secret not in repr(key) and "1234" not in repr(key)
-    assert key.prompt == lw.prompt_digest(secret) and key.prompt.startswith("sha256:")
-    assert lw.speed_key(_request(prompt=secret, seed=9)) == key  # T = 0: seeds share one
+    assert key.prompt == model_pairs_work.prompt_digest(secret) and key.prompt.startswith("sha256:")
+    assert (
+        model_pairs_work.speed_key(_request(prompt=secret, seed=9)) == key
+    )  # T = 0: seeds share one
 
 
 def test_the_page_says_when_it_was_measured_and_keeps_that_figure(clean_hold, monkeypatch):
     """Three visits meet the same held figure and its time; nothing re-measures it."""
     request = _request()
     measured_at = time.time() - 12 * 60
-    lw.HOLD.put(("lm.run_speed", lw.speed_key(request)), lw.Held(_fake(1.38), measured_at))
-    monkeypatch.setattr(lw, "measure_run", lambda r: pytest.fail("measured again"))
+    model_pairs_work.HOLD.put(
+        ("lm.run_speed", model_pairs_work.speed_key(request)),
+        model_pairs_work.Held(_fake(1.38), measured_at),
+    )
+    monkeypatch.setattr(model_pairs_work, "measure_run", lambda r: pytest.fail("measured again"))
     for _ in range(3):
         at = open_page(MODEL_PAIRS)
         assert not at.exception
         assert _metric(at, "Speedup of your run (measured)") == "1.38x"
         said = " ".join(c.value for c in at.caption)
-        when = lw.clock_text(measured_at, None)  # AppTest has no browser time zone: UTC
+        when = model_pairs_work.clock_text(
+            measured_at, None
+        )  # AppTest has no browser time zone: UTC
         assert f"Measured at {when} (12 minutes ago)" in said
-        assert f"kept until {lw.clock_text(measured_at + lw.HOLD_S, None)}" in said
+        assert (
+            f"kept until {model_pairs_work.clock_text(measured_at + model_pairs_work.HOLD_S, None)}"
+            in said
+        )
 
 
 def test_measure_again_says_what_it_does_and_replaces_the_figure_for_everyone(
     clean_hold, monkeypatch
 ):
     request = _request()
-    lw.HOLD.put(("lm.run_speed", lw.speed_key(request)), lw.Held(_fake(1.38), time.time() - 600))
-    monkeypatch.setattr(lw, "measure_run", lambda r: _fake(1.25))
+    model_pairs_work.HOLD.put(
+        ("lm.run_speed", model_pairs_work.speed_key(request)),
+        model_pairs_work.Held(_fake(1.38), time.time() - 600),
+    )
+    monkeypatch.setattr(model_pairs_work, "measure_run", lambda r: _fake(1.25))
     at = open_page(MODEL_PAIRS)
     box = at.get("expander")
     assert any("Measure again (for the teacher)" in e.proto.label for e in box)
-    assert lm_view.AGAIN_HELP in [m.value for m in at.markdown]
+    assert model_pairs_view.AGAIN_HELP in [m.value for m in at.markdown]
     at.button(key="lm_again").click().run()
     assert not at.exception
     for _ in range(200):  # the new measurement runs in the background lane
-        if not lw.measuring_again(request):
+        if not model_pairs_work.measuring_again(request):
             break
         time.sleep(0.05)
     other = open_page(MODEL_PAIRS)  # another student's session
@@ -155,18 +175,24 @@ def test_measure_again_says_what_it_does_and_replaces_the_figure_for_everyone(
 
 def test_measure_again_is_offered_only_once_the_figure_is_a_minute_old(clean_hold):
     request = _request()
-    lw.HOLD.put(("lm.run_speed", lw.speed_key(request)), lw.Held(_fake(1.38), time.time()))
+    model_pairs_work.HOLD.put(
+        ("lm.run_speed", model_pairs_work.speed_key(request)),
+        model_pairs_work.Held(_fake(1.38), time.time()),
+    )
     at = open_page(MODEL_PAIRS)
     assert at.button(key="lm_again").disabled
-    assert lw.measure_again(request) is False  # a double click measures nothing
+    assert model_pairs_work.measure_again(request) is False  # a double click measures nothing
 
 
 def test_clock_and_age_words():
     t = 1_700_000_000.0  # 22:13 UTC
-    assert lw.clock_text(t, None) == "22:13 UTC"
-    assert lw.clock_text(t, -60) == "23:13"  # a browser one hour east of UTC
-    assert lw.age_text(30) == "just now" and lw.age_text(60) == "1 minute ago"
-    assert lw.age_text(3 * 3600 + 300) == "3 hours 5 minutes ago"
+    assert model_pairs_work.clock_text(t, None) == "22:13 UTC"
+    assert model_pairs_work.clock_text(t, -60) == "23:13"  # a browser one hour east of UTC
+    assert (
+        model_pairs_work.age_text(30) == "just now"
+        and model_pairs_work.age_text(60) == "1 minute ago"
+    )
+    assert model_pairs_work.age_text(3 * 3600 + 300) == "3 hours 5 minutes ago"
 
 
 # --- item 9: words a student understands ----------------------------------------------------
@@ -213,7 +239,10 @@ def test_examples_are_named_by_what_they_show():
 
 def test_the_model_pair_lab_names_its_basic_formula(clean_hold):
     request = _request()
-    lw.HOLD.put(("lm.run_speed", lw.speed_key(request)), lw.Held(_fake(1.38), time.time()))
+    model_pairs_work.HOLD.put(
+        ("lm.run_speed", model_pairs_work.speed_key(request)),
+        model_pairs_work.Held(_fake(1.38), time.time()),
+    )
     at = open_page(MODEL_PAIRS)
     latex = " ".join(x.value for x in at.latex)
     assert r"S_{\text{basic}}" in latex and "seeds" not in latex
@@ -227,10 +256,13 @@ def test_the_model_pair_lab_names_its_basic_formula(clean_hold):
 
 def test_a_fixed_k_run_says_why_rounds_drafted_nothing_and_why_it_differs_from_e(clean_hold):
     request = _request()
-    run = lw.get_run(request)
+    run = model_pairs_work.get_run(request)
     spec, counts = run.spec, run.counts
     assert spec.plain_rounds > 0  # the default run has such rounds (the walk saw 6 of 31)
-    lw.HOLD.put(("lm.run_speed", lw.speed_key(request)), lw.Held(_fake(1.38), time.time()))
+    model_pairs_work.HOLD.put(
+        ("lm.run_speed", model_pairs_work.speed_key(request)),
+        model_pairs_work.Held(_fake(1.38), time.time()),
+    )
     at = open_page(MODEL_PAIRS)
     assert at.radio(key="lm_draft").value == "fixed"
     note = next(i.value for i in at.info if "proposed nothing" in i.value)
@@ -257,7 +289,7 @@ def test_step_mode_at_t0_shows_no_coin_and_says_why():
         assert "The coins" not in titles
         shown = " ".join(m.value for m in at.markdown)
         assert "u = " not in shown and "coin u" not in shown
-    run = lw.get_run(_request(), trace=True)
+    run = model_pairs_work.get_run(_request(), trace=True)
     checked = next(i for i, r in enumerate(run.spec.rounds) if len(r.positions) > 1)
     at.slider(key="lm_round").set_value(checked + 1).run()
     check = " ".join(m.value for m in at.markdown)
@@ -267,7 +299,7 @@ def test_step_mode_at_t0_shows_no_coin_and_says_why():
 
 def test_step_mode_at_t1_still_shows_the_coins_in_the_row_labels():
     at = open_page(MODEL_PAIRS, {"mode": "step", "t": "1.0"})
-    run = lw.get_run(_request(temperature=1.0), trace=True)
+    run = model_pairs_work.get_run(_request(temperature=1.0), trace=True)
     checked = next(i for i, r in enumerate(run.spec.rounds) if len(r.positions) > 1)
     at.slider(key="lm_round").set_value(checked + 1).run()
     coins = next(f for f in figures(at) if f["layout"]["title"]["text"] == "The coins")
@@ -297,7 +329,7 @@ def _stated(x: float, facts: list[float]) -> bool:
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_asks_two_or_three_questions_and_every_answer_number_is_the_cores(page):
-    questions = pq.questions_for(page)
+    questions = page_questions.questions_for(page)
     assert 2 <= len(questions) <= 3
     for q in questions:
         facts = [v for _, v in q.facts]
@@ -309,7 +341,7 @@ EXPLAINED = {1.0, 2.0, 3.0, 4.0, 5.0, 8.0, 0.0}  # counts and exponents the answ
 
 
 def _fact(page: str, i: int, name: str) -> float:
-    return pq.questions_for(page)[i].fact(name)
+    return page_questions.questions_for(page)[i].fact(name)
 
 
 P, Q = np.array([0.40, 0.25, 0.20, 0.10, 0.05]), np.array([0.30, 0.30, 0.15, 0.15, 0.10])
@@ -358,9 +390,9 @@ def test_what_this_page_asks_holds_the_questions_with_folded_answers(page):
     at = open_page(page, {"present": "1"})
     assert not at.exception
     boxes = at.get("expander")
-    assert boxes[0].proto.label == pq.BOX_LABEL
+    assert boxes[0].proto.label == page_questions.BOX_LABEL
     answers = [e for e in boxes if e.proto.label == "Worked answer"]
-    questions = pq.questions_for(page)
+    questions = page_questions.questions_for(page)
     assert len(answers) == len(questions)
     assert all(not e.proto.expanded for e in [boxes[0], *answers])  # folded until asked
     shown = [m.value for m in at.markdown]
@@ -370,4 +402,4 @@ def test_what_this_page_asks_holds_the_questions_with_folded_answers(page):
 
 def test_the_home_page_asks_too():
     at = open_app()
-    assert pq.BOX_LABEL in [e.proto.label for e in at.get("expander")]
+    assert page_questions.BOX_LABEL in [e.proto.label for e in at.get("expander")]

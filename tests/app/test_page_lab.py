@@ -8,9 +8,10 @@ import pytest
 
 import specdec_core as sc
 from specdec_core.rules import RuleKind, rules_of_kind
-from specdec_ui import lab_work, presets
-from specdec_ui.figures_engine import vllm_log_line
-from specdec_ui.text import md_escape
+from specdec_ui import presets
+from specdec_ui.kit.engine_figures import vllm_log_line
+from specdec_ui.kit.text import md_escape
+from specdec_ui.losslessness import work as losslessness_work
 from specdec_ui.words import rule_words
 from tests.app.conftest import figures, open_page
 
@@ -258,7 +259,7 @@ def test_engine_numbers_are_those_of_the_same_simulation(variant, exact, al):
     at = open_page(PAGE, {"variant": variant})
     assert not at.exception and not at.error
     rounds, k = presets.DEFAULT_ROUNDS, presets.DEFAULT_K
-    result, _ = lab_work.simulate_and_test(SEED_P, SEED_Q, k, rounds, 0, variant)
+    result, _ = losslessness_work.simulate_and_test(SEED_P, SEED_Q, k, rounds, 0, variant)
     metrics = sc.metrics_from_accepted_histogram(result.n_accepted_counts)
     shown = _engine_shown(at)
     assert shown["Mean acceptance length (AL)"] == f"{result.mean_tokens_per_round:.2f}"
@@ -292,7 +293,9 @@ def test_a_bug_with_a_great_acceptance_length_is_named_as_such():
 
 def test_no_bonus_shows_that_the_engines_al_assumes_the_bonus():
     at = open_page(PAGE, {"variant": "no_bonus"})
-    result, _ = lab_work.simulate_and_test(SEED_P, SEED_Q, 4, presets.DEFAULT_ROUNDS, 0, "no_bonus")
+    result, _ = losslessness_work.simulate_and_test(
+        SEED_P, SEED_Q, 4, presets.DEFAULT_ROUNDS, 0, "no_bonus"
+    )
     metrics = sc.metrics_from_accepted_histogram(result.n_accepted_counts)
     assert metrics.mean_acceptance_length - result.mean_tokens_per_round > 0.1  # rounds short
     shown = _engine_shown(at)["Mean acceptance length (AL)"]
@@ -302,14 +305,14 @@ def test_no_bonus_shows_that_the_engines_al_assumes_the_bonus():
 
 
 def test_a_helper_that_timed_out_is_a_warning_and_the_page_stops(monkeypatch):
-    from specdec_ui import processes
+    from specdec_ui.runtime import processes
 
     spec = processes.POOLS["simulate"]
 
     def timed_out(*args, **kwargs):
         raise processes.HelperTimeoutError(spec)
 
-    monkeypatch.setattr(lab_work, "shared_simulation", timed_out)
+    monkeypatch.setattr(losslessness_work, "shared_simulation", timed_out)
     at = open_page(PAGE)
     assert not at.exception and not at.error
     assert [w.value for w in at.warning] == [md_escape(str(processes.HelperTimeoutError(spec)))]

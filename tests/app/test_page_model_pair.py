@@ -14,33 +14,35 @@ from specdec_core.lm import (
 )
 from specdec_core.lm import speculative_generate as generate
 from specdec_core.lm.timing import SpeedMeasurement
-from specdec_ui import figures_lm as fl
-from specdec_ui import lm_work as lw
-from specdec_ui import shared_work as sw
+from specdec_ui.model_pairs import figures as model_pairs_figures
+from specdec_ui.model_pairs import work as model_pairs_work
+from specdec_ui.runtime import shared_work
 from tests.app.conftest import figures, open_page
 
 PAGE = "pages/scripts/model_pairs.py"
 
 
-def warm_speed(prompt=lw.DEFAULT_PROMPT, k=lw.DEFAULT_K, temperature=0.0, seed=0):
+def warm_speed(
+    prompt=model_pairs_work.DEFAULT_PROMPT, k=model_pairs_work.DEFAULT_K, temperature=0.0, seed=0
+):
     """The shared measurement of the default pair's run of ``prompt`` (60 tokens), measured
     now if it is not stored."""
-    return lw.get_run_speed(
+    return model_pairs_work.get_run_speed(
         request(prompt=prompt, k=k, temperature=temperature, seed=seed), wait=True
     ).value
 
 
-def request(**changes) -> lw.RunRequest:
+def request(**changes) -> model_pairs_work.RunRequest:
     """The page's default run, with ``changes``."""
     default = {
-        "pair": lw.DEFAULT_PAIR,
-        "prompt": lw.DEFAULT_PROMPT,
-        "k": lw.DEFAULT_K,
+        "pair": model_pairs_work.DEFAULT_PAIR,
+        "prompt": model_pairs_work.DEFAULT_PROMPT,
+        "k": model_pairs_work.DEFAULT_K,
         "temperature": 0.0,
-        "n_tokens": lw.DEFAULT_TOKENS,
+        "n_tokens": model_pairs_work.DEFAULT_TOKENS,
         "seed": 0,
     }
-    return lw.RunRequest(**{**default, **changes})
+    return model_pairs_work.RunRequest(**{**default, **changes})
 
 
 def output_text(at) -> str:
@@ -69,7 +71,7 @@ def test_the_speedup_and_the_formulas_are_those_of_a_typed_prompts_own_run():
     against plain decoding of the same prompt, and its own c and v in the formulas."""
     prompt = "The capital of France is"
     speed = warm_speed(prompt=prompt)
-    run = lw.get_run(request(prompt=prompt))
+    run = model_pairs_work.get_run(request(prompt=prompt))
     assert (speed.rounds, speed.accepted) == (run.counts.rounds, run.counts.kept)
     at = open_page(PAGE, {"prompt": prompt})
     assert not at.exception
@@ -79,20 +81,22 @@ def test_the_speedup_and_the_formulas_are_those_of_a_typed_prompts_own_run():
     assert f"**c = {speed.c:.3f}**" in " ".join(m.value for m in at.markdown)
     latex = " ".join(x.value for x in at.latex)
     assert f"{speed.v:.2f}" in latex and f"{speed.c:.3f}" in latex
-    reference = lw.reference_speed(lw.DEFAULT_PAIR, lw.DEFAULT_K, 0.0)
+    reference = model_pairs_work.reference_speed(
+        model_pairs_work.DEFAULT_PAIR, model_pairs_work.DEFAULT_K, 0.0
+    )
     assert reference is None or "not your run" in said
 
 
 def test_the_seed_is_said_to_change_nothing_at_t_0_only():
     at = open_page(PAGE)
     assert at.slider(key="lm_temperature").value == 0.0
-    assert lw.GREEDY_SEED_NOTE in [c.value for c in at.caption]
+    assert model_pairs_work.GREEDY_SEED_NOTE in [c.value for c in at.caption]
     text = output_text(at)
     at.button(key="lm_new_seed").click().run()
     assert not at.exception and output_text(at) == text  # what the note promises
     at.slider(key="lm_temperature").set_value(1.0).run()
     assert not at.exception
-    assert lw.GREEDY_SEED_NOTE not in [c.value for c in at.caption]
+    assert model_pairs_work.GREEDY_SEED_NOTE not in [c.value for c in at.caption]
 
 
 def test_step_mode_walks_the_rounds_and_shows_bars_coins_and_final_token():
@@ -117,7 +121,7 @@ def test_a_run_of_every_pair_and_the_gpu_like_switch():
     for name in at.selectbox(key="lm_pair").options:
         at.selectbox(key="lm_pair").set_value(name).run()
         assert not at.exception and not at.error, name
-    at.selectbox(key="lm_pair").set_value(lw.DEFAULT_PAIR).run()
+    at.selectbox(key="lm_pair").set_value(model_pairs_work.DEFAULT_PAIR).run()
     at.toggle(key="lm_gpu").set_value(True).run()
     assert not at.exception
     names = [
@@ -154,19 +158,21 @@ def test_round_figures_from_a_real_trace():
         rng=np.random.default_rng(2),
     )
     rnd = res.rounds[0]
-    bars = fl.position_bars_figure(rnd.positions, tok.vocab).to_plotly_json()
+    bars = model_pairs_figures.position_bars_figure(rnd.positions, tok.vocab).to_plotly_json()
     assert len([t for t in bars["data"] if t["name"] == "q (draft)"]) == 3
-    coins = fl.coin_figure(rnd.positions).to_plotly_json()
+    coins = model_pairs_figures.coin_figure(rnd.positions).to_plotly_json()
     checked = rnd.n_accepted + (rnd.final_kind == "resample")
     assert len(coins["data"][2]["x"]) == checked
-    final = fl.final_figure(rnd.final_top, rnd.final_token, tok.vocab, kind=rnd.final_kind)
+    final = model_pairs_figures.final_figure(
+        rnd.final_top, rnd.final_token, tok.vocab, kind=rnd.final_kind
+    )
     assert any(s.startswith("▶") for s in final.to_plotly_json()["data"][0]["x"])
 
 
 def test_counts_agree_and_a_cut_last_round_is_said():
-    run = lw.get_run(request(), trace=True)
+    run = model_pairs_work.get_run(request(), trace=True)
     c = run.counts
-    untraced = lw.get_run(request())
+    untraced = model_pairs_work.get_run(request())
     assert untraced.counts == c and untraced.spec.tokens == run.spec.tokens
     assert untraced.spec.rounds == () and len(run.spec.rounds) == c.rounds
     assert c.n_tokens == 60 and c.emitted == c.n_tokens + c.cut
@@ -210,13 +216,13 @@ def test_link_settings_are_applied_and_bad_values_warn_and_fall_back():
     warning = at.warning[0].value
     for name in ("pair", "k", "t", "tokens", "mode", "prompt"):
         assert f"'{name}'" in warning, name
-    assert at.slider(key="lm_k").value == lw.DEFAULT_K
-    assert at.text_area(key="lm_prompt").value == lw.DEFAULT_PROMPT
+    assert at.slider(key="lm_k").value == model_pairs_work.DEFAULT_K
+    assert at.text_area(key="lm_prompt").value == model_pairs_work.DEFAULT_PROMPT
 
 
 def test_step_mode_jumps_to_any_round_and_shows_no_bonus_panel_after_a_resample():
     at = open_page(PAGE, {"mode": "step", "t": "1.0", "tokens": "60"})
-    run = lw.get_run(request(temperature=1.0), trace=True)
+    run = model_pairs_work.get_run(request(temperature=1.0), trace=True)
     resample = next(i for i, r in enumerate(run.spec.rounds) if r.final_kind == "resample")
     at.slider(key="lm_round").set_value(resample + 1).run()
     assert not at.exception
@@ -236,7 +242,9 @@ def test_step_mode_jumps_to_any_round_and_shows_no_bonus_panel_after_a_resample(
 def test_a_physically_impossible_measurement_is_refused_with_the_reason():
     key = request(pair="gpt-1L-to-gpt-4L", k=5)
     fake = SpeedMeasurement(5, 0.0, 60, True, (1.0,), (4.0,), (0.1,), 30, 15, 27, "fake")
-    lw.HOLD.put(("lm.run_speed", lw.speed_key(key)), lw.Held(fake, 0.0))
+    model_pairs_work.HOLD.put(
+        ("lm.run_speed", model_pairs_work.speed_key(key)), model_pairs_work.Held(fake, 0.0)
+    )
     at = open_page(PAGE, {"pair": "gpt-1L-to-gpt-4L", "k": "5"})
     assert not at.exception
     assert not any(m.label.startswith("Speedup") for m in at.metric)
@@ -271,7 +279,7 @@ def test_the_page_opens_through_the_router_with_its_link():
 def test_a_draft_that_stays_quiet_says_why_and_steps_through_an_empty_round(pair, why, short):
     at = open_page(PAGE, {"pair": pair, "mode": "step", "tokens": "60"})
     assert not at.exception and not at.error
-    run = lw.get_run(request(pair=pair), trace=True)
+    run = model_pairs_work.get_run(request(pair=pair), trace=True)
     empty = [i for i, r in enumerate(run.spec.rounds) if len(r.positions) == 1]
     assert run.spec.empty_rounds == len(empty) > 0  # the default prompt has quiet rounds
     said = f"In {len(empty)} of {run.counts.rounds} rounds the draft proposed nothing: {why}"
@@ -286,8 +294,12 @@ def test_a_draft_that_stays_quiet_says_why_and_steps_through_an_empty_round(pair
 def test_a_measurement_that_timed_out_is_said_instead_of_waited_for():
     """A helper that did not answer in time: the page says so, it does not poll for ever."""
     slow = request(pair="gpt-1L-to-gpt-4L", k=7)
-    reason = lw.Unmeasured("The speed measurement of this run did not finish in 120 s")
-    lw.HOLD.put(("lm.run_speed", lw.speed_key(slow)), lw.Held(reason, 0.0))
+    reason = model_pairs_work.Unmeasured(
+        "The speed measurement of this run did not finish in 120 s"
+    )
+    model_pairs_work.HOLD.put(
+        ("lm.run_speed", model_pairs_work.speed_key(slow)), model_pairs_work.Held(reason, 0.0)
+    )
     at = open_page(PAGE, {"pair": "gpt-1L-to-gpt-4L", "k": "7"})
     assert not at.exception
     assert any(reason.reason in w.value for w in at.warning)
@@ -316,28 +328,34 @@ def test_the_page_opens_on_fixed_k_and_notes_where_adaptive_measured_faster(adap
     """Issue 26: the page opens on the fixed, documented default (K = 3 drafts a round),
     whatever was measured; where adaptive (K <= 8) measured faster on this server's
     reference workload, a note under the draft length says so."""
-    choice = lw.DraftLengthChoice(
+    choice = model_pairs_work.DraftLengthChoice(
         fixed=_fake_speed(1.2, "fixed"), adaptive=_fake_speed(adaptive_speedup, "adaptive")
     )
-    sw.WORK.clear()
-    lw.HOLD.put(("lm.prefer", lw.DEFAULT_PAIR), lw.Held(choice, 0.0))
+    shared_work.WORK.clear()
+    model_pairs_work.HOLD.put(
+        ("lm.prefer", model_pairs_work.DEFAULT_PAIR), model_pairs_work.Held(choice, 0.0)
+    )
     at = open_page(PAGE)
     assert not at.exception
     opened = (at.radio(key="lm_draft").value, at.slider(key="lm_k").value)
-    assert opened == (lw.DEFAULT_DRAFT_LENGTH, lw.DEFAULT_K) == ("fixed", 3)
+    assert (
+        opened
+        == (model_pairs_work.DEFAULT_DRAFT_LENGTH, model_pairs_work.DEFAULT_K)
+        == ("fixed", 3)
+    )
     said = [c.value.replace("\\", "") for c in at.caption if "adaptive drafting" in c.value]
     assert bool(said) == note
     if note:
         assert "1.30x against 1.20x" in said[0]
-    sw.WORK.clear()
-    lw.HOLD.clear()
+    shared_work.WORK.clear()
+    model_pairs_work.HOLD.clear()
 
 
 def test_an_adaptive_run_shows_each_rounds_length_and_the_costs_that_priced_it():
-    costs = lw.get_costs(lw.DEFAULT_PAIR, 0.0, wait=True)
+    costs = model_pairs_work.get_costs(model_pairs_work.DEFAULT_PAIR, 0.0, wait=True)
     at = open_page(PAGE, {"draft": "adaptive", "k": "6"})
     assert not at.exception and not at.error
-    run = lw.get_run(request(draft_length="adaptive", k=6))
+    run = model_pairs_work.get_run(request(draft_length="adaptive", k=6))
     spec = run.spec
     assert spec.draft_length == "adaptive" and max(spec.draft_sizes) <= 6
     lengths = next(f for f in figures(at) if "Draft length" in str(f["layout"].get("title")))
@@ -355,9 +373,12 @@ def test_the_engine_numbers_are_those_of_the_run():
     """AL = 1 + sum of the per-position rates over the rounds that drafted; the log line is
     the one vLLM would print for them."""
     at = open_page(PAGE)
-    spec = lw.get_run(request()).spec
+    spec = model_pairs_work.get_run(request()).spec
     drafting = [a for n, a in zip(spec.draft_sizes, spec.accepted_sizes, strict=True) if n]
-    rates = [sum(a >= i for a in drafting) / len(drafting) for i in range(1, lw.DEFAULT_K + 1)]
+    rates = [
+        sum(a >= i for a in drafting) / len(drafting)
+        for i in range(1, model_pairs_work.DEFAULT_K + 1)
+    ]
     assert metric(at, "Mean acceptance length") == f"{1 + sum(rates):.2f}"
     log = next(c.value for c in at.code if c.value.startswith("SpecDecoding metrics"))
     assert "Per-position acceptance rate: " + ", ".join(f"{r:.3f}" for r in rates) in log
@@ -375,7 +396,9 @@ def test_expected_alpha_is_the_runs_own_in_both_modes_for_every_pair(temperature
             assert not at.exception
             caption = next(c.value for c in at.caption if c.value.startswith("Drafts kept"))
             shown.append(caption.split("Expected α")[1])
-        run = lw.get_run(request(pair=pair, temperature=float(temperature), n_tokens=30))
+        run = model_pairs_work.get_run(
+            request(pair=pair, temperature=float(temperature), n_tokens=30)
+        )
         expected = run.spec.expected_acceptance_rate
         if run.counts.checked:
             assert 0 < expected <= 1 and f"= {expected:.2f}" in shown[0]

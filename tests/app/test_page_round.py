@@ -8,7 +8,7 @@ import re
 import pytest
 
 import specdec_core as sc
-from specdec_ui.round_codec import ROUND_KEYS
+from specdec_ui.round.codec import ROUND_KEYS
 from specdec_ui.words import example_note, example_source
 from tests.app.conftest import figures, open_page
 

@@ -8,10 +8,10 @@ import specdec_core as sc
 from specdec_core import serving as sv
 from specdec_core import serving_published as sp
 from specdec_core.lm.adaptive import CostProfile
-from specdec_ui import figures_serving as fsv
-from specdec_ui import serving_cases_view as cases
-from specdec_ui import serving_view as view
-from specdec_ui.text import md_escape
+from specdec_ui.kit.text import md_escape
+from specdec_ui.serving import cases as serving_cases
+from specdec_ui.serving import figures as serving_figures
+from specdec_ui.serving import view as serving_view
 from tests.app.conftest import figures, open_page
 
 PAGE = "pages/scripts/serving.py"
@@ -23,7 +23,7 @@ DEFAULT_ANSWER = (
 
 # This server's costs: a plain step of 0.4 ms, c = 0.19, v(k) growing from 1 (k = 0).
 FAKE_COSTS = CostProfile(
-    pair=view.SERVER_PAIR,
+    pair=serving_view.SERVER_PAIR,
     draft=0.19,
     verify=(1.0, 1.4, 1.5, 1.6, 2.6, 2.7, 2.8, 2.9, 3.2),
     per_token=True,
@@ -43,7 +43,7 @@ def _measured_server(monkeypatch):
         CALLS.append((pair, temperature, wait))
         return FAKE_COSTS
 
-    monkeypatch.setattr(view.lw, "get_costs", get_costs)
+    monkeypatch.setattr(serving_view.model_pairs_work, "get_costs", get_costs)
 
 
 def _answer(at) -> str:
@@ -90,23 +90,25 @@ def test_default_is_llama_70b_on_4_h100_with_its_break_even_batch():
 def test_this_server_is_a_point_on_the_charts_from_the_model_pair_lab_measurement():
     at = open_page(PAGE)
     costs = sv.ServerCosts("x", 4, FAKE_COSTS.step_s, FAKE_COSTS.draft, FAKE_COSTS.verify[4])
-    point = _trace(_figure(at, "Speedup vs batch size"), fsv.SERVER_NAME)
+    point = _trace(_figure(at, "Speedup vs batch size"), serving_figures.SERVER_NAME)
     assert point["x"] == [1] and point["y"][0] == pytest.approx(costs.speedup(0.75))
-    v_point = _trace(_figure(at, "Verify cost"), fsv.SERVER_NAME)
+    v_point = _trace(_figure(at, "Verify cost"), serving_figures.SERVER_NAME)
     assert v_point["y"][0] == pytest.approx(2.6)
     plain = _trace(_figure(at, "Tokens/s per chip"), "this server, plain")
     assert plain["x"][0] == pytest.approx(1e3 * FAKE_COSTS.step_s)
     assert any("v(4) = 2.60" in c.value for c in at.caption)
-    assert CALLS[-1] == (view.SERVER_PAIR, 0.0, False)  # never waits for the measurement
+    assert CALLS[-1] == (serving_view.SERVER_PAIR, 0.0, False)  # never waits for the measurement
 
 
 def test_while_this_server_is_measured_the_page_says_so_and_draws_no_point(monkeypatch):
-    monkeypatch.setattr(view, "this_server_costs", lambda k: view.ServerReading(None, True))
+    monkeypatch.setattr(
+        serving_view, "this_server_costs", lambda k: serving_view.ServerReading(None, True)
+    )
     at = open_page(PAGE)
     assert not at.exception
     assert any("Measuring this server" in i.value for i in at.info)
     names = {t.get("name") for f in figures(at) for t in f["data"]}
-    assert fsv.SERVER_NAME not in names and "this server, plain" not in names
+    assert serving_figures.SERVER_NAME not in names and "this server, plain" not in names
 
 
 def test_the_share_link_holds_every_input_and_reopens_the_same_page():
@@ -122,7 +124,7 @@ def test_the_share_link_holds_every_input_and_reopens_the_same_page():
     at.number_input(key="serve_bw_frac").set_value(0.8).run()
     assert not at.exception and not at.error
     params = dict(at.query_params.items())
-    assert set(view.DEFAULTS) <= set(params)  # every input is in the link
+    assert set(serving_view.DEFAULTS) <= set(params)  # every input is in the link
     assert params["hw"] == "h100-sxm" and params["hw_bw"] == "3350" and params["batch"] == "64"
     assert params["bpp"] == "fp8" and params["bw_frac"] == "0.8"
     answer = _answer(at)
@@ -139,7 +141,7 @@ def test_typed_numbers_in_a_link_open_as_typed_hardware():
         PAGE, {"hw": "h100-sxm", "hw_bw": "2000", "hw_chips": "1", "target": "llama-3.1-8b"}
     )
     assert not at.exception and not at.warning
-    assert at.selectbox(key="serve_hw").value == view.CUSTOM
+    assert at.selectbox(key="serve_hw").value == serving_view.CUSTOM
     assert at.number_input(key="serve_hw_bw").value == 2000.0
     assert "on typed hardware" in _answer(at)
 
@@ -212,7 +214,7 @@ def test_a_measured_tau_and_a_tree_replace_alpha():
     assert "Best K" not in _answer(at) and "With this round" in _answer(at)
     assert _metric(at, "v: verify of 32 tokens / step") == "1.02"
     speed = _figure(at, "Speedup vs batch size (tau 4.00 of 32 verified)")
-    assert "best K" not in _names(speed) and fsv.SERVER_NAME not in _names(speed)
+    assert "best K" not in _names(speed) and serving_figures.SERVER_NAME not in _names(speed)
     assert "32 tokens" in _names(_figure(at, "Verify cost"))
 
 
@@ -237,7 +239,7 @@ def test_a_typed_model_too_small_for_its_vocabulary_is_refused_by_name():
     at.selectbox(key="serve_target").set_value("llama-3.1-8b").run()
     at.selectbox(key="serve_hw").set_value("h100-sxm").run()
     at.number_input(key="serve_t_params").set_value(0.5).run()
-    assert not at.exception and at.selectbox(key="serve_target").value == view.CUSTOM
+    assert not at.exception and at.selectbox(key="serve_target").value == serving_view.CUSTOM
     assert "typed model (bf16): 0.5 B parameters cannot hold its 128,256 x 4,096 embedding" in (
         _plain(at.error[0].value)
     )
@@ -251,12 +253,12 @@ def test_the_draft_on_one_chip_and_the_prefill_change_the_answer():
     assert "prompts move" in _answer(at) and "all tokens together" in _answer(at)
 
 
-@pytest.mark.parametrize("item", list(cases.WHY))
+@pytest.mark.parametrize("item", list(serving_cases.WHY))
 def test_each_checklist_button_sets_the_page_and_its_lesson_quotes_the_answer(item):
     at = open_page(PAGE)
     at.button(key=f"serve_why_{item}").click().run()
     assert not at.exception and not at.error
-    settings = cases.WHY[item].settings
+    settings = serving_cases.WHY[item].settings
     assert at.number_input(key="serve_batch").value == settings["batch"]
     assert at.slider(key="serve_alpha").value == settings["alpha"]
     assert at.slider(key="serve_k").value == settings["k"]
@@ -329,7 +331,7 @@ def test_vllm_counters_of_shorter_drafts_show_both_rates_and_why_they_differ():
     words = " ".join(_plain(x.value) for x in at.markdown)
     assert "They differ: the rounds drafted 2.40 tokens on average, not K = 3" in words
     at.number_input(key="serve_log_accepted").set_value(1_000).run()
-    assert at.selectbox(key="serve_log_preset").value == view.CUSTOM
+    assert at.selectbox(key="serve_log_preset").value == serving_view.CUSTOM
     assert "num_accepted_tokens = 1,000 but the per-position counts add up to 1,450" in _plain(
         at.error[0].value
     )
@@ -339,7 +341,7 @@ def test_a_typed_log_that_increases_is_refused_and_the_fit_can_be_used_above():
     at = open_page(PAGE)
     at.text_input(key="serve_log_rates").input("0.5, 0.9").run()
     assert not at.exception
-    assert at.selectbox(key="serve_log_preset").value == view.CUSTOM
+    assert at.selectbox(key="serve_log_preset").value == serving_view.CUSTOM
     assert len(at.error) == 1 and "position 2 (0.9) is above position 1" in _plain(
         at.error[0].value
     )
@@ -391,18 +393,20 @@ def test_presenter_view_folds_the_inputs_and_keeps_the_link():
 
 
 def test_a_measurement_that_failed_gives_no_point_and_says_why(monkeypatch):
-    reason = view.lw.Unmeasured("The measurement of this server's costs did not finish in 120 s")
-    monkeypatch.setattr(view.lw, "get_costs", lambda *args, **kwargs: reason)
+    reason = serving_view.model_pairs_work.Unmeasured(
+        "The measurement of this server's costs did not finish in 120 s"
+    )
+    monkeypatch.setattr(serving_view.model_pairs_work, "get_costs", lambda *args, **kwargs: reason)
     at = open_page(PAGE)
     assert not at.exception
     assert any("did not finish in 120 s" in c.value for c in at.caption)
     names = {t.get("name") for f in figures(at) for t in f["data"]}
-    assert fsv.SERVER_NAME not in names
+    assert serving_figures.SERVER_NAME not in names
 
     def busy(*args, **kwargs):
         raise RuntimeError("Too many requests wait already")
 
-    monkeypatch.setattr(view.lw, "get_costs", busy)
+    monkeypatch.setattr(serving_view.model_pairs_work, "get_costs", busy)
     at = open_page(PAGE)
     assert not at.exception
     assert any("Too many requests wait already" in c.value for c in at.caption)

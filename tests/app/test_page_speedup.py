@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import specdec_core as sc
-from specdec_ui import figures_speedup as fs
 from specdec_ui import presets
-from specdec_ui.text import md_escape
+from specdec_ui.kit.text import md_escape
+from specdec_ui.speedup import figures as speedup_figures
 from tests.app.conftest import figures, open_page
 
 PAGE = "pages/scripts/speedup.py"
@@ -58,7 +58,7 @@ def test_charts_mark_the_optimum_and_the_heatmap_grid():
     heat = next(f for t, f in by_title.items() if t.startswith("Speedup over alpha and K"))
     z = _values(_trace(heat, "speedup")["z"])
     # K from 1 to 16, the range a student uses (issue 18), not 1 to 64
-    assert z.shape == (presets.SPEED_HEATMAP_K, fs.HEATMAP_ALPHAS)
+    assert z.shape == (presets.SPEED_HEATMAP_K, speedup_figures.HEATMAP_ALPHAS)
     best = _values(_trace(heat, "best K")["y"])
     np.testing.assert_array_equal(best, np.argmax(z, axis=0) + 1)
     alphas = _values(_trace(heat, "speedup")["x"])

@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 def _page():
     import streamlit as st
 
-    from specdec_ui.page_state import PageState
+    from specdec_ui.kit.page_state import PageState
 
     presets = {"small": {"n": 2, "word": "ab"}, "big": {"n": 9, "word": "xyz"}}
     state = PageState("demo", {"preset": "small", "n": 2, "word": "ab"})

@@ -3,8 +3,8 @@
 import pytest
 
 from specdec_ui import presets
-from specdec_ui.text import md_escape
-from specdec_ui.variants_table import lossless
+from specdec_ui.kit.text import md_escape
+from specdec_ui.variants.table import lossless
 from specdec_ui.words import rule_title
 from tests.app.conftest import figures, open_page
 

@@ -12,8 +12,8 @@ import threading
 
 import pytest
 
-from specdec_ui import render_gate
 from specdec_ui.registry import PAGES, available_pages
+from specdec_ui.runtime import render_gate
 from tests.app.conftest import open_app
 
 

@@ -1,4 +1,4 @@
-"""The one stepper (specdec_ui.stepper): its buttons, their bounds and relative moves."""
+"""The one stepper (specdec_ui.kit.stepper): its buttons, their bounds and relative moves."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 def _stepper_script():
     import streamlit as st
 
-    from specdec_ui.stepper import StepLabels, stepper
+    from specdec_ui.kit.stepper import StepLabels, stepper
 
     shown, rest = stepper("demo", "demo_pos", 0, 5, labels=StepLabels(first="⏮ Reset"))
     rest.caption(f"Step {shown + 1} of 6")

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import specdec_core as sc
 from specdec_core.errors import MAX_LABEL_LENGTH, MAX_VOCAB, SUM_TOLERANCE
-from specdec_ui.share import MAX_PARAM_LENGTH, LinkReader
+from specdec_ui.kit.share import MAX_PARAM_LENGTH, LinkReader
 
 pytestmark = pytest.mark.timeout(120)  # a hang fails the test instead of blocking the suite
 
@@ -498,7 +498,7 @@ def test_link_reader_caps_the_length_of_a_parameter():
     assert "longer than" in link.problems[0]
 
 
-# --- the round page's link and typed round (specdec_ui.round_codec) ---------------------
+# --- the round page's link and typed round (specdec_ui.round.codec) ---------------------
 
 round_link_params = st.fixed_dictionaries(
     {"mode": st.sampled_from(["custom", "preset", "Custom", "", "x"])},
@@ -524,16 +524,16 @@ round_link_params = st.fixed_dictionaries(
 @HOSTILE
 @given(params=round_link_params)
 def test_round_link_gives_a_valid_page_state_whatever_the_link(params):
-    from specdec_ui import round_codec as rc
+    from specdec_ui.round import codec as round_codec
 
-    state = rc.read_link(params)
+    state = round_codec.read_link(params)
     choice = state.choice
-    assert choice.preset in rc.ROUND_KEYS
-    assert state.step is None or 0 <= state.step <= rc.MAX_STEP_LINK
+    assert choice.preset in round_codec.ROUND_KEYS
+    assert state.step is None or 0 <= state.step <= round_codec.MAX_STEP_LINK
     assert all(isinstance(p, str) and p for p in state.problems)
     if choice.custom is not None:
         # Whatever the link said, the state it leads to is a round that plays.
-        spec = rc.custom_spec(choice.custom, choice.tables)
+        spec = round_codec.custom_spec(choice.custom, choice.tables)
         assert len(spec.labels) == spec.p_rows.shape[1]
 
 
@@ -551,12 +551,12 @@ def test_round_link_gives_a_valid_page_state_whatever_the_link(params):
 def test_typed_custom_round_is_a_round_or_a_clear_error(
     labels, p, q, k, drafts, coins, final, normalize
 ):
-    from specdec_ui import round_codec as rc
     from specdec_ui.presets import ROUND_K_MAX
+    from specdec_ui.round import codec as round_codec
 
-    inputs = rc.CustomInputs(labels, p, q, k, drafts, coins, final, 0, normalize)
+    inputs = round_codec.CustomInputs(labels, p, q, k, drafts, coins, final, 0, normalize)
     try:
-        spec = rc.custom_spec(inputs)
+        spec = round_codec.custom_spec(inputs)
     except Exception as err:  # noqa: BLE001
         assert_clear_error(err)
         return
@@ -572,7 +572,9 @@ def test_typed_custom_round_is_a_round_or_a_clear_error(
     ],
 )
 def test_typed_custom_round_accepts_the_seed_syntax(p, q, drafts):
-    from specdec_ui import round_codec as rc
+    from specdec_ui.round import codec as round_codec
 
-    spec = rc.custom_spec(rc.CustomInputs(labels="", p_text=p, q_text=q, k=3, drafts_text=drafts))
+    spec = round_codec.custom_spec(
+        round_codec.CustomInputs(labels="", p_text=p, q_text=q, k=3, drafts_text=drafts)
+    )
     assert spec.q_rows.shape[0] == 3

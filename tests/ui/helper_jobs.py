@@ -1,5 +1,5 @@
 """Jobs for the helper-process tests: run only by helpers a test starts with :data:`JOBS`
-(``processes._Pool(spec, extra_jobs=JOBS)``); the server's helpers refuse them."""
+(``runtime.processes._Pool(spec, extra_jobs=JOBS)``); the server's helpers refuse them."""
 
 from __future__ import annotations
 

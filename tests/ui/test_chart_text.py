@@ -1,7 +1,7 @@
 """Issue 28, item 2: every chart's text alternative says what the chart draws.
 
 The words and the table come from the figure builders themselves (``layout.meta``, read by
-:func:`specdec_ui.chart_text.chart_text`); these tests hold them to the drawn data on the
+:func:`specdec_ui.kit.chart_text.chart_text`); these tests hold them to the drawn data on the
 seeds' worked examples: the bars' values, the leftover max(0, p - q) and its Z, the coin's
 verdict, the chips, the best K, alpha, and the losslessness verdict of a correct and of a
 broken sampler.
@@ -18,10 +18,7 @@ import plotly.graph_objects as go
 import pytest
 
 import specdec_core as sc
-from specdec_ui import figures_lab as fl
-from specdec_ui import figures_round as fr
-from specdec_ui import figures_speedup as fs
-from specdec_ui.chart_text import (
+from specdec_ui.kit.chart_text import (
     MAX_TABLE_ROWS,
     chart_text,
     fmt,
@@ -31,8 +28,11 @@ from specdec_ui.chart_text import (
     trace_table,
     with_text,
 )
-from specdec_ui.round_story import build_story, spec_from_scenario
-from specdec_ui.theme import STATUS_WORD
+from specdec_ui.kit.theme import STATUS_WORD
+from specdec_ui.losslessness import figures as losslessness_figures
+from specdec_ui.round import figures as round_figures
+from specdec_ui.round.story import build_story, spec_from_scenario
+from specdec_ui.speedup import figures as speedup_figures
 
 ROUND_KEYS = [k for k, s in sc.SCENARIOS.items() if type(s).__name__ == "RoundScenario"]
 LABELS = ("A", "B", "C", "D", "E")
@@ -52,7 +52,7 @@ def _row(text, first: str) -> dict[str, str]:
 def test_every_step_of_every_seed_round_says_what_its_bars_draw(key):
     story = build_story(spec_from_scenario(sc.SCENARIOS[key]))
     for step in story.steps:
-        main, coin = fr.step_figures(story, step.index)
+        main, coin = round_figures.step_figures(story, step.index)
         text = chart_text(main)
         bars = [t for t in main.data if t.type == "bar"]
         assert text.columns == ("token", *(t.name for t in bars))
@@ -68,37 +68,43 @@ def test_every_step_of_every_seed_round_says_what_its_bars_draw(key):
 
 
 def test_seed_000_rejection_names_the_leftover_and_its_normalisation():
-    fig = fr.residual_figure(LABELS, P, Q, normalised=True, highlight=0, mark_text="resampled")
+    fig = round_figures.residual_figure(
+        LABELS, P, Q, normalised=True, highlight=0, mark_text="resampled"
+    )
     summary = chart_text(fig).summary
     assert "The leftover is 0.1 at A and 0.05 at C and 0 elsewhere; its total Z = 0.15." in summary
     assert "p_adj = leftover / Z is A 0.667, B 0, C 0.333, D 0 and E 0." in summary
     assert "Token A (resampled): leftover 0.1." in summary
-    before = chart_text(fr.residual_figure(LABELS, P, Q, highlight=1, mark_text="rejected"))
+    before = chart_text(
+        round_figures.residual_figure(LABELS, P, Q, highlight=1, mark_text="rejected")
+    )
     assert "p_adj" not in before.summary and "Token B (rejected): leftover 0." in before.summary
 
 
 def test_the_drafted_token_and_its_p_and_q_are_named():
-    text = chart_text(fr.pq_figure(LABELS, P, Q, highlight=1, title="Position 2"))
+    text = chart_text(round_figures.pq_figure(LABELS, P, Q, highlight=1, title="Position 2"))
     assert text.summary.startswith("Position 2: bars of q (draft) and p (target) over 5 tokens.")
     assert "Token B (drafted): q 0.3, p 0.25." in text.summary
-    bonus = chart_text(fr.pq_figure(LABELS, P, highlight=0, mark_text="bonus"))
+    bonus = chart_text(round_figures.pq_figure(LABELS, P, highlight=0, mark_text="bonus"))
     assert "q (draft)" not in bonus.summary and "Token A (bonus): p 0.4." in bonus.summary
 
 
 @pytest.mark.parametrize(("a", "u", "verdict"), [(0.6, 0.2, "kept"), (0.6, 0.6, "rejected")])
 def test_the_coin_says_where_it_landed(a, u, verdict):
     """u < a keeps (u = a rejects: the README's coin rule)."""
-    text = chart_text(fr.coin_figure(a, u))
+    text = chart_text(round_figures.coin_figure(a, u))
     assert f"The coin u = {fmt(u)} lands" in text.summary
     assert text.summary.endswith(f"the draft is {verdict}.")
     assert _row(text, "coin u")["from"] == fmt(u)
-    assert "lands" not in chart_text(fr.coin_figure(a)).summary  # not thrown yet
+    assert "lands" not in chart_text(round_figures.coin_figure(a)).summary  # not thrown yet
 
 
 def test_the_chips_list_the_drafts_and_the_output_of_the_round():
     story = build_story(spec_from_scenario(sc.SCENARIOS["000-rejection"]))
     last = story.step(len(story.steps) - 1)
-    fig = fr.chips_figure(story.labels, story.result.draft_tokens, last.draft_status, last.emitted)
+    fig = round_figures.chips_figure(
+        story.labels, story.result.draft_tokens, last.draft_status, last.emitted
+    )
     text = chart_text(fig)
     drafts = [
         f"{story.labels[t]} ({STATUS_WORD[s]})"
@@ -113,7 +119,7 @@ def test_the_chips_list_the_drafts_and_the_output_of_the_round():
 
 def test_the_speedup_curve_names_its_best_k_as_the_core_computes_it():
     alpha, c_q, c_p = 0.8, 1.0, 10.0
-    fig = fs.speedup_vs_k_figure(alpha, c_q, c_p, k_current=3, k_max=8)
+    fig = speedup_figures.speedup_vs_k_figure(alpha, c_q, c_p, k_current=3, k_max=8)
     best = sc.optimal_k(alpha, c_q, c_p, k_max=8)
     s = sc.speedup(alpha, np.arange(1, 9), c_q, c_p)
     text = chart_text(fig)
@@ -124,14 +130,14 @@ def test_the_speedup_curve_names_its_best_k_as_the_core_computes_it():
 
 
 def test_the_timeline_counts_the_time_of_both_rows():
-    text = chart_text(fs.timeline_figure(3, c_q=1.0, c_p=4.0, n_accepted=2))
+    text = chart_text(speedup_figures.timeline_figure(3, c_q=1.0, c_p=4.0, n_accepted=2))
     assert "3 tokens (2 kept + 1 resampled) in 7 units" in text.summary
     assert "The target alone needs 3 passes, 12 units" in text.summary
     assert len(text.rows) == 3 + 1 + 3
 
 
 def test_the_overlap_chart_says_alpha():
-    text = chart_text(fl.overlap_figure(P, Q, LABELS))
+    text = chart_text(losslessness_figures.overlap_figure(P, Q, LABELS))
     assert f"alpha = {np.minimum(P, Q).sum():.3f}" in text.summary
     assert "p: A 0.4, B 0.25, C 0.2, D 0.1 and E 0.05" in text.summary
 
@@ -140,21 +146,21 @@ def test_the_overlap_chart_says_alpha():
 def test_the_difference_chart_says_whether_the_output_follows_p(variant, inside):
     """Seeded: 200,000 rounds of seed 000's p and q, K = 3; the broken sampler must show."""
     result = sc.simulate_rounds(P, Q, 3, 200_000, rng=np.random.default_rng(28), variant=variant)
-    summary = chart_text(fl.difference_figure(result, LABELS)).summary
+    summary = chart_text(losslessness_figures.difference_figure(result, LABELS)).summary
     assert ("every token lies inside the band" in summary) == inside, summary
     assert ("lie outside the band: the output does not follow p" in summary) == (not inside)
 
 
 def test_tokens_per_round_words_hold_the_simulated_and_theory_shares():
     result = sc.simulate_rounds(P, Q, 2, 50_000, rng=np.random.default_rng(1))
-    fig = fl.tokens_per_round_figure(result)
+    fig = losslessness_figures.tokens_per_round_figure(result)
     summary = chart_text(fig).summary
     for n, share in zip(fig.data[0].x, fig.data[0].y, strict=True):
         assert f"{n} tokens {fmt(share)}" in summary
 
 
 def test_labels_a_student_typed_stay_escaped_in_the_figure_and_come_back_as_typed():
-    fig = fr.pq_figure(HOSTILE, P, Q, highlight=0)
+    fig = round_figures.pq_figure(HOSTILE, P, Q, highlight=0)
     raw = json.dumps(fig.to_plotly_json(), ensure_ascii=False)
     assert "<img" not in raw and "<script" not in raw
     text = chart_text(fig)

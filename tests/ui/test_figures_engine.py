@@ -4,7 +4,7 @@ import pytest
 
 import specdec_core as sc
 from specdec_core.engine_metrics import metrics_from_position_counts, metrics_from_rates
-from specdec_ui.figures_engine import ENGINE_WORDS, position_rates_figure, vllm_log_line
+from specdec_ui.kit.engine_figures import ENGINE_WORDS, position_rates_figure, vllm_log_line
 
 
 def test_the_log_line_is_the_one_vllm_prints_for_a_published_log():

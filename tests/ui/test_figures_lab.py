@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 import specdec_core as sc
-from specdec_ui import figures_lab as fl
-from specdec_ui import presets, verdict_view
+from specdec_ui import presets
+from specdec_ui.losslessness import figures as losslessness_figures
+from specdec_ui.losslessness import verdict as losslessness_verdict
 
 P = np.array([0.40, 0.25, 0.20, 0.10, 0.05])
 Q = np.array([0.30, 0.30, 0.15, 0.15, 0.10])
@@ -25,7 +26,7 @@ def run():
 
 
 def test_overlap_area_is_alpha():
-    fig = fl.overlap_figure(P, Q, LABELS)
+    fig = losslessness_figures.overlap_figure(P, Q, LABELS)
     names = [t.name for t in fig.data]
     assert names[:2] == ["target p", "draft q"]
     overlap = fig.data[2]
@@ -36,13 +37,13 @@ def test_overlap_area_is_alpha():
 
 
 def test_labels_are_escaped_for_plotly():
-    fig = fl.overlap_figure([0.5, 0.5], [0.5, 0.5], ("<b>x</b>", "a&b"))
+    fig = losslessness_figures.overlap_figure([0.5, 0.5], [0.5, 0.5], ("<b>x</b>", "a&b"))
     assert list(fig.data[0].x) == ["&lt;b&gt;x&lt;/b&gt;", "a&amp;b"]
 
 
 def test_token_histogram_values(run):
     result, _ = run
-    fig = fl.token_histogram_figure(result, LABELS)
+    fig = losslessness_figures.token_histogram_figure(result, LABELS)
     sim = _trace(fig, "simulated")
     counts = result.emitted_counts
     np.testing.assert_allclose(sim.y, counts / counts.sum())
@@ -55,13 +56,13 @@ def test_token_histogram_shows_the_bias_of_a_broken_variant():
     result = sc.simulate_rounds(
         P, Q, 3, 20_000, rng=np.random.default_rng(1), variant="accept_if_p_ge_q"
     )
-    sim = _trace(fl.token_histogram_figure(result, LABELS), "simulated")
+    sim = _trace(losslessness_figures.token_histogram_figure(result, LABELS), "simulated")
     assert np.abs(np.array(sim.y) - P).max() > 0.03
 
 
 def test_tokens_per_round_against_theory(run):
     result, _ = run
-    fig = fl.tokens_per_round_figure(result)
+    fig = losslessness_figures.tokens_per_round_figure(result)
     sim, theory = _trace(fig, "simulated"), _trace(fig, "theory")
     assert list(sim.x) == [1, 2, 3, 4]
     assert sum(sim.y) == pytest.approx(1.0)
@@ -74,14 +75,14 @@ def test_tokens_per_round_against_theory(run):
 
 def test_tables_and_csv(run):
     result, report = run
-    tokens = fl.token_table(result, report, LABELS)
+    tokens = losslessness_figures.token_table(result, report, LABELS)
     assert list(tokens["token"]) == list(LABELS)
     assert tokens["emitted"].sum() == result.emitted_counts.sum()
-    rounds = fl.rounds_table(result)
+    rounds = losslessness_figures.rounds_table(result)
     assert rounds["rounds"].sum() == 20_000
     assert rounds["expected rounds"].sum() == pytest.approx(20_000)
     settings = {"variant": "correct", "K": 3, "rounds simulated": 20_000, "seed": 1}
-    csv = verdict_view.results_csv_table(result, LABELS, None, settings)
+    csv = losslessness_verdict.results_csv_table(result, LABELS, None, settings)
     assert len(csv) == len(LABELS) + 4
     assert set(csv["table"]) == {"tokens", "tokens per round"}
     assert (csv["seed"] == 1).all() and (csv["variant"] == "correct").all()

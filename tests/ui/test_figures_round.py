@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import specdec_core as sc
-from specdec_ui import figures_round as fr
-from specdec_ui.round_story import build_story, spec_from_scenario
-from specdec_ui.theme import COLORS, PATTERN
+from specdec_ui.kit.theme import COLORS, PATTERN
+from specdec_ui.round import figures as round_figures
+from specdec_ui.round.story import build_story, spec_from_scenario
 
 LABELS = ("A", "B", "C", "D", "E")
 P = np.array([0.40, 0.25, 0.20, 0.10, 0.05])
@@ -23,13 +23,19 @@ def by_name(fig) -> dict:
 
 
 def test_pq_figure_values_colours_and_highlight():
-    fig = fr.pq_figure(LABELS, P, Q, highlight=1, title="Position 2")
+    fig = round_figures.pq_figure(LABELS, P, Q, highlight=1, title="Position 2")
     q_bar, p_bar = fig.data
     assert (q_bar.name, p_bar.name) == ("q (draft)", "p (target)")
     assert list(q_bar.y) == pytest.approx(Q) and list(p_bar.y) == pytest.approx(P)
     assert q_bar.marker.color == COLORS["q"] and p_bar.marker.color == COLORS["p"]
     assert q_bar.marker.pattern.shape == PATTERN["q"]
-    assert list(p_bar.marker.opacity) == [fr.DIM, 1.0, fr.DIM, fr.DIM, fr.DIM]
+    assert list(p_bar.marker.opacity) == [
+        round_figures.DIM,
+        1.0,
+        round_figures.DIM,
+        round_figures.DIM,
+        round_figures.DIM,
+    ]
     assert list(p_bar.marker.line.width) == [0, 3, 0, 0, 0]
     assert list(fig.layout.xaxis.ticktext) == ["A", "<b>B</b>", "C", "D", "E"]
     assert fig.layout.xaxis.type == "category"
@@ -40,35 +46,39 @@ def test_pq_figure_values_colours_and_highlight():
 
 
 def test_pq_figure_without_highlight_or_q():
-    fig = fr.pq_figure(LABELS, P)
+    fig = round_figures.pq_figure(LABELS, P)
     assert [t.name for t in fig.data] == ["p (target)"]
     assert list(fig.data[0].marker.opacity) == [1.0] * 5
     assert not fig.layout.annotations
 
 
 def test_residual_figure_seed_000_values():
-    fig = fr.residual_figure(LABELS, P, Q, normalised=True, highlight=0, mark_text="resampled")
+    fig = round_figures.residual_figure(
+        LABELS, P, Q, normalised=True, highlight=0, mark_text="resampled"
+    )
     traces = by_name(fig)
     assert list(traces["max(0, p − q)"].y) == pytest.approx([0.10, 0, 0.05, 0, 0])
     assert list(traces["p_adj = max(0, p − q) / Z"].y) == pytest.approx([2 / 3, 0, 1 / 3, 0, 0])
     assert traces["max(0, p − q)"].marker.color == COLORS["residual"]
     assert list(traces["q (draft)"].y) == pytest.approx(Q)
     assert fig.layout.annotations[0].text == "resampled"
-    plain = fr.residual_figure(LABELS, P, Q)
+    plain = round_figures.residual_figure(LABELS, P, Q)
     assert "p_adj = max(0, p − q) / Z" not in by_name(plain)
 
 
 def test_residual_figure_cell_f_and_zero_mass():
-    fig = fr.residual_figure(("A", "B", "C"), [0.5, 0.2, 0.3], [0.1, 0.6, 0.3], normalised=True)
+    fig = round_figures.residual_figure(
+        ("A", "B", "C"), [0.5, 0.2, 0.3], [0.1, 0.6, 0.3], normalised=True
+    )
     traces = by_name(fig)
     assert list(traces["max(0, p − q)"].y) == pytest.approx([0.4, 0, 0])
     assert list(traces["p_adj = max(0, p − q) / Z"].y) == pytest.approx([1, 0, 0])
-    same = fr.residual_figure(("A", "B"), [0.5, 0.5], [0.5, 0.5], normalised=True)
+    same = round_figures.residual_figure(("A", "B"), [0.5, 0.5], [0.5, 0.5], normalised=True)
     assert list(by_name(same)["p_adj = max(0, p − q) / Z"].y) == [0.5, 0.5]  # falls back to p
 
 
 def test_coin_figure_zones_and_coin():
-    fig = fr.coin_figure(0.25 / 0.30, 0.72)
+    fig = round_figures.coin_figure(0.25 / 0.30, 0.72)
     keep, reject, coin = fig.data
     assert keep.x[0] == pytest.approx(0.8333, abs=1e-4)
     assert reject.x[0] == pytest.approx(1 - 0.8333, abs=1e-4)
@@ -77,11 +87,11 @@ def test_coin_figure_zones_and_coin():
     assert "keep" in keep.name and "reject" in reject.name
     assert coin.x == (0.72,) and coin.text == ("u = 0.72",)
     assert fig.layout.barmode == "stack" and tuple(fig.layout.xaxis.range) == (0, 1)
-    assert len(fr.coin_figure(0.5).data) == 2  # before the coin is drawn
+    assert len(round_figures.coin_figure(0.5).data) == 2  # before the coin is drawn
 
 
 def test_chips_figure_statuses_positions_and_legend():
-    fig = fr.chips_figure(
+    fig = round_figures.chips_figure(
         LABELS,
         (0, 1, 2),
         ("accepted", "rejected", "discarded"),
@@ -107,7 +117,7 @@ def test_chips_figure_statuses_positions_and_legend():
 
 def test_chips_truncate_long_labels_but_hover_shows_all():
     labels = ("averyveryverylongtoken", "B")
-    fig = fr.chips_figure(labels, (0,), ("accepted",), ((0, 0, "accepted"),))
+    fig = round_figures.chips_figure(labels, (0,), ("accepted",), ((0, 0, "accepted"),))
     kept = {t.name: t for t in fig.data}["✓ kept"]
     assert kept.text[0] == "✓<br>averyv…"
     assert kept.customdata[0] == "averyveryverylongtoken"
@@ -116,9 +126,11 @@ def test_chips_truncate_long_labels_but_hover_shows_all():
 def test_every_builder_escapes_labels():
     p = np.array([0.4, 0.1, 0.2, 0.2, 0.1])
     figs = [
-        fr.pq_figure(HOSTILE, p, Q, highlight=0),
-        fr.residual_figure(HOSTILE, p, Q, normalised=True, highlight=1, mark_text="x"),
-        fr.chips_figure(HOSTILE, (0, 1), ("accepted", "rejected"), ((0, 0, "accepted"),)),
+        round_figures.pq_figure(HOSTILE, p, Q, highlight=0),
+        round_figures.residual_figure(HOSTILE, p, Q, normalised=True, highlight=1, mark_text="x"),
+        round_figures.chips_figure(
+            HOSTILE, (0, 1), ("accepted", "rejected"), ((0, 0, "accepted"),)
+        ),
     ]
     for fig in figs:
         text = json.dumps(fig.to_plotly_json(), ensure_ascii=False)
@@ -130,7 +142,7 @@ def test_every_builder_escapes_labels():
 def test_step_figures_follow_the_story(key):
     story = build_story(spec_from_scenario(sc.SCENARIOS[key]))
     for step in story.steps:
-        main, coin = fr.step_figures(story, step.index)
+        main, coin = round_figures.step_figures(story, step.index)
         names = [t.name for t in main.data]
         if step.kind in ("ratio", "coin"):
             assert coin is not None

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import specdec_core as sc
-from specdec_ui import figures_speedup as fs
 from specdec_ui import presets
+from specdec_ui.speedup import figures as speedup_figures
 
 
 def _trace(fig, name):
@@ -15,7 +15,7 @@ def _trace(fig, name):
 
 
 def test_time_table_reproduces_seed_003_ex8():
-    table = fs.time_table(0.7, (8, 2, 4, 4), 5.0, 40.0)
+    table = speedup_figures.time_table(0.7, (8, 2, 4, 4), 5.0, 40.0)
     assert list(table["K"]) == [2, 4, 8]  # sorted, unique
     assert list(table["cost per round"]) == [50.0, 60.0, 80.0]
     np.testing.assert_allclose(table["E[tokens per round]"], [2.19, 2.7731, 3.1988], atol=5e-5)
@@ -25,7 +25,7 @@ def test_time_table_reproduces_seed_003_ex8():
 
 
 def test_speedup_vs_k_marks_the_core_optimum():
-    fig = fs.speedup_vs_k_figure(0.7, 5.0, 40.0, k_current=2, k_max=16)
+    fig = speedup_figures.speedup_vs_k_figure(0.7, 5.0, 40.0, k_current=2, k_max=16)
     curve = _trace(fig, "speedup")
     assert list(curve.x) == list(range(1, 17))
     np.testing.assert_allclose(curve.y, sc.speedup(0.7, np.arange(1, 17), 5.0, 40.0))
@@ -35,7 +35,7 @@ def test_speedup_vs_k_marks_the_core_optimum():
 
 
 def test_speedup_vs_k_without_current_k_has_no_marker():
-    fig = fs.speedup_vs_k_figure(0.5, 1.0, 10.0, k_max=presets.SPEED_K_MAX)
+    fig = speedup_figures.speedup_vs_k_figure(0.5, 1.0, 10.0, k_max=presets.SPEED_K_MAX)
     assert "your K" not in {t.name for t in fig.data}
     assert list(_trace(fig, "best K").x) == [
         sc.optimal_k(0.5, 1.0, 10.0, k_max=presets.SPEED_K_MAX)
@@ -43,7 +43,7 @@ def test_speedup_vs_k_without_current_k_has_no_marker():
 
 
 def test_expected_tokens_curves_reach_their_ceiling_and_floor():
-    fig = fs.expected_tokens_figure((1, 4), alpha_current=0.3, n=11)
+    fig = speedup_figures.expected_tokens_figure((1, 4), alpha_current=0.3, n=11)
     for k in (1, 4):
         curve = _trace(fig, f"K = {k}")
         assert curve.y[0] == pytest.approx(1.0)  # alpha = 0: only the resampled token
@@ -54,7 +54,7 @@ def test_expected_tokens_curves_reach_their_ceiling_and_floor():
 
 
 def test_speedup_vs_alpha_floor_and_ceiling():
-    fig = fs.speedup_vs_alpha_figure(5.0, 40.0, (2, 8), n=21)
+    fig = speedup_figures.speedup_vs_alpha_figure(5.0, 40.0, (2, 8), n=21)
     for k in (2, 8):
         floor = 40.0 / (k * 5.0 + 40.0)
         curve = _trace(fig, f"K = {k}")
@@ -66,13 +66,13 @@ def test_speedup_vs_alpha_floor_and_ceiling():
 
 def test_free_draft_ceiling_is_k_plus_one():
     """Seed 003 Ex 7: with c_q = 0 and alpha -> 1, the speedup is K + 1 = 5 at K = 4."""
-    fig = fs.speedup_vs_alpha_figure(0.0, 10.0, (4,), n=5)
+    fig = speedup_figures.speedup_vs_alpha_figure(0.0, 10.0, (4,), n=5)
     assert _trace(fig, "K = 4").y[-1] == pytest.approx(5.0)
     assert _trace(fig, "floor K = 4").y[0] == pytest.approx(1.0)
 
 
 def test_heatmap_grid_and_best_k_line():
-    fig = fs.speedup_heatmap_figure(5.0, 40.0, n_alpha=200, k_max=64, current=(0.7, 4))
+    fig = speedup_figures.speedup_heatmap_figure(5.0, 40.0, n_alpha=200, k_max=64, current=(0.7, 4))
     heat = _trace(fig, "speedup")
     z = np.array(heat.z)
     assert z.shape == (64, 200)
@@ -85,7 +85,7 @@ def test_heatmap_grid_and_best_k_line():
 
 
 def test_published_table_matches_the_paper_within_rounding():
-    table = fs.published_table()
+    table = speedup_figures.published_table()
     assert len(table) == len(sc.PUBLISHED_SPEEDUPS) == 12
     row1 = table.iloc[0]
     assert (row1["alpha"], row1["K"], row1["c"], row1["formula"]) == (0.75, 7, 0.02, 3.2)
@@ -108,14 +108,14 @@ def test_presets_cover_the_seed_and_every_table4_row():
 
 
 def test_k_colors_are_distinct():
-    colors = fs.k_colors((1, 2, 4, 8))
+    colors = speedup_figures.k_colors((1, 2, 4, 8))
     assert len(set(colors.values())) == 4
-    assert len(fs.k_colors((3,))) == 1
+    assert len(speedup_figures.k_colors((3,))) == 1
 
 
 @pytest.mark.parametrize("n_accepted, expected_tokens", [(None, 4), (1, 2), (0, 1)])
 def test_timeline_counts_boxes(n_accepted, expected_tokens):
-    fig = fs.timeline_figure(3, c_q=1.0, c_p=4.0, n_accepted=n_accepted)
+    fig = speedup_figures.timeline_figure(3, c_q=1.0, c_p=4.0, n_accepted=n_accepted)
     spec = [t for t in fig.data if t.y[0] == "speculative round"]
     plain = [t for t in fig.data if t.y[0] == "target alone"]
     assert len(spec) == 3 + 1  # three draft steps, one target pass
@@ -125,6 +125,6 @@ def test_timeline_counts_boxes(n_accepted, expected_tokens):
 
 def test_timeline_rejects_bad_counts():
     with pytest.raises(sc.InvalidParameterError):
-        fs.timeline_figure(3, n_accepted=4)
+        speedup_figures.timeline_figure(3, n_accepted=4)
     with pytest.raises(sc.InvalidParameterError):
-        fs.timeline_figure(0)
+        speedup_figures.timeline_figure(0)

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import specdec_core as sc
-from specdec_ui import lab_work, shared_work
+from specdec_ui.losslessness import work as losslessness_work
+from specdec_ui.runtime import shared_work
 
 P = (0.5, 0.3, 0.2)
 Q = (0.2, 0.3, 0.5)
@@ -28,7 +29,7 @@ def test_thirty_identical_requests_compute_once_and_share_one_result():
 
     def student(i: int) -> None:
         barrier.wait()
-        out[i] = lab_work.shared_simulation(P, Q, 3, 20_000, 7, "correct", typed=False)
+        out[i] = losslessness_work.shared_simulation(P, Q, 3, 20_000, 7, "correct", typed=False)
 
     threads = [threading.Thread(target=student, args=(i,)) for i in range(30)]
     for t in threads:
@@ -41,7 +42,9 @@ def test_thirty_identical_requests_compute_once_and_share_one_result():
 
 @pytest.mark.parametrize("typed", [True, False])  # here / in a helper process
 def test_the_shared_result_is_the_seeded_simulation(typed):
-    result, report = lab_work.shared_simulation(P, Q, 2, 5_000, 11 + typed, "correct", typed=typed)
+    result, report = losslessness_work.shared_simulation(
+        P, Q, 2, 5_000, 11 + typed, "correct", typed=typed
+    )
     direct = sc.simulate_rounds(
         np.array(P), np.array(Q), 2, 5_000, rng=np.random.default_rng(11 + typed), variant="correct"
     )
@@ -53,7 +56,7 @@ def test_the_shared_result_is_the_seeded_simulation(typed):
 
 def test_bad_input_reaches_the_caller_and_is_not_stored():
     with pytest.raises(sc.SpecDecError, match="K"):
-        lab_work.shared_simulation(P, Q, 0, 5_000, 1, "correct", typed=True)
+        losslessness_work.shared_simulation(P, Q, 0, 5_000, 1, "correct", typed=True)
     assert (
         shared_work.peek("lab.simulate", (P, Q, 0, 5_000, 1, "correct", ())) is shared_work.MISSING
     )

@@ -10,11 +10,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import specdec_core as sc
-from specdec_ui import figures_lab as fl
-from specdec_ui import figures_round as fr
-from specdec_ui import figures_speedup as fs
-from specdec_ui.presenter import PRESENTER_CSS, PRESENTER_KEYS_JS, parse_present
-from specdec_ui.theme import PRESENTER_FONT_SIZE, PRESENTER_LINE_WIDTH, presenter_figure
+from specdec_ui.kit.presenter import PRESENTER_CSS, PRESENTER_KEYS_JS, parse_present
+from specdec_ui.kit.theme import PRESENTER_FONT_SIZE, PRESENTER_LINE_WIDTH, presenter_figure
+from specdec_ui.losslessness import figures as losslessness_figures
+from specdec_ui.round import figures as round_figures
+from specdec_ui.speedup import figures as speedup_figures
 
 P_000 = [0.40, 0.25, 0.20, 0.10, 0.05]
 Q_000 = [0.30, 0.35, 0.15, 0.15, 0.05]
@@ -25,14 +25,16 @@ def _figures() -> dict[str, go.Figure]:
     """One figure of each kind the pages draw (bars, lines, heatmap, chips, coin)."""
     result = sc.simulate_rounds(P_000, Q_000, 3, 2_000, rng=np.random.default_rng(0))
     return {
-        "coin": fr.coin_figure(0.6, 0.3, title="coin"),
-        "pq": fr.pq_figure(LABELS, P_000, Q_000, highlight=1, title="p and q"),
-        "chips": fr.chips_figure(LABELS, [0, 1, 2], ["accepted", "rejected", "discarded"], []),
-        "speedup_k": fs.speedup_vs_k_figure(0.8, 0.05, 1.0, k_current=3, k_max=10),
-        "heatmap": fs.speedup_heatmap_figure(0.05, 1.0),
-        "timeline": fs.timeline_figure(3, c_q=1.0, c_p=4.0),
-        "overlap": fl.overlap_figure(P_000, Q_000, LABELS),
-        "histogram": fl.token_histogram_figure(result, LABELS),
+        "coin": round_figures.coin_figure(0.6, 0.3, title="coin"),
+        "pq": round_figures.pq_figure(LABELS, P_000, Q_000, highlight=1, title="p and q"),
+        "chips": round_figures.chips_figure(
+            LABELS, [0, 1, 2], ["accepted", "rejected", "discarded"], []
+        ),
+        "speedup_k": speedup_figures.speedup_vs_k_figure(0.8, 0.05, 1.0, k_current=3, k_max=10),
+        "heatmap": speedup_figures.speedup_heatmap_figure(0.05, 1.0),
+        "timeline": speedup_figures.timeline_figure(3, c_q=1.0, c_p=4.0),
+        "overlap": losslessness_figures.overlap_figure(P_000, Q_000, LABELS),
+        "histogram": losslessness_figures.token_histogram_figure(result, LABELS),
     }
 
 
@@ -124,7 +126,7 @@ def test_static_css_and_script_hold_no_format_fields():
 def _switch_app():
     import streamlit as st
 
-    from specdec_ui import presenter
+    from specdec_ui.kit import presenter
 
     on = presenter.presenter_toggle()
     presenter.sync_link()
@@ -174,12 +176,12 @@ def _contrast(a: str, b: str) -> float:
 def test_shared_figures_outline_in_a_grey_that_reads_on_both_themes():
     # Issue 18: figures are shared by every session, whatever its theme; black vanished on
     # Streamlit's dark background (#0E1117), so outlines and marks on the page use OUTLINE.
-    from specdec_ui.theme import OUTLINE
+    from specdec_ui.kit.theme import OUTLINE
 
     for background in ("#FFFFFF", "#0E1117"):
         assert _contrast(OUTLINE, background) >= 4.0, background
     assert _contrast("#000000", "#0E1117") < 1.5  # the old black: proof the check can fail
-    pq = fr.pq_figure(LABELS, P_000, Q_000, highlight=1, title="p and q")
+    pq = round_figures.pq_figure(LABELS, P_000, Q_000, highlight=1, title="p and q")
     outlined = [t for t in pq.data if max(t.marker.line.width) > 0]
     assert outlined and all(t.marker.line.color == OUTLINE for t in outlined)
     coin = next(t for t in _figures()["coin"].data if t.type == "scatter")

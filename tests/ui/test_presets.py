@@ -74,9 +74,11 @@ def test_every_page_limit_is_one_the_core_accepts():
 
 
 def test_the_pages_read_their_limits_from_presets():
-    from specdec_ui import figures_speedup, lm_work, serving_settings
+    from specdec_ui.model_pairs import work as model_pairs_work
+    from specdec_ui.serving import settings as serving_settings
+    from specdec_ui.speedup import figures as speedup_figures
 
-    assert lm_work.K_MAX == presets.MODEL_PAIR_K_MAX
+    assert model_pairs_work.K_MAX == presets.MODEL_PAIR_K_MAX
     assert serving_settings.K_MAX == presets.SERVING_K_MAX
     assert serving_settings.LOG_K_MAX == presets.SERVING_LOG_K_MAX
-    assert figures_speedup.HEATMAP_K_MAX == presets.HEATMAP_K_MAX
+    assert speedup_figures.HEATMAP_K_MAX == presets.HEATMAP_K_MAX

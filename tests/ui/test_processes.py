@@ -10,8 +10,9 @@ import threading
 import pytest
 
 from specdec_core.errors import InvalidParameterError
-from specdec_ui import helper, lab_work, processes
-from specdec_ui.processes import HelperTimeoutError, PoolSpec, run_apart
+from specdec_ui.losslessness import work as losslessness_work
+from specdec_ui.runtime import helper, processes
+from specdec_ui.runtime.processes import HelperTimeoutError, PoolSpec, run_apart
 from tests.ui import helper_jobs
 from tests.ui.helper_jobs import hang, pid_and_square, raise_os_error, refuse
 from tests.ui.waiting import HANG_S, wait_until
@@ -102,7 +103,7 @@ def test_the_server_pools_have_a_time_limit_and_a_message_for_the_student():
 
 def test_the_server_helpers_run_only_the_three_production_jobs(monkeypatch):
     assert helper.PRODUCTION_JOBS == {
-        helper.job_name(lab_work.simulate_and_test),
+        helper.job_name(losslessness_work.simulate_and_test),
         "specdec_core.lm.timing:measure_pair",
         "specdec_core.lm.costs:measure_costs",
     }

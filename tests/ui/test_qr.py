@@ -8,7 +8,7 @@ import pytest
 import zxingcpp
 from PIL import Image
 
-from specdec_ui.qr import MAX_QR_LINK, LinkTooLongError, is_local_link, qr_png
+from specdec_ui.kit.qr import MAX_QR_LINK, LinkTooLongError, is_local_link, qr_png
 
 LINKS = [
     "https://specdec.example.org/Step_through_a_round?mode=preset&preset=000-rejection&step=3",

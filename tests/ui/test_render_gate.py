@@ -11,9 +11,9 @@ import threading
 
 import pytest
 
-from specdec_ui import render_gate
-from specdec_ui.render_gate import released_while_waiting, render_slot
-from specdec_ui.shared_work import SharedWork
+from specdec_ui.runtime import render_gate
+from specdec_ui.runtime.render_gate import released_while_waiting, render_slot
+from specdec_ui.runtime.shared_work import SharedWork
 from tests.ui.waiting import HANG_S, wait_for
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import specdec_core as sc
-from specdec_ui.round_codec import (
+from specdec_ui.round.codec import (
     ROUND_KEYS,
     CustomInputs,
     RoundChoice,
@@ -20,7 +20,7 @@ from specdec_ui.round_codec import (
     scenario_as_custom,
     share_params,
 )
-from specdec_ui.round_story import play_round, spec_from_scenario
+from specdec_ui.round.story import play_round, spec_from_scenario
 
 P = "0.4, 0.25, 0.2, 0.1, 0.05"
 Q = "0.3, 0.3, 0.15, 0.15, 0.1"
@@ -31,7 +31,7 @@ def typed(**fields) -> CustomInputs:
 
 
 def test_the_codec_does_not_import_streamlit():
-    code = "import sys, specdec_ui.round_codec; print('streamlit' in sys.modules)"
+    code = "import sys, specdec_ui.round.codec; print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

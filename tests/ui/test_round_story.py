@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import specdec_core as sc
-from specdec_ui.round_story import (
+from specdec_ui.round.story import (
     RoundSpec,
     build_story,
     csv_safe,
@@ -280,8 +280,8 @@ def test_story_invariants_for_any_round(v, k, seed, data):
 def test_step_kinds_and_statuses_are_one_vocabulary():
     from typing import get_args
 
-    from specdec_ui.round_story import STEP_KINDS, StepKind
-    from specdec_ui.theme import STATUS_WORD
+    from specdec_ui.kit.theme import STATUS_WORD
+    from specdec_ui.round.story import STEP_KINDS, StepKind
 
     assert tuple(STEP_KINDS) == get_args(StepKind)
     for key in ROUND_KEYS:

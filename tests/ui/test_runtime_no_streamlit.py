@@ -17,18 +17,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNTIME = (
-    "result_store",
-    "work_queue",
-    "render_gate",
-    "processes",
-    "helper",
-    "figure_cache",
-    "shared_work",
-    "lm_work",
+RUNTIME = (  # the runtime room, and the plain-data and pure modules it and the work use
+    "runtime.result_store",
+    "runtime.work_queue",
+    "runtime.render_gate",
+    "runtime.processes",
+    "runtime.helper",
+    "runtime.figure_cache",
+    "runtime.shared_work",
+    "model_pairs.work",
     "presets",
-    "share",
-    "text",
+    "kit.share",
+    "kit.text",
 )
 BLOCKED = ("streamlit", "plotly")
 
@@ -63,6 +63,6 @@ def test_a_runtime_module_imports_with_streamlit_blocked(name):
 
 def test_the_block_would_catch_a_module_that_needs_streamlit():
     """The check can fail: a page module, which draws with Streamlit, does not import."""
-    done = _import_blocked("specdec_ui.widgets")
+    done = _import_blocked("specdec_ui.kit.widgets")
     assert done.returncode != 0
     assert "ModuleNotFoundError" in done.stderr or "ImportError" in done.stderr

@@ -1,4 +1,4 @@
-"""specdec_ui.shared_work (with result_store and work_queue): single flight, bounds,
+"""specdec_ui.runtime.shared_work (with result_store and work_queue): single flight, bounds,
 errors, time to live, FIFO lanes, the background lane's yield, the wait hook.
 
 Every wait here is for an event or a state (tests/ui/waiting.py); times to live and the
@@ -15,14 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from specdec_ui.shared_work import (
+from specdec_ui.runtime.shared_work import (
     MISSING,
     QueueFullError,
     SharedWork,
     WaitStatus,
     estimate_size,
 )
-from specdec_ui.work_queue import YIELD_GRACE_S, YIELD_MAX_S
+from specdec_ui.runtime.work_queue import YIELD_GRACE_S, YIELD_MAX_S
 from tests.ui.waiting import HANG_S, FakeClock, run_threads, wait_for, wait_until
 
 
@@ -340,14 +340,14 @@ PAGE_CODE = {"widgets", "presenter", "page_state", "router", "page_frame"}
 
 def test_the_process_wide_work_waits_inside_the_render_gate_installed_once():
     """WORK is built with the render gate's hook; no page code installs it (again)."""
-    from specdec_ui import shared_work
+    from specdec_ui.runtime import render_gate, shared_work
 
     assert shared_work.WORK.wait_hook is render_gate.released_while_waiting
     assert not hasattr(shared_work, "set_wait_hook")
-    ui = Path(render_gate.__file__).parent
-    for path in ui.glob("*.py"):
+    ui = Path(__file__).resolve().parents[2] / "specdec_ui"
+    for path in ui.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        assert "wait_hook =" not in text or path.name == "shared_work.py", path.name
+        assert "wait_hook =" not in text or path == Path(shared_work.__file__), path
 
 
 @pytest.mark.parametrize("call", ["shared", "run_heavy"])

@@ -1,6 +1,6 @@
 """The coloured generated text as markdown: escaped, wrapping by token, every mark named."""
 
-from specdec_ui.token_text import (
+from specdec_ui.kit.token_text import (
     TOKEN_MARKS,
     ZERO_WIDTH_SPACE,
     legend_markdown,

@@ -5,7 +5,8 @@ from typing import get_args
 import specdec_core as sc
 from specdec_core import quiz
 from specdec_core.rules import RULES, RuleKind, rules_of_kind
-from specdec_ui import theme, words
+from specdec_ui import words
+from specdec_ui.kit import theme
 
 
 def test_every_round_status_has_a_word_and_a_symbol():

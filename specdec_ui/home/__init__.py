@@ -1,0 +1,6 @@
+"""The Home page's room: its sections (``view``); run by ``pages/scripts/home.py``.
+
+Imports the kit, the runtime, the app-wide modules at the top of ``specdec_ui`` and the
+core. Imported by its page script only; another room imports it only where
+tests/test_import_directions.py's EXCEPTIONS name the pair and say why.
+"""

@@ -1,0 +1,532 @@
+"""Presenter view: any page as a projector layout, switched on in the sidebar or by ``present=1``.
+
+What the switch does (a page helper calls these; pages stay thin):
+
+- ``presenting()`` reads the state (a link's ``present=1``/``0`` once, then the toggle);
+  the page helper collapses the sidebar and pages fold their input expanders with it.
+- ``presenter_toggle()`` draws the switch in the sidebar; ``link_params()`` is the
+  ``present=1`` a page adds to its own link so a reload keeps the view.
+- ``presenter_style()`` adds static CSS (less padding, larger text) and a static key
+  script: the right arrow / Page Down of a clicker presses the page's ``*_next`` button,
+  the left arrow / Page Up its ``*_back`` button. Both strings are module constants:
+  no user text ever reaches them (tests/test_security.py checks that).
+- ``app_style()`` adds the static CSS of every page, in both views (``APP_CSS``): long
+  formulas wrap after "=" instead of being cut at the right edge, and on a phone (narrow
+  or touch-only screen) charts lose plotly's toolbar and drag-to-zoom, so a swipe over a
+  chart scrolls the page.
+- ``chart(fig, ...)`` is ``st.plotly_chart`` with ``theme.presenter_figure`` applied in
+  presenter view (chart text >= 20 px, thicker lines, high-contrast ink) and no scroll-zoom;
+  the figure's text alternative (:mod:`specdec_ui.kit.chart_text`) is its accessible name, and
+  its numbers follow as a table in an expander (issue 28).
+- ``app_style()`` also runs ``A11Y_JS`` on every page (the skip link, keyboard-reachable
+  scrolling boxes, charts' SVG hidden behind their names).
+- ``qr_button()`` draws "📱 Show QR code" (top-right corner in presenter view, the sidebar
+  in normal view); it opens the page's current link as a large QR code in a dialog.
+- ``share_panel(link)`` shows the QR code of the page's link, the link itself (with
+  Streamlit's copy button) and a warning when the link only works on this computer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from specdec_ui.kit.chart_text import ChartText, chart_text
+from specdec_ui.kit.qr import LinkTooLongError, is_local_link, qr_png
+from specdec_ui.kit.share import share_query
+from specdec_ui.kit.text import md_escape
+from specdec_ui.kit.theme import presenter_figure
+from specdec_ui.registry import PageInfo
+
+PRESENT_PARAM = "present"
+STATE_KEY = "presenter"  # not a widget key: survives page switches
+TOGGLE_KEY = "presenter_toggle"
+SEEN_KEY = "presenter_link_seen"  # the last ``present`` value read from the link
+TRUE_WORDS = ("1", "true", "on", "yes")
+FALSE_WORDS = ("0", "false", "off", "no")
+QR_WIDTH = 240  # px on screen: scannable from a phone a few metres from the projector
+
+# Static CSS for the projector layout. A module constant: never formatted with user text.
+# ``--specdec-presenter`` tells the key script below that presenter view is on.
+# The key numbers (st.metric values) are the largest text on the screen, above every
+# heading, so the back row reads them; their labels and deltas are smaller than the body.
+# The QR button sits in the top-right corner, on every page, whatever the scroll.
+# Section headings are h2 and a section's own headings h3 (issue 28: headings in order), at
+# the sizes h3 and h4 had when sections were h3s.
+PRESENTER_CSS = """<style>
+:root { --specdec-presenter: 1; }
+[data-testid="stMainBlockContainer"] { padding-top: 3.25rem; padding-bottom: 2rem; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding-top: 0; }
+[data-testid="stMainBlockContainer"] h2 { font-size: 1.5rem; }
+[data-testid="stMainBlockContainer"] h3 { font-size: 1.35rem; }
+[data-testid="stMainBlockContainer"] h4 { font-size: 1.2rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] li { font-size: 1.2rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] { font-size: 1.05rem; }
+[data-testid="stMainBlockContainer"] button p { font-size: 1.2rem; font-weight: 600; }
+[data-testid="stMainBlockContainer"] div[data-testid="stMetricValue"],
+[data-testid="stMainBlockContainer"] div[data-testid="stMetricValue"] p {
+  font-size: 3rem; line-height: 1.15; font-weight: 700;
+}
+[data-testid="stMainBlockContainer"] label[data-testid="stMetricLabel"] p,
+[data-testid="stMainBlockContainer"] div[data-testid="stMetricDelta"] p { font-size: 1.05rem; }
+.st-key-presenter_qr_corner {
+  position: fixed; top: 0.55rem; right: 4.5rem; z-index: 999991; width: auto;
+}
+.st-key-presenter_qr_corner button p { font-size: 1.05rem; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-presenter_qr_corner) { position: absolute; }
+</style>"""
+
+# Static CSS of every page, in both views (a module constant, like the one above).
+# - Display formulas (KaTeX) may wrap after a relation or an operator ("=", "+", ...):
+#   KaTeX writes each unbreakable chunk as its own inline block, and Streamlit's
+#   nowrap cut "= 2.773" to "= 2." on a phone; a wrapped line gets a little air.
+# - A phone (narrow, or a touch screen without hover): no plotly toolbar (it covered the
+#   chart titles) and no drag layer, so a swipe over a chart scrolls the page instead of
+#   zooming the chart; Streamlit's own full-screen button stays.
+# - Steppers (specdec_ui/kit/stepper.py): buttons at least 44 px tall (a thumb's target); the
+#   Back / Next row repeated under a step's chart shows only on a narrow screen.
+# - Accessibility (issue 28, WCAG 2.1 AA): captions and the primary button's words at a
+#   contrast of at least 4.5:1 in both themes (``light-dark`` follows Streamlit's theme,
+#   which sets ``color-scheme`` on the app: light captions 6.3:1 on white, dark 8.9:1 on
+#   #171614; the dark theme's primary button #56B4E9 gets dark words, 8.2:1, for white
+#   ones read 2.3:1); a thick focus ring on whatever the keyboard reaches; the skip link
+#   (:data:`A11Y_JS`) shown when it has the focus; a metric's label and value, a widget's
+#   label and a button's words wrap instead of being cut with "…" on a narrow or zoomed
+#   screen; and with ``prefers-reduced-motion``
+#   no transition or animation runs (the progress bar, the expanders, the sidebar).
+APP_CSS = """<style>
+/* a wide markdown table (the Model pair lab's prices) scrolls in its own box at 320 px */
+.st-key-lm_prices [data-testid="stMarkdownContainer"] { overflow-x: auto; }
+.st-key-round_stepper button, .st-key-lm_stepper button, .st-key-var_stepper button,
+.st-key-round_below button, .st-key-lm_below button, .st-key-var_below button {
+  min-height: 44px;
+}
+@media (min-width: 641px) {
+  .st-key-round_below, .st-key-lm_below, .st-key-var_below { display: none; }
+}
+.katex-display > .katex, .katex-display > .katex > .katex-html { white-space: normal; }
+.katex-display > .katex > .katex-html > .base { margin: 0.2em 0; }
+@media (max-width: 640px), (hover: none) and (pointer: coarse) {
+  [data-testid="stPlotlyChart"] .modebar-container { display: none !important; }
+  [data-testid="stPlotlyChart"] .draglayer,
+  [data-testid="stPlotlyChart"] .draglayer * { pointer-events: none !important; }
+}
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {
+  color: light-dark(#5C5B58, #B9B7B2); opacity: 1;
+}
+[data-testid="stBaseButton-primary"], [data-testid="stBaseButton-primary"] p {
+  color: light-dark(#FFFFFF, #171614);
+}
+:focus-visible { outline: 3px solid light-dark(#0072B2, #56B4E9) !important; outline-offset: 2px; }
+[data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"],
+[data-testid="stMetricLabel"] p, [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"],
+[data-testid="stMetricValue"] p,
+[data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"], [data-testid="stWidgetLabel"] p,
+.stButton [data-testid="stMarkdownContainer"], .stButton p {
+  white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere;
+}
+.specdec-skip {
+  position: fixed; left: 0.5rem; top: -4rem; z-index: 1000000; padding: 0.6rem 1rem;
+  background: #0072B2; color: #FFFFFF; border-radius: 0.4rem; font-weight: 600;
+}
+.specdec-skip:focus { top: 0.5rem; }
+@media (prefers-reduced-motion: reduce) {
+  *, *::before, *::after {
+    animation-duration: 0.001ms !important; animation-iteration-count: 1 !important;
+    transition-duration: 0.001ms !important; transition-delay: 0s !important;
+    scroll-behavior: auto !important;
+  }
+}
+</style>"""
+
+# Static accessibility script of every page (issue 28; runs once per browser tab, a flag on
+# window stops a second copy). Only ARIA and focus, never text of the page:
+# - a "Skip to the lesson" link, the first thing Tab reaches, that moves the focus to the
+#   page's h1 (past the sidebar's navigation and the header's buttons);
+# - a display formula (KaTeX), a table (a chart's numbers) or a code block that scrolls
+#   sideways on a narrow screen gets tabindex=0 and a name, so a keyboard can reach and
+#   scroll it (axe: scrollable-region-focusable; WCAG 1.4.10 lets a data table scroll in
+#   its own box);
+# - the SVG inside a named chart (``chart(alt=...)`` makes its box a figure named by the
+#   chart's summary) is hidden from screen readers, which would read its tick labels one
+#   by one; the summary and the data table under the chart carry the same numbers.
+A11Y_JS = """<script>
+(() => {
+  if (window.__specdecA11y) { return; }
+  window.__specdecA11y = true;
+  const skip = document.createElement("a");
+  skip.href = "#specdec-lesson";
+  skip.className = "specdec-skip";
+  skip.textContent = "Skip to the lesson";
+  const landmark = document.createElement("nav");
+  landmark.setAttribute("aria-label", "Skip link");
+  landmark.appendChild(skip);
+  skip.addEventListener("click", (event) => {
+    event.preventDefault();
+    const lesson = document.getElementById("specdec-lesson");
+    const target = (lesson && lesson.querySelector("h1")) || lesson;
+    if (!target) { return; }
+    target.setAttribute("tabindex", "-1");
+    target.focus();
+    target.scrollIntoView({ block: "start" });
+  });
+  document.body.prepend(landmark);
+  const SCROLLERS = [[".katex-display", "Formula (scrolls sideways)"],
+                     ['[data-testid="stTable"] > div', "Table (scrolls sideways)"],
+                     ['[data-testid="stCode"] pre', "Code (scrolls sideways)"],
+                     ['.st-key-lm_prices [data-testid="stMarkdownContainer"]',
+                      "Table (scrolls sideways)"]];
+  const fix = () => {
+    const lesson = document.querySelector('[data-testid="stMainBlockContainer"]');
+    if (lesson && !document.getElementById("specdec-lesson")) { lesson.id = "specdec-lesson"; }
+    for (const [selector, what] of SCROLLERS) {
+      for (const box of document.querySelectorAll(selector)) {
+        const scrolls = box.scrollWidth > box.clientWidth + 1
+          || box.scrollHeight > box.clientHeight + 1;
+        if (scrolls && !box.hasAttribute("tabindex")
+            && ["auto", "scroll"].includes(getComputedStyle(box).overflowX)) {
+          box.setAttribute("tabindex", "0");
+          box.setAttribute("role", "group");
+          box.setAttribute("aria-label", what);
+        }
+      }
+    }
+    const named = '[data-testid="stPlotlyChart"][role="figure"] svg';
+    for (const svg of document.querySelectorAll(named)) {
+      if (!svg.hasAttribute("aria-hidden")) { svg.setAttribute("aria-hidden", "true"); }
+    }
+  };
+  let queued = false;
+  const later = () => {
+    if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; fix(); }); }
+  };
+  new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
+  window.addEventListener("resize", later);
+  later();
+})();
+</script>"""
+
+# Static key script (runs once per browser tab; a flag on window stops a second listener).
+# It presses the visible, enabled button of an element whose key ends in _next / _back, and
+# only while presenter view is on and the focus is not in a field, slider or menu.
+PRESENTER_KEYS_JS = """<script>
+(() => {
+  if (window.__specdecPresenterKeys) { return; }
+  window.__specdecPresenterKeys = true;
+  const NEXT = ["ArrowRight", "PageDown"];
+  const BACK = ["ArrowLeft", "PageUp"];
+  const typing = (el) => el && el.closest && el.closest(
+    "input, textarea, select, [contenteditable='true'], [role='slider'], [role='listbox'], " +
+    "[role='combobox'], [role='menu'], [role='tablist']");
+  const button = (suffix) => {
+    for (const box of document.querySelectorAll("[class*='st-key-']")) {
+      const mine = [...box.classList].some((c) => c.startsWith("st-key-") && c.endsWith(suffix));
+      const b = mine ? box.querySelector("button") : null;
+      if (b && !b.disabled && b.offsetParent !== null) { return b; }
+    }
+    return null;
+  };
+  document.addEventListener("keydown", (event) => {
+    const on = getComputedStyle(document.documentElement)
+      .getPropertyValue("--specdec-presenter").trim() === "1";
+    if (!on || event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) {
+      return;
+    }
+    const suffix = NEXT.includes(event.key) ? "_next" : BACK.includes(event.key) ? "_back" : "";
+    const target = suffix ? button(suffix) : null;
+    if (target) { event.preventDefault(); target.click(); }
+  });
+})();
+</script>"""
+
+
+# Static stepper script of every page (runs once per tab, like the key script above): after
+# a tap on the Back / Next row repeated under a step's chart (``*_below``, shown on a phone
+# only) has rerun the page, it keeps that row on the bottom edge of the screen for up to 30 s
+# (until the reader scrolls, types or touches), so the new step's chart sits right above the
+# thumb (the step's words above it change height from step to step, and moved the chart
+# away).
+STEPPER_JS = """<script>
+(() => {
+  if (window.__specdecStepperScroll) { return; }
+  window.__specdecStepperScroll = true;
+  let pending = null;
+  let follow = null;
+  const stop = () => { clearInterval(follow); follow = null; };
+  // the reader moves the page: stop following the row at once
+  for (const what of ["wheel", "touchstart", "keydown"]) {
+    document.addEventListener(what, stop, { capture: true, passive: true });
+  }
+  document.addEventListener("click", (event) => {
+    const box = event.target.closest && event.target.closest("[class*='st-key-']");
+    const names = box ? [...box.classList] : [];
+    const mine = names.find((c) => c.startsWith("st-key-") && c.endsWith("_below"));
+    if (mine && event.target.closest("button")) { pending = mine; }
+  }, true);
+  // the whole document: the app's root element may be replaced (a theme change remounts it)
+  new MutationObserver(() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!pending || !app || app.getAttribute("data-test-script-state") !== "notRunning") {
+      return;
+    }
+    const name = pending;
+    const until = Date.now() + 30000;
+    pending = null;
+    stop();
+    // the new step's words and charts settle for a while after the script has ended (a
+    // loaded machine lays a chart out many seconds later): keep the row on the bottom edge
+    follow = setInterval(() => {
+      const row = document.querySelector("." + name);
+      if (Date.now() > until || !row) { stop(); return; }
+      if (Math.abs(row.getBoundingClientRect().bottom - window.innerHeight) > 2) {
+        row.scrollIntoView({ block: "end" });
+      }
+    }, 150);
+  }).observe(document.body, {
+    attributes: true, subtree: true, attributeFilter: ["data-test-script-state"],
+  });
+})();
+</script>"""
+
+
+def parse_present(raw: str | None) -> bool | None:
+    """``present`` link value -> True/False, or None when absent or not a yes/no word."""
+    if raw is None:
+        return None
+    word = raw.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    return None
+
+
+def presenting() -> bool:
+    """Whether presenter view is on; a changed ``present`` link value is applied once.
+
+    The link is read only when its value differs from the last one seen, so a link
+    that still says ``present=1`` cannot switch the view back on after the toggle
+    turned it off (the toggle also removes the parameter).
+    """
+    raw = st.query_params.get(PRESENT_PARAM)
+    if raw != st.session_state.get(SEEN_KEY):
+        st.session_state[SEEN_KEY] = raw
+        wanted = parse_present(raw)
+        if wanted is not None:
+            st.session_state[STATE_KEY] = wanted
+    return bool(st.session_state.get(STATE_KEY, False))
+
+
+def _toggled() -> None:
+    st.session_state[STATE_KEY] = bool(st.session_state[TOGGLE_KEY])
+
+
+def presenter_toggle() -> bool:
+    """The sidebar switch; returns the (possibly new) state."""
+    on = presenting()
+    st.session_state[TOGGLE_KEY] = on  # the widget's value is dropped on page switches
+    st.sidebar.toggle(
+        "🖥️ Presenter view",
+        key=TOGGLE_KEY,
+        on_change=_toggled,
+        help="Projector layout: inputs folded away, larger chart text, thicker lines. "
+        "→ / Page Down (a clicker) presses Next, ← / Page Up presses Back. "
+        "The link gets present=1 so a reload keeps it.",
+    )
+    return on
+
+
+def link_params() -> dict[str, str]:
+    """``{"present": "1"}`` in presenter view, else ``{}``: add it to the page's link."""
+    return {PRESENT_PARAM: "1"} if presenting() else {}
+
+
+def sync_link() -> None:
+    """Write the presenter state into the address bar (after the page wrote its own)."""
+    on = presenting()
+    if on and st.query_params.get(PRESENT_PARAM) != "1":
+        st.query_params[PRESENT_PARAM] = "1"
+    elif not on and PRESENT_PARAM in st.query_params:
+        del st.query_params[PRESENT_PARAM]
+    st.session_state[SEEN_KEY] = st.query_params.get(PRESENT_PARAM)
+
+
+def presenter_style() -> None:
+    """Static CSS and the static key script, only in presenter view."""
+    if not presenting():
+        return
+    st.html(PRESENTER_CSS)  # style only: Streamlit puts it out of the page flow
+    st.sidebar.html(PRESENTER_KEYS_JS, unsafe_allow_javascript=True)
+
+
+def app_style() -> None:
+    """The static CSS of every page (wrapping formulas, phone-friendly charts, steppers,
+    contrast, focus, reduced motion) and the static scripts: accessibility (skip link,
+    ARIA) and the steppers (a phone's repeated Back / Next keeps the chart in view)."""
+    st.html(APP_CSS)  # style only: Streamlit puts it out of the page flow
+    st.sidebar.html(A11Y_JS, unsafe_allow_javascript=True)
+    st.sidebar.html(STEPPER_JS, unsafe_allow_javascript=True)
+
+
+def page_heading(
+    page: PageInfo,
+    intro: str,
+    *,
+    presenting: bool,
+    questions: Callable[[str | None], None] | None = None,
+) -> None:
+    """The page's title and its intro paragraph (markdown, the page's own text); in
+    presenter view the intro folds away, so the result comes first. ``questions(intro)``
+    draws "What this page asks" (the page's questions for the class, folded), given the
+    intro when the page shows it nowhere else; a page without questions folds its intro
+    into that box instead."""
+    st.title(f"{page.icon} {page.title}")
+    if questions is None:
+        (st.expander("What this page asks") if presenting else st.container()).write(intro)
+        return
+    if not presenting:
+        st.write(intro)
+    questions(intro if presenting else None)
+
+
+# plotly's config for every chart: no zoom by the mouse wheel or a two-finger scroll (it
+# took the page's scroll), no plotly logo. The figure itself is never changed: figures are
+# shared read-only between sessions. Phones lose the toolbar and drag-zoom by APP_CSS.
+CHART_CONFIG = {"scrollZoom": False, "displaylogo": False}
+
+
+def chart(
+    fig: go.Figure, *, config: Mapping | None = None, alt: str | None = None, **kwargs
+) -> None:
+    """``st.plotly_chart`` with the presenter look applied in presenter view, and the
+    chart's text alternative (issue 28): the summary the figure carries
+    (:func:`specdec_ui.kit.chart_text.chart_text`) is the chart's accessible name, and its data
+    follows as a table in an expander. ``alt`` (the page's words about this moment, e.g.
+    the decision shown) is added after the summary.
+
+    ``config`` (plotly's) is merged over :data:`CHART_CONFIG`.
+    """
+    text = chart_text(fig)
+    if presenting():
+        fig = presenter_figure(fig, theme_type=st.context.theme.type)
+    name = " ".join(part for part in (text.summary, alt) if part)
+    st.plotly_chart(fig, config={**CHART_CONFIG, **(config or {})}, alt=name, **kwargs)
+    chart_table(text)
+
+
+DATA_LABEL = "🔢 This chart's numbers as a table"
+
+
+def chart_table(text: ChartText) -> None:
+    """The chart's summary and its data as a table, folded under the chart (every cell is
+    plain text: labels a student typed are escaped for st.table's markdown)."""
+    if not text.rows:
+        return
+    with st.expander(DATA_LABEL):
+        st.caption(md_escape(text.summary))
+        frame = pd.DataFrame(
+            [[md_escape(cell) for cell in row] for row in text.rows],
+            columns=[md_escape(c) for c in text.columns],
+        )
+        st.table(frame, hide_index=True)
+        if text.note:
+            st.caption(md_escape(text.note))
+
+
+def share_link(params: Mapping[str, str] | None = None) -> str | None:
+    """This page's full address with its state (``present`` left out), or None if unknown.
+
+    ``st.context.url`` is the page address the browser used (no query); ``params``
+    defaults to the current query parameters. Presenter view is a screen setting, not
+    state: a student's phone opens the normal page.
+    """
+    base = st.context.url
+    if not base:
+        return None
+    values = dict(st.query_params.to_dict() if params is None else params)
+    values.pop(PRESENT_PARAM, None)
+    return base + (share_query(values) if values else "")
+
+
+QR_ALT = "QR code of this page's link (the link is written beside it)"
+LOCAL_NOTE = (
+    "This address points at this computer (localhost), so phones cannot open it; serve the "
+    "app on the network or a public host to share it."
+)
+
+
+def share_panel(link: str | None) -> None:
+    """QR code of ``link`` beside the link as copyable text, and a note on local addresses."""
+    if not link:
+        st.caption("The share link appears here once the page has loaded in a browser.")
+        return
+    # A row that wraps instead of columns: a fixed 240 px code in a quarter column stuck out
+    # over the link beside it on narrower screens (issue 25); now the link moves under it.
+    row = st.container(horizontal=True, vertical_alignment="center", key="share_row")
+    code = row.container(width=QR_WIDTH)
+    text = row.container(width="stretch")
+    try:
+        png = qr_png(link)
+    except LinkTooLongError as err:
+        code.info(f"No QR code: {err}. Copy the link instead.", icon="🔗")
+    else:
+        code.image(
+            png, width=QR_WIDTH, caption="Scan to open this page in the same state", alt=QR_ALT
+        )
+    with text:
+        st.code(link, language=None, wrap_lines=True)
+        if is_local_link(link):
+            st.caption(LOCAL_NOTE)
+
+
+QR_BUTTON_KEY = "presenter_qr"
+QR_CORNER_KEY = "presenter_qr_corner"  # PRESENTER_CSS pins this container top right
+QR_DIALOG_WIDTH = 460  # px: a class scans it from the back of the room (the dialog fits 768)
+QR_DIALOG_SCALE = 12  # px per module, drawn larger than shown: sharp when scaled down
+
+
+def qr_button() -> None:
+    """ "📱 Show QR code": the page's current link as a large QR code in a dialog.
+
+    In presenter view the button sits in the top-right corner of every page (pinned by
+    ``PRESENTER_CSS``), reachable without scrolling; in normal view it is in the sidebar.
+    The link is the address bar's: the page wrote its state into the query parameters on
+    the run before the click, and a click changes no state.
+    """
+    where = st.container(key=QR_CORNER_KEY) if presenting() else st.sidebar
+    if where.button(
+        "📱 Show QR code",
+        key=QR_BUTTON_KEY,
+        help="Opens this page's link as a large QR code, for a class to scan.",
+    ):
+        qr_dialog(share_link())
+
+
+@st.dialog("📱 Scan to open this page", width="large")
+def qr_dialog(link: str | None) -> None:
+    """The QR code of ``link`` at projector size, the link itself and the local-address note."""
+    if not link:
+        st.caption("The link is known once the page has loaded in a browser; try again.")
+        return
+    code, text = st.columns([1, 1], vertical_alignment="center")
+    try:
+        png = qr_png(link, scale=QR_DIALOG_SCALE)
+    except LinkTooLongError as err:
+        code.info(f"No QR code: {err}. Copy the link instead.", icon="🔗")
+    else:
+        code.image(png, width=QR_DIALOG_WIDTH, alt=QR_ALT)
+    with text:
+        st.markdown("**Scan with a phone camera** to open this page in the same state.")
+        st.code(link, language=None, wrap_lines=True)
+        if is_local_link(link):
+            st.warning(LOCAL_NOTE, icon="⚠️")
+
+
+def share_page(params: Mapping[str, str] | None = None) -> None:
+    """For a page without ``PageState``: keep ``present=1`` in its link, show the QR panel."""
+    sync_link()
+    share_panel(share_link(params))

@@ -1,0 +1,7 @@
+"""The Losslessness lab page's room: its sections (``view``), its Monte Carlo work and its
+figures; run by ``pages/scripts/losslessness.py``.
+
+Imports the kit, the runtime, the app-wide modules at the top of ``specdec_ui`` and the
+core. Imported by its page script only; another room imports it only where
+tests/test_import_directions.py's EXCEPTIONS name the pair and say why.
+"""

@@ -1,0 +1,7 @@
+"""The Variants lab page's room: its sections (``view``), its table of variants and its
+figures; run by ``pages/scripts/variants.py``.
+
+Imports the kit, the runtime, the app-wide modules at the top of ``specdec_ui`` and the
+core. Imported by its page script only; another room imports it only where
+tests/test_import_directions.py's EXCEPTIONS name the pair and say why.
+"""
