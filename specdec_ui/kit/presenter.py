@@ -246,49 +246,58 @@ PRESENTER_KEYS_JS = """<script>
 
 # Static stepper script of every page (runs once per tab, like the key script above): after
 # a tap on the Back / Next row repeated under a step's chart (``*_below``, shown on a phone
-# only) has rerun the page, it keeps that row on the bottom edge of the screen for up to 30 s
-# (until the reader scrolls, types or touches), so the new step's chart sits right above the
-# thumb (the step's words above it change height from step to step, and moved the chart
-# away).
+# only), it keeps that whole row on the bottom edge of the screen, so the new step's chart
+# sits right above the thumb (the step's words above it change height from step to step,
+# and moved the chart away). It follows the row until the reader moves the page (scrolls,
+# types, touches or clicks elsewhere), and for at most 60 s after the last rerun it saw
+# running (a loaded machine lays a chart out many seconds after its script has ended, and a
+# background result can rerun the page once more). It polls the app's script state rather
+# than watching it change: the app's root element can be replaced while a rerun runs.
 STEPPER_JS = """<script>
 (() => {
   if (window.__specdecStepperScroll) { return; }
   window.__specdecStepperScroll = true;
-  let pending = null;
+  const FOLLOW_MS = 60000;
+  let row = null;  // the class of the row kept on the bottom edge, from the tap on
+  let until = 0;
   let follow = null;
-  const stop = () => { clearInterval(follow); follow = null; };
-  // the reader moves the page: stop following the row at once
-  for (const what of ["wheel", "touchstart", "keydown"]) {
+  const stop = () => { clearInterval(follow); follow = null; row = null; };
+  // the reader moves the page: stop following the row at once (a tap on the row itself
+  // stops it too, and its click starts following again)
+  for (const what of ["wheel", "touchstart", "keydown", "pointerdown"]) {
     document.addEventListener(what, stop, { capture: true, passive: true });
   }
-  document.addEventListener("click", (event) => {
-    const box = event.target.closest && event.target.closest("[class*='st-key-']");
-    const names = box ? [...box.classList] : [];
-    const mine = names.find((c) => c.startsWith("st-key-") && c.endsWith("_below"));
-    if (mine && event.target.closest("button")) { pending = mine; }
-  }, true);
-  // the whole document: the app's root element may be replaced (a theme change remounts it)
-  new MutationObserver(() => {
+  const keyed = (el) => el && el.closest && el.closest("[class*='st-key-']");
+  // the outermost ``*_below`` keyed box around the button: the row, not the button alone
+  const rowOf = (target) => {
+    let found = null;
+    for (let box = keyed(target); box; box = keyed(box.parentElement)) {
+      const name = [...box.classList].find((c) => c.startsWith("st-key-") && c.endsWith("_below"));
+      if (name) { found = name; }
+    }
+    return found;
+  };
+  const keepRow = () => {
+    if (!row || Date.now() > until) { stop(); return; }
     const app = document.querySelector('[data-testid="stApp"]');
-    if (!pending || !app || app.getAttribute("data-test-script-state") !== "notRunning") {
+    if (!app || app.getAttribute("data-test-script-state") !== "notRunning") {
+      until = Date.now() + FOLLOW_MS;  // a rerun runs: the window starts when it has ended
       return;
     }
-    const name = pending;
-    const until = Date.now() + 30000;
-    pending = null;
+    const box = document.querySelector("." + row);  // absent for a moment while redrawn
+    if (box && Math.abs(box.getBoundingClientRect().bottom - window.innerHeight) > 2) {
+      box.scrollIntoView({ block: "end" });
+    }
+  };
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest("button");
+    const name = button ? rowOf(button) : null;
+    if (!name) { return; }
     stop();
-    // the new step's words and charts settle for a while after the script has ended (a
-    // loaded machine lays a chart out many seconds later): keep the row on the bottom edge
-    follow = setInterval(() => {
-      const row = document.querySelector("." + name);
-      if (Date.now() > until || !row) { stop(); return; }
-      if (Math.abs(row.getBoundingClientRect().bottom - window.innerHeight) > 2) {
-        row.scrollIntoView({ block: "end" });
-      }
-    }, 150);
-  }).observe(document.body, {
-    attributes: true, subtree: true, attributeFilter: ["data-test-script-state"],
-  });
+    row = name;
+    until = Date.now() + FOLLOW_MS;
+    follow = setInterval(keepRow, 150);
+  }, true);
 })();
 </script>"""
 

@@ -23,6 +23,7 @@ import re
 
 import pytest
 from axe_playwright_python.base import AXE_SCRIPT
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from .conftest import (
@@ -179,21 +180,38 @@ def _choose(page, name: str, typed: str) -> None:
     """Pick the one option of select box ``name`` that contains ``typed``, by typing it
     (Streamlit's select box filters its options as one types). A rerun that lands while
     the list is open (a background result on a loaded machine) closes it: open it again,
-    at most three times."""
-    box = _reveal(page, name).get_by_role("combobox")
+    at most three times, until the box shows the option."""
+    box = _reveal(page, name).get_by_role("combobox")  # its value: the chosen option
     option = page.get_by_role("option", name=re.compile(re.escape(typed)))
     for attempt in range(3):
         settle(page, timeout=60_000)
-        box.click()
-        box.fill(typed)
         try:
+            box.click(timeout=10_000)
+            box.fill(typed, timeout=10_000)
             expect(option).to_have_count(1, timeout=10_000)
-            break
-        except AssertionError:
+            option.click(timeout=10_000)
+            expect(box).to_have_value(re.compile(re.escape(typed)), timeout=10_000)
+            return
+        except (AssertionError, PlaywrightTimeoutError):
             if attempt == 2:
                 raise
             page.keyboard.press("Escape")
-    option.click()
+
+
+def _pick(page, name: str, label: str, shows: str) -> None:
+    """Pick ``label`` of radio group ``name`` and wait for ``shows`` to appear. A rerun that
+    lands with the click (a background result on a loaded machine) can leave the old choice
+    on screen: pick it again, at most three times."""
+    for attempt in range(3):
+        settle(page, timeout=60_000)
+        try:
+            _reveal(page, name).get_by_text(label, exact=True).click(timeout=10_000)
+            settle(page, timeout=60_000)
+            expect(page.locator(shows)).to_be_attached(timeout=20_000)
+            return
+        except (AssertionError, PlaywrightTimeoutError):
+            if attempt == 2:
+                raise
 
 
 def typical_action(page, path: str) -> None:
@@ -219,8 +237,7 @@ def typical_action(page, path: str) -> None:
         settle(page)
         expect(page.locator(f"{MAIN} [role='alert'], {MAIN} [role='status']").first).to_be_visible()
     elif path == "/Model_pair_lab":
-        _reveal(page, "lm_mode").get_by_text("Step round by round").click()
-        settle(page, timeout=60_000)
+        _pick(page, "lm_mode", "Step round by round", f"{key('lm_next')} button")
         _click(page, f"{key('lm_next')} button")
     elif path == "/Variants_lab":
         _click(page, f"{key('var_next')} button")
