@@ -251,8 +251,8 @@ PRESENTER_KEYS_JS = """<script>
 # and moved the chart away). It follows the row until the reader moves the page (scrolls,
 # types, touches or clicks elsewhere), and for at most 60 s after the last rerun it saw
 # running (a loaded machine lays a chart out many seconds after its script has ended, and a
-# background result can rerun the page once more). It polls the app's script state rather
-# than watching it change: the app's root element can be replaced while a rerun runs.
+# background result can rerun the page once more). It polls the app's script state from
+# the tap on: an observer of that attribute missed the end of some reruns (CI, stop 30).
 STEPPER_JS = """<script>
 (() => {
   if (window.__specdecStepperScroll) { return; }
@@ -278,7 +278,7 @@ STEPPER_JS = """<script>
     return found;
   };
   const keepRow = () => {
-    if (!row || Date.now() > until) { stop(); return; }
+    if (Date.now() > until) { stop(); return; }
     const app = document.querySelector('[data-testid="stApp"]');
     if (!app || app.getAttribute("data-test-script-state") !== "notRunning") {
       until = Date.now() + FOLLOW_MS;  // a rerun runs: the window starts when it has ended

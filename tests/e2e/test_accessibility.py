@@ -176,42 +176,46 @@ def _click(page, selector: str) -> None:
     settle(page, timeout=60_000)
 
 
-def _choose(page, name: str, typed: str) -> None:
-    """Pick the one option of select box ``name`` that contains ``typed``, by typing it
-    (Streamlit's select box filters its options as one types). A rerun that lands while
-    the list is open (a background result on a loaded machine) closes it: open it again,
-    at most three times, until the box shows the option."""
-    box = _reveal(page, name).get_by_role("combobox")  # its value: the chosen option
-    option = page.get_by_role("option", name=re.compile(re.escape(typed)))
-    for attempt in range(3):
+def _until_it_holds(page, attempt) -> None:
+    """Run ``attempt()`` (a choice and the check that it took) at most three times. A rerun
+    that lands with the click (a background result on a loaded machine) can close a select
+    box's open list or leave the old choice on screen: then make the choice again."""
+    for tries_left in (2, 1, 0):
         settle(page, timeout=60_000)
         try:
-            box.click(timeout=10_000)
-            box.fill(typed, timeout=10_000)
-            expect(option).to_have_count(1, timeout=10_000)
-            option.click(timeout=10_000)
-            expect(box).to_have_value(re.compile(re.escape(typed)), timeout=10_000)
+            attempt()
             return
         except (AssertionError, PlaywrightTimeoutError):
-            if attempt == 2:
+            if not tries_left:
                 raise
-            page.keyboard.press("Escape")
+            page.keyboard.press("Escape")  # close a list left open
+
+
+def _choose(page, name: str, typed: str) -> None:
+    """Pick the one option of select box ``name`` that contains ``typed``, by typing it
+    (Streamlit's select box filters its options as one types), until the box shows it."""
+    box = _reveal(page, name).get_by_role("combobox")  # its value: the chosen option
+    option = page.get_by_role("option", name=re.compile(re.escape(typed)))
+
+    def attempt() -> None:
+        box.click(timeout=10_000)
+        box.fill(typed, timeout=10_000)
+        expect(option).to_have_count(1, timeout=10_000)
+        option.click(timeout=10_000)
+        expect(box).to_have_value(re.compile(re.escape(typed)), timeout=10_000)
+
+    _until_it_holds(page, attempt)
 
 
 def _pick(page, name: str, label: str, shows: str) -> None:
-    """Pick ``label`` of radio group ``name`` and wait for ``shows`` to appear. A rerun that
-    lands with the click (a background result on a loaded machine) can leave the old choice
-    on screen: pick it again, at most three times."""
-    for attempt in range(3):
+    """Pick ``label`` of radio group ``name``, until ``shows`` appears."""
+
+    def attempt() -> None:
+        _reveal(page, name).get_by_text(label, exact=True).click(timeout=10_000)
         settle(page, timeout=60_000)
-        try:
-            _reveal(page, name).get_by_text(label, exact=True).click(timeout=10_000)
-            settle(page, timeout=60_000)
-            expect(page.locator(shows)).to_be_attached(timeout=20_000)
-            return
-        except (AssertionError, PlaywrightTimeoutError):
-            if attempt == 2:
-                raise
+        expect(page.locator(shows)).to_be_attached(timeout=20_000)
+
+    _until_it_holds(page, attempt)
 
 
 def typical_action(page, path: str) -> None:
