@@ -17,7 +17,7 @@ rounds whose draft i (1-based) was kept (vLLM: ``num_accepted_tokens_per_pos``):
   when nothing else changes, because the drafts after a rejection are proposed and never
   kept. vLLM's "Avg Draft acceptance rate" is num_accepted_tokens / num_draft_tokens
   (vllm/v1/spec_decode/metrics.py): the same number when every round drafts K tokens, a
-  larger one when rounds draft fewer (an n-gram or adaptive draft that proposes 0..K), since
+  larger one when rounds draft fewer (an n-gram draft that proposes 0..K), since
   (AL - 1) / K then counts drafts never proposed as if they had been rejected;
 - fitted alpha: the alpha of the i.i.d. model (Leviathan et al. 2023, Sec. 3.3:
   every draft kept independently with probability alpha, so r_i = alpha^i and
@@ -328,7 +328,7 @@ def metrics_from_vllm_counters(
     """Metrics of vLLM's four spec-decode counters (``SpecDecodingStats``).
 
     R = ``num_drafts`` rounds that drafted; ``num_draft_tokens`` drafts proposed (R K when
-    every round drafts K; fewer when a lookup or adaptive draft proposes less);
+    every round drafts K; fewer when a lookup draft or the guard proposes less);
     ``num_accepted_tokens`` = the sum of ``accepted_per_pos`` (A_1 >= A_2 >= ...). Checks:
     A_i <= R, the sum, and accepted <= drafted <= R K (a draft is kept only if proposed).
     AL = 1 + accepted / R; vLLM's rate accepted / drafted

@@ -10,8 +10,8 @@ Public entry points:
 - :func:`encode_prompt` (checked text -> ids) and :func:`cost_model` (c, v(K) and the
   predicted speedups from a speculative and a plain run);
 - :func:`measure_costs` -> :class:`CostProfile` (c and v(0..K) on this machine), which
-  ``speculative_generate(..., adaptive=profile)`` uses to choose each round's draft
-  length (:mod:`.adaptive`).
+  ``speculative_generate(..., adaptive=profile)`` guards its rounds with (draft K, or
+  plain steps while drafting does not pay: :mod:`.adaptive`).
 """
 
 from .adaptive import CostProfile

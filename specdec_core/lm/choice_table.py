@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InvalidParameterError
-from .prompt_lookup import PromptLookupDraft, find_match, match_keep_chances
+from .prompt_lookup import PromptLookupDraft, find_match
 from .tokenizer import Tokenizer
 
 TABLE_ORDER = 4  # longest context of the choice table (held-out alpha: 3 -> 0.502, 4 -> 0.514)
@@ -43,24 +43,6 @@ LOOKUP_HIT = {4: 0.74, 3: 0.65, 2: 0.59, 0: 0.0}  # 0: no match (no tokens)
 # benchmarks/results_model_pairs.md), and the estimate below runs high. 2.0 gave the
 # most tokens per unit of cost on the same validation text (1.8: -0.3 %, 2.4: -7 %).
 MIN_EXPECTED_TOKENS = 2.0
-# The table's share runs high as a chance of being kept: at the target's greedy text after
-# 51 held-out paragraphs (tools/measure_draft_hits.py), a round's first guess with a mean
-# share of SHARE_POINTS[i] was the target's choice SHARE_KEEP[i] of the time, and a later
-# guess, given that the guesses before it were right, LATER_KEEP[i] of the time at
-# LATER_POINTS[i] (a predictable phrase stays predictable). A share of exactly 1 (SURE_*)
-# is kept less often than one of 0.96-0.99: the table keeps no counts, and a context seen
-# once has a share of 1, while 0.96 or more short of 1 takes at least 25 sightings. The
-# adaptive draft length reads the share through these curves; the fixed threshold above
-# does not.
-SHARE_POINTS = (0.0, 0.085, 0.160, 0.249, 0.346, 0.437, 0.523, 0.649, 0.754, 0.847, 0.927, 0.980)
-SHARE_KEEP = (0.0, 0.105, 0.116, 0.209, 0.277, 0.344, 0.349, 0.476, 0.707, 0.764, 0.920, 0.969)
-LATER_POINTS = (0.0, 0.088, 0.164, 0.247, 0.343, 0.444, 0.531, 0.647, 0.761, 0.853, 0.927, 0.981)
-LATER_KEEP = (0.0, 0.158, 0.159, 0.342, 0.413, 0.401, 0.456, 0.531, 0.917, 0.837, 0.950, 0.989)
-SURE_KEEP, SURE_LATER = 0.676, 0.894  # a share of exactly 1: first guess, later guess
-# The curves at every share the shipped table can hold (q / 255): a list index per guess
-# instead of an np.interp call (a few microseconds each, every round).
-SHARE_CHANCE = [*np.interp(np.arange(255) / 255, SHARE_POINTS, SHARE_KEEP).tolist(), SURE_KEEP]
-LATER_CHANCE = [*np.interp(np.arange(255) / 255, LATER_POINTS, LATER_KEEP).tolist(), SURE_LATER]
 
 
 def context_keys(tokens: np.ndarray, n: int, vocab: int) -> np.ndarray:
@@ -225,26 +207,6 @@ class LookupTableDraft(PromptLookupDraft):
             sure.append(share)
             text.append(x)
         return drafts, sure
-
-    def keep_chances(self, tokens, k: int, more=None) -> tuple[list[int], list[float]]:
-        """Up to k guesses and each one's measured chance of being kept at T = 0 if those
-        before it were: a lookup match by its length (:func:`.prompt_lookup.match_keep_chances`),
-        a table guess by its share read through the measured curve SHARE_KEEP (to 1/255),
-        or LATER_KEEP for a guess after another guess of the same round.
-
-        ``more(chances) -> bool``, if given, is asked before each table guess; False stops
-        (the adaptive engine: when no longer draft could pay, :mod:`.adaptive`).
-        """
-        drafts, n = find_match(tokens, k, LOOKUP_MAX, LOOKUP_MIN)
-        chances = match_keep_chances(n, len(drafts), LOOKUP_MAX)
-        text = list(tokens[len(tokens) - self.table.order :]) + drafts
-        while len(drafts) < k and (more is None or more(chances)):
-            x, _, share = self.table.lookup(text)
-            drafts.append(x)
-            curve = LATER_CHANCE if len(drafts) > 1 else SHARE_CHANCE  # x appended already
-            chances.append(curve[int(share * 255 + 0.5)])
-            text.append(x)
-        return drafts, chances
 
     def propose(self, tokens, k: int) -> list[int]:
         """k guesses, or none when the round is expected to emit < MIN_EXPECTED_TOKENS.

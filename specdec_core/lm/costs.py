@@ -1,7 +1,8 @@
-"""What drafting, planning and verifying cost on the running machine: c, a and v(k).
+"""What drafting, the guard and verifying cost on the running machine: c, a and v(k).
 
-The adaptive draft length (:mod:`.adaptive`) starts from these numbers and (by default)
-corrects them from each run's own clock, so they should be this machine's: a verify of
+The guard that steps aside when drafting does not pay (:mod:`.adaptive`) starts from
+these numbers and (by default) then measures each run on its own clock, so they should
+be this machine's: a verify of
 k + 1 rows costs 1.06 plain steps on one processor and 1.9 on another (OpenBLAS picks
 its small-matrix kernels by processor; issues 20, 27). Measured the way :mod:`.timing`
 measures a speedup:
@@ -10,7 +11,7 @@ measures a speedup:
   other sessions run does not count (BLAS runs on the calling thread: ``load_pair``
   limits it to one);
 - **interleaved repeats**: each repeat times the verify of k = 0..K drafts, one draft
-  call and one unit of the planner in turn (the order reversed every other repeat), so
+  call and one round of the guard's work in turn (the order reversed every other repeat), so
   a slow phase of the machine hits them all; each figure is the median over the repeats
   of its time divided by the same repeat's plain step (paired ratios: the phase divides
   out).
@@ -21,14 +22,14 @@ at T = 0, softmax and coins above) plus the rollback, over the target's own gree
 continuation (so the drafts are kept, as in a good round). Round 0, the target's call on
 one token and its choice, is a plain step: the unit, so v(0) = 1 by definition. c is one
 draft call (a model's row, or a lookup draft's guesses and their q rows) and a the
-planner's work with it (:func:`_draft_timers`). With the default 60 repeats and K = 8 it
+guard's work for one round (:func:`_draft_timers`). With the default 60 repeats and K = 8 it
 takes about 1.5-2 s of CPU for the shipped 4-layer target (a plain step of 0.4-0.9 ms).
 
-Measured apart from a run, these figures run low: within a run the draft's call and the
-planner find their data out of cache after every target call (issue 27 measured a lookup
-draft's c + a at about twice this measurement in the run itself), and they move with the
-machine's load (here v(3) 1.3-1.8 and v(4) 2.3-3.8 within an hour on two shared cores).
-That is why a run prices its rounds by its own clock (``CostProfile.own_clock``).
+Measured apart from a run, these figures run low: within a run the draft's call finds
+its data out of cache after every target call (issue 27 measured a lookup draft's call
+at about twice this measurement in the run itself), and they move with the machine's
+load (here v(3) 1.3-1.8 and v(4) 2.3-3.8 within an hour on two shared cores). That is
+why a guarded run measures its rounds by its own clock (``CostProfile.own_clock``).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ import numpy as np
 from ..distributions import check_k
 from ..errors import InvalidParameterError
 from ..greedy import one_hot_rows
-from .adaptive import AdaptiveState, CostProfile, one_more_pays, row_confidence
+from .adaptive import CostProfile, DraftGuard
 from .blas import blas_kernel
 from .generate import (
     MAX_TEMPERATURE,
@@ -96,29 +97,30 @@ def _target_timers(target, text, base, k_max, t):
 
 
 def _draft_timers(draft, text, base, k_max, t):
-    """Two callables: one draft call and one unit of the planner's work with it, as the
-    adaptive engine makes them (:func:`.generate._lookup_drafts`, ``_model_drafts``).
+    """Two callables: one draft call, and one round of the guard's work, as a guarded
+    run makes them (:func:`.generate._draft_step`, ``_one_round``).
 
-    A lookup draft: the call is ``keep_chances`` up to its guess floor and the guesses'
-    one-hot q rows (T > 0), after each of the last LOOKUP_POSITIONS prefixes of the
-    context in turn (a draft that reads a table reads other entries every round); the
-    planner's unit is a round's choice of length and its bookkeeping
-    (:meth:`.AdaptiveState.plan` and ``record``, a refresh every REFRESH rounds). A model
-    draft: the call is one row (the forward pass on one token, its distribution and the
-    drawn token); the planner's unit is that row's confidence, its calibration and the
-    choice to draft it. Planned with flat placeholder costs: the real ones are what is
-    being measured.
+    A lookup draft: the call is ``propose`` of K guesses and their one-hot q rows (T > 0),
+    after each of the last LOOKUP_POSITIONS prefixes of the context in turn (a draft that
+    reads a table reads other entries every round). A model draft: the call is one row
+    (the forward pass on one token, its distribution and the drawn token). The guard's
+    round: its decision (:meth:`.DraftGuard.plain_rounds`) and its books
+    (:meth:`.DraftGuard.record`), with flat placeholder costs (the real ones are what is
+    being measured).
     """
-    flat = CostProfile("timing", 0.0, (1.0,) * (k_max + 1), per_token=not hasattr(draft, "propose"))
-    policy = AdaptiveState(replace(flat, own_clock=False), k_max)
-    if hasattr(draft, "propose"):
-        return _lookup_timers(draft, text, base, k_max, t, policy)
+    lookup = hasattr(draft, "propose")
+    flat = CostProfile("timing", 0.0, (1.0,) * (k_max + 1), per_token=not lookup)
+    guard = DraftGuard(replace(flat, own_clock=False), k_max)
+
+    def plan():
+        guard.plain_rounds()
+        guard.record(k_max, 2, 1, (0.0, 0.0, 0.0))
+
+    if lookup:
+        return _lookup_call(draft, text, base, k_max, t), plan
     runner = draft.fresh()
     runner.extend(text[: base - 1], last_only=True)
     rng = np.random.default_rng(0)
-    row = runner.extend((text[base - 1],), last_only=True)
-    runner.rollback(base - 1)
-    q = None if t == 0.0 else probabilities(row, t)[0]
 
     def call():
         logits = runner.extend((text[base - 1],), last_only=True)
@@ -126,34 +128,21 @@ def _draft_timers(draft, text, base, k_max, t):
         int(logits[0].argmax()) if q_row is None else _sample(q_row, t, rng)
         runner.rollback(base - 1)
 
-    def plan():
-        keep = policy.chances([row_confidence(row[0], q, t)])[0]
-        one_more_pays(1.0, keep, 0, policy.cost, policy.rate)
-
     return call, plan
 
 
-def _lookup_timers(draft, text, base, k_max, t, policy):
-    """:func:`_draft_timers` of a draft without a model, over rotating prefixes."""
+def _lookup_call(draft, text, base, k_max, t):
+    """A draft without a model: its call over rotating prefixes (:func:`_draft_timers`)."""
     prefixes = [text[:p] for p in range(base - LOOKUP_POSITIONS + 1, base + 1)]
-    guesses = [draft.keep_chances(seq, k_max, more=policy.more_guesses)[1] for seq in prefixes]
     turn = itertools.count()
     vocab = draft.tokenizer.vocab_size
 
     def call():
-        seq = prefixes[next(turn) % len(prefixes)]
-        drafts = draft.keep_chances(seq, k_max, more=policy.more_guesses)[0]
+        drafts = draft.propose(prefixes[next(turn) % len(prefixes)], k_max)
         if t > 0.0:
             one_hot_rows(drafts, vocab)
 
-    def plan():
-        estimates = guesses[next(turn) % len(guesses)]
-        policy.plain_rounds()  # the guard, and the refresh it makes every REFRESH rounds
-        n = policy.plan(estimates)
-        checked = (estimates[:n], [1.0] * n)
-        policy.record(n, n + 1, 1, checked, None, (0.0, 0.0, 0.0))
-
-    return call, plan
+    return call
 
 
 def _interleaved(timers, repeats: int, clock) -> list[list[float]]:

@@ -7,14 +7,14 @@ accepted token and the K drafts in one call (K+1 rows p_1..p_{K+1}), and
 :func:`specdec_core.verify_round`, here on rows valid by construction) keeps x_i while
 u_i < min(1, p_i(x_i)/q_i(x_i)), then emits a residual sample at the first rejection or
 the bonus from p_{K+1}. Both models then roll their caches back to the accepted prefix.
-A round whose draft proposed nothing (prompt lookup without a match, the choice table or
-the adaptive length choosing 0) is one plain target step, the rule's K = 0 case: its
+A round whose draft proposed nothing (prompt lookup without a match, the choice table's
+unlikely guesses, or the guard stepping aside) is one plain target step, the rule's K = 0 case: its
 token is a "plain" token, not a bonus.
 
-Draft length: K every round (``adaptive=None``), or chosen by each round from 0 to K by
-what one more draft is expected to earn and cost on this machine (``adaptive`` = a
-:class:`.adaptive.CostProfile`; the rule, its derivation and why it stays lossless are
-in :mod:`.adaptive`).
+Draft length: K every round (``adaptive=None``), or K while drafting is measured to pay
+on this machine and plain steps while it does not (``adaptive`` = a
+:class:`.adaptive.CostProfile`: the guard, why it stays lossless and why the per-round
+planner of issues 20 and 27 was cut are in :mod:`.adaptive`).
 
 Distributions: at temperature T > 0, p and q are softmax(logits / T): exactly the
 distributions the models sample from, so the q in the ratio is the q the draft sampled
@@ -57,21 +57,12 @@ from ..sampling import (
     decide_round,
     sample_index,
 )
-from .adaptive import (
-    PRIOR_CHECKS,
-    PRIOR_CHECKS_MEASURED,
-    AdaptiveState,
-    CostProfile,
-    PriceLedger,
-    check_costs,
-    one_more_pays,
-    row_confidence,
-)
+from .adaptive import CostProfile, DraftGuard, PriceLedger, check_costs
 from .errors import MAX_NEW_TOKENS, ContextLengthError, PromptError
 
 MAX_TEMPERATURE = 5.0
 TOP_N = 10  # bars per position in the trace
-# The clock an adaptive run prices its rounds by: this thread's CPU time (time spent
+# The clock a guarded run measures its rounds by: this thread's CPU time (time spent
 # waiting for a core while other sessions run does not count; BLAS runs on this thread).
 CLOCK = time.thread_time
 
@@ -128,7 +119,7 @@ class GenerationResult:
     prompt_ids: tuple[int, ...]
     tokens: tuple[int, ...]  # the generated tokens (without the prompt)
     kinds: tuple[TokenKind, ...]  # per token: accepted | resampled | bonus | plain | target
-    k: int  # drafts per round (fixed), or the most a round may draft (adaptive)
+    k: int  # drafts per round (a guarded run: K, or none while the guard steps aside)
     temperature: float
     rounds: tuple[RoundTrace, ...] = ()
     n_rounds: int = 0
@@ -142,13 +133,13 @@ class GenerationResult:
     draft_sizes: tuple[int, ...] = ()  # drafts proposed, per round
     accepted_sizes: tuple[int, ...] = ()  # drafts kept, per round
     empty_rounds: int = 0  # rounds whose draft proposed nothing (prompt lookup: no match)
-    draft_length: DraftLength = "fixed"  # "adaptive": each round chose its length <= k
+    draft_length: DraftLength = "fixed"  # "adaptive": K, or plain steps (the guard)
     time_prefill: float = 0.0
     time_draft: float = 0.0
     time_verify: float = 0.0
     time_total: float = 0.0  # decode phase: draft + verify + overhead
     cpu_total: float = 0.0  # the decode phase's CPU time of this thread (time.thread_time)
-    prices: PriceLedger | None = None  # adaptive: c, a (the planner) and v(n) planned / paid
+    prices: PriceLedger | None = None  # guarded: c, a (the guard), v(n) priced / paid
 
     @property
     def time_overhead(self) -> float:
@@ -365,12 +356,7 @@ class _Draft:
 
     tokens: list[int]
     q_rows: np.ndarray | None  # (n, V); None on the greedy fast path
-    estimates: list[float]  # its own chance of each being kept (adaptive only, else [])
     calls: int  # forward passes of a model draft, or 1 lookup (0: the guard kept it plain)
-    first: float | None = None  # a model draft's estimate from its first row (adaptive)
-    next: tuple[int, float] | None = None  # a lookup draft's first guess not drafted, estimate
-    call_s: float | None = None  # adaptive, lookup: CPU seconds of its call (keep_chances)
-    plan_s: float | None = None  # adaptive, model draft: CPU seconds of its planner
 
 
 @dataclass
@@ -394,14 +380,14 @@ class _Round:
 class _Run:
     """One speculative run, handed from round to round (internal to
     :func:`speculative_generate`): its models, settings and the state that grows in place
-    (``seq``, ``tally``; an adaptive ``policy`` learns as it goes)."""
+    (``seq``, ``tally``; a guard ``policy`` learns as it goes)."""
 
     draft: object  # the draft's fresh copy: a model, or a lookup draft (``propose``)
     target: object  # the target's fresh copy
     seq: list[int]  # committed tokens, prompt included; both models cache seq[:-1]
     n_prompt: int  # prompt tokens at the start of seq
     tally: _Tally
-    policy: AdaptiveState | None  # adaptive draft length, or None for a fixed K
+    policy: DraftGuard | None  # the guard of a guarded run, or None for a fixed K
     temperature: float
     rng: np.random.Generator
     trace: bool  # keep each round's trace (step mode)
@@ -412,78 +398,40 @@ class _Run:
         return self.temperature == 0.0 and not self.trace
 
 
-def _lookup_drafts(d_model, seq, k, fast_greedy, policy: AdaptiveState | None) -> _Draft:
-    """A draft without a model: ``propose`` (fixed), or (adaptive) nothing when the guard
-    keeps the round plain (k = 0), else ``keep_chances`` cut to the length
-    :meth:`.adaptive.AdaptiveState.plan` picks. q is one-hot (None on the greedy fast
-    path). Adaptive: the call (the guesses and their q rows) is timed apart from the plan."""
-    vocab = d_model.tokenizer.vocab_size
-    if policy is None:
-        drafts = d_model.propose(seq, k)
-        return _Draft(drafts, None if fast_greedy else one_hot_rows(drafts, vocab), [], 1)
-    if k == 0:  # the guard keeps this round plain (a traced run's plain stretch)
-        return _Draft([], None if fast_greedy else one_hot_rows([], vocab), [], 0, call_s=0.0)
-    start = CLOCK()
-    guesses, estimates = d_model.keep_chances(seq, k, more=policy.more_guesses)
-    q_rows = None if fast_greedy else one_hot_rows(guesses, vocab)  # (g, V)
-    call_s = CLOCK() - start
-    n = policy.plan(estimates)
-    after = (guesses[n], estimates[n]) if n < len(guesses) else None
-    q_rows = None if q_rows is None else q_rows[:n]
-    return _Draft(guesses[:n], q_rows, estimates[:n], 1, next=after, call_s=call_s)
+def _lookup_drafts(d_model, seq, k, fast_greedy) -> _Draft:
+    """A draft without a model: ``propose`` returns 0..K tokens at once; q is one-hot
+    (None on the greedy fast path). K = 0 (the guard keeps the round plain): no call."""
+    drafts = d_model.propose(seq, k) if k else []
+    q_rows = None if fast_greedy else one_hot_rows(drafts, d_model.tokenizer.vocab_size)
+    return _Draft(drafts, q_rows, 1 if k else 0)  # q_rows (n, V)
 
 
-def _model_drafts(d_model, seq, k, t, rng, fast_greedy, policy: AdaptiveState | None) -> _Draft:
-    """Up to K drafts x_i ~ q_i = softmax(logits / T) (argmax at T = 0), and q_rows.
+def _model_drafts(d_model, seq, k, t, rng, fast_greedy) -> _Draft:
+    """K drafts x_i ~ q_i = softmax(logits / T) (argmax at T = 0), and q_rows.
 
     One call per draft; the first feeds every committed token the draft has not read
-    yet. Adaptive: the row q_i is computed, then position i is drafted only if
-    :func:`.adaptive.one_more_pays` with the row's own confidence (read before x_i is
-    drawn, so the length never depends on x_i itself); a first row is computed only if
-    earlier rounds' first rows promise a gain (the guard,
-    :meth:`.adaptive.AdaptiveState.plain_rounds`, asks before the round: k = 0 if not).
-    The planner's own CPU time (the confidences, the choices) is timed apart.
-    """
+    yet."""
     feed = seq[d_model.length :]
-    drafts, rows, estimates, chance = [], [], [], 1.0
-    plan_s = None if policy is None else 0.0
-    for i in range(k):
+    drafts, rows = [], []
+    for _ in range(k):
         logits = d_model.extend(feed, last_only=True)  # (1, V)
         q_row = None if fast_greedy else probabilities(logits, t)[0]
-        if policy is not None:
-            start = CLOCK()
-            estimate = row_confidence(logits[0], q_row, t)
-            estimates.append(estimate)  # the first row's, when i = 0
-            keep = policy.chances([estimate])[0]
-            stop = not one_more_pays(chance, keep, i, policy.cost, policy.rate)
-            chance *= keep
-            plan_s += CLOCK() - start
-            if stop:
-                return _finish_drafts(drafts, rows, estimates, i + 1, fast_greedy, d_model, plan_s)
         x = int(logits[0].argmax()) if q_row is None else _sample(q_row, t, rng)
         drafts.append(x)
         rows.append(q_row)
         feed = (x,)
-    return _finish_drafts(drafts, rows, estimates, k, fast_greedy, d_model, plan_s)
-
-
-def _finish_drafts(drafts, rows, estimates, calls, fast_greedy, d_model, plan_s) -> _Draft:
-    """The :class:`_Draft` of a model draft; ``estimates`` may hold one more entry than
-    ``drafts`` (the row that stopped the round), kept only as ``first``."""
-    first = estimates[0] if calls and estimates else None
-    estimates = estimates[: len(drafts)]
     if fast_greedy:
-        return _Draft(drafts, None, estimates, calls, first, plan_s=plan_s)
+        return _Draft(drafts, None, k)
     q_rows = np.array(rows) if rows else np.zeros((0, d_model.tokenizer.vocab_size))
-    return _Draft(drafts, q_rows, estimates, calls, first, plan_s=plan_s)  # q_rows (n, V)
+    return _Draft(drafts, q_rows, k)  # q_rows (k, V)
 
 
-def _draft_step(d_model, seq, k, t, rng, fast_greedy, policy=None) -> _Draft:
+def _draft_step(d_model, seq, k, t, rng, fast_greedy) -> _Draft:
     """Up to K drafts: a lookup draft (``propose``, see :mod:`.prompt_lookup`) returns
     0..K tokens at once with one-hot q; a model draft makes one call per token."""
     if hasattr(d_model, "propose"):
-        return _lookup_drafts(d_model, seq, k, fast_greedy, policy)
-    return _model_drafts(d_model, seq, k, t, rng, fast_greedy, policy)
+        return _lookup_drafts(d_model, seq, k, fast_greedy)
+    return _model_drafts(d_model, seq, k, t, rng, fast_greedy)
 
 
 def _verify_step(run: _Run, drafts: list[int], q_rows: np.ndarray | None) -> _Round:
@@ -555,14 +503,11 @@ def _count(tally: _Tally, rnd: _Round, parallel_verify: bool, draft_calls: int) 
     tally.kinds.extend(["accepted"] * rnd.n_accepted + [ROUND_TOKEN_KIND[rnd.final_kind]])
 
 
-def _adaptive_state(adaptive, k: int, lookup: bool, t: float) -> AdaptiveState | None:
-    """The run's draft-length state, or None for a fixed K (checked costs otherwise). A
-    lookup draft's estimates are hit rates measured at T = 0: at T = 0 the calibration
-    trusts them as PRIOR_CHECKS_MEASURED checked positions, elsewhere as PRIOR_CHECKS."""
+def _guard(adaptive, k: int, lookup: bool) -> DraftGuard | None:
+    """The run's guard, or None for a fixed K (checked costs otherwise)."""
     if adaptive is None:
         return None
-    prior = PRIOR_CHECKS_MEASURED if lookup and t == 0.0 else PRIOR_CHECKS
-    return AdaptiveState(check_costs(adaptive, k, per_token=not lookup), k, prior_checks=prior)
+    return DraftGuard(check_costs(adaptive, k, per_token=not lookup), k)
 
 
 def speculative_generate(
@@ -589,15 +534,16 @@ def speculative_generate(
 
     ``adaptive``: None drafts K tokens every round (a lookup draft: up to K). A
     :class:`.adaptive.CostProfile` (:func:`specdec_core.lm.measure_costs`, measured on
-    this machine for this pair, v(k) up to at least K) makes every round choose its own
-    length 0..K: it drafts while one more token is expected to pay for its cost, by the
-    draft's own estimates and this run's own rate (:mod:`.adaptive`). Lossless either way.
+    this machine for this pair, v(k) up to at least K) adds the guard: a round drafts K
+    while drafting rounds are measured at least as fast as plain steps on this run's
+    clock, and is a plain step while they are not, with a probe now and then
+    (:mod:`.adaptive`). Lossless either way.
     """
     k = check_k(k)
     ids, n_new, t = _check_common([draft, target], prompt_ids, k, max_new_tokens, temperature, rng)
     d_model, t_model = draft.fresh(), target.fresh()
     lookup = hasattr(d_model, "propose")  # a draft without a model (prompt lookup)
-    policy = _adaptive_state(adaptive, k, lookup, t)
+    policy = _guard(adaptive, k, lookup)
     start = time.perf_counter()
     if len(ids) > 1:
         if not lookup:
@@ -626,15 +572,15 @@ def speculative_generate(
 
 
 def _rounds(run: _Run, k: int, parallel_verify: bool, left: int) -> None:
-    """One round; or, when an adaptive run's guard keeps the next rounds plain
-    (:meth:`.adaptive.AdaptiveState.plain_rounds`), those plain steps (at most ``left``,
+    """One round; or, when a guarded run's guard keeps the next rounds plain
+    (:meth:`.adaptive.DraftGuard.plain_rounds`), those plain steps (at most ``left``,
     the tokens still to make): traced one by one, or untraced in one tight loop that
     does what plain decoding does per token and books them together."""
     policy = run.policy
     if policy is None:
         _one_round(run, k, parallel_verify)
         return
-    start = CLOCK()  # the guard is the planner's, timed with the round it decides
+    start = CLOCK()  # the guard is timed with the rounds it decides
     plain = min(policy.plain_rounds(), left)
     if not plain:
         _one_round(run, k, parallel_verify, start)
@@ -651,7 +597,7 @@ def _plain_stretch(run: _Run, m: int, guard_start: float) -> None:
     and its choice (argmax at T = 0, else x ~ softmax(logits / T) with one uniform, the
     draws of a round without drafts), as :func:`autoregressive_generate` makes them.
     Neither cache needs a rollback (the target's grows by one a token, the draft's is
-    not touched). Booked as m rounds of plain decoding."""
+    not touched). Booked as m plain rounds."""
     seq, tally, policy, t = run.seq, run.tally, run.policy, run.temperature
     start, wall = CLOCK(), time.perf_counter()
     last = seq[-1]
@@ -672,20 +618,23 @@ def _plain_stretch(run: _Run, m: int, guard_start: float) -> None:
     tally.emitted += m
     tally.target_calls += m
     tally.kinds.extend(["plain"] * m)
-    plan_s = start - guard_start + policy.pending_s
-    policy.record_plain(m, plan_s=plan_s, verify_s=end - start)
+    guard_s = start - guard_start + policy.pending_s
+    policy.record_plain(m, guard_s=guard_s, verify_s=end - start)
     policy.pending_s = CLOCK() - end
 
 
 def _one_round(run: _Run, k: int, parallel_verify: bool, start=None) -> None:
-    """Draft, verify, commit, roll both caches back, count, trace, and (adaptive) learn;
-    ``start``: the thread's CPU clock when an adaptive round began (before its guard)."""
+    """Draft, verify, commit, roll both caches back, count, trace, and (guarded) book;
+    ``start``: the thread's CPU clock when a guarded round began (before its guard)."""
     seq, tally, policy = run.seq, run.tally, run.policy
     perf, base = time.perf_counter, len(seq)
     t0 = perf()
-    drafted = _draft_step(run.draft, seq, k, run.temperature, run.rng, run.fast_greedy, policy)
+    if policy is not None:
+        guarded_at = CLOCK()
+    drafted = _draft_step(run.draft, seq, k, run.temperature, run.rng, run.fast_greedy)
     t1 = perf()
-    drafted_at = CLOCK() if policy is not None else 0.0
+    if policy is not None:
+        drafted_at = CLOCK()
     rnd = _verify_step(run, drafted.tokens, drafted.q_rows)
     tally.time_draft += t1 - t0
     tally.time_verify += perf() - t1  # the target call and the accept / reject decisions
@@ -694,63 +643,19 @@ def _one_round(run: _Run, k: int, parallel_verify: bool, start=None) -> None:
     run.draft.rollback(min(run.draft.length, base + rnd.n_accepted))
     _count(tally, rnd, parallel_verify, drafted.calls)
     if policy is not None:
-        _learn(policy, drafted, rnd, drafted_at - start, drafted_at)
+        verified_at = CLOCK()
+        guard_s = guarded_at - start + policy.pending_s
+        seconds = (drafted_at - guarded_at, guard_s, verified_at - drafted_at)
+        if k:
+            policy.record(len(rnd.drafts), len(rnd.emitted), drafted.calls, seconds)
+        else:  # a traced plain round of the guard's
+            policy.record_plain(1, guard_s=guard_s, verify_s=seconds[2])
+        policy.pending_s = CLOCK() - verified_at
     if run.trace:
         index, begins = tally.n_rounds - 1, base - run.n_prompt
         tally.rounds.append(
             _round_trace(index, begins, rnd.result, rnd.p_rows, rnd.q_rows, rnd.final_kind)
         )
-
-
-def _learn(policy: AdaptiveState, drafted: _Draft, rnd: _Round, drafting, drafted_at) -> None:
-    """Book the round with the adaptive state: what it drafted, emitted and checked, and
-    its CPU seconds (draft calls, planner, verify with rollback and counting):
-    ``drafting`` seconds from its start to the end of drafting, then the verify until
-    now. This bookkeeping is the planner's too: it is timed here and added to the next
-    round's planner time."""
-    verified_at = CLOCK()
-    call_s = drafted.call_s
-    if call_s is not None:  # a lookup draft timed its call, the rest is planning
-        plan_s = drafting - call_s
-    else:  # a model draft timed its planner, the rest is its rows
-        plan_s = drafted.plan_s or 0.0
-        call_s = drafting - plan_s
-    estimates, checked = drafted.estimates, None
-    if drafted.next is not None and rnd.n_accepted == len(rnd.drafts):
-        estimate, overlap = _next_check(drafted, rnd)[0]
-        checked = ([*estimates, estimate], [*_evidence(rnd), overlap])
-    elif estimates:
-        checked = (estimates, _evidence(rnd))
-    seconds = (call_s, plan_s + policy.pending_s, verified_at - drafted_at)
-    policy.record(len(rnd.drafts), len(rnd.emitted), drafted.calls, checked, drafted.first, seconds)
-    policy.pending_s = CLOCK() - verified_at
-
-
-def _evidence(rnd: _Round) -> list[float]:
-    """sum_x min(p_i, q_i) at every drafted position i, checked or not: the target's row
-    at position i reads the drafts before it, so it is the chance that draft i is kept
-    given that those before it were: evidence for draft i's estimate even after a
-    rejection (at T = 0: 1 if the draft is the target's argmax there, else 0)."""
-    k = len(rnd.drafts)
-    if not k:
-        return []
-    if rnd.best is not None:
-        return [float(d == b) for d, b in zip(rnd.drafts, rnd.best[:k].tolist(), strict=True)]
-    return np.minimum(rnd.p_rows[:k], rnd.q_rows[:k]).sum(axis=1).tolist()  # (k,)
-
-
-def _next_check(drafted: _Draft, rnd: _Round) -> list[tuple[float, float]]:
-    """[(estimate, sum_x min(p, q))] of the first guess a lookup draft did not draft, when
-    the round kept every draft: the target's row after them (this round's last row) says
-    how likely that guess was to be kept, p(x) for its one-hot q (at T = 0: 1 if it is the
-    emitted argmax, else 0). Evidence for the calibration from a finished round; [] when
-    there is none."""
-    if drafted.next is None or rnd.n_accepted < len(rnd.drafts):
-        return []
-    guess, estimate = drafted.next
-    if rnd.p_last is None:  # the greedy fast path: the token after the drafts is the argmax
-        return [(estimate, float(guess == rnd.emitted[-1]))]
-    return [(estimate, float(rnd.p_last[guess]))]
 
 
 def _round_trace(index, start, rr, p_rows, q_rows, final_kind: RoundKind) -> RoundTrace:

@@ -26,40 +26,11 @@ from .tokenizer import Tokenizer
 MAX_NGRAM = 3  # longest suffix looked up (then shorter ones)
 MIN_NGRAM = 1
 LOOKUP_CONTEXT = 4096  # tokens of history searched (no model context behind it)
-# How often the j-th token of a match of length n (j = 1, 2, 3 or more) was the 4-layer
-# target's greedy choice, given that the tokens before it were, when the longest suffix
-# tried is 3 or 4 tokens: (max_ngram, n) -> (j = 1, j = 2, j >= 3). Measured by
-# tools/measure_draft_hits.py on the target's greedy text after 51 held-out paragraphs
-# (10,200 positions; validation documents, none that a benchmark prompt opens). The
-# adaptive draft length reads them (:mod:`.adaptive`); other suffix lengths use the row of
-# the same n.
-KEEP_BY_MATCH = {
-    (4, 1): (0.304, 0.613, 0.673),
-    (4, 2): (0.565, 0.644, 0.678),
-    (4, 3): (0.638, 0.657, 0.716),
-    (4, 4): (0.806, 0.828, 0.845),
-    (3, 1): (0.304, 0.613, 0.673),
-    (3, 2): (0.565, 0.644, 0.678),
-    (3, 3): (0.771, 0.800, 0.827),
-}
 
 
 def _as_bytes(tokens) -> bytes:
     """Token ids as 4-byte little-endian words, so a bytes search is a token search."""
     return np.asarray(tokens, dtype="<u4").tobytes()
-
-
-def match_keep_chances(n: int, count: int, max_ngram: int) -> list[float]:
-    """The measured chance that each of ``count`` tokens of a match of length n is kept.
-
-    Token j's chance given that tokens 1..j-1 were kept (:data:`KEEP_BY_MATCH`); n = 0
-    (no match) gives no tokens. A pair (max_ngram, n) not measured uses the measured row
-    of the longest suffix <= n (the 3-token cascade's rows for n <= 3, else n = 4).
-    """
-    if n == 0 or count == 0:
-        return []
-    row = KEEP_BY_MATCH.get((max_ngram, n)) or KEEP_BY_MATCH[(4, min(n, 4))]
-    return [row[min(j, 2)] for j in range(count)]
 
 
 def find_continuation(tokens, k: int, max_ngram: int = MAX_NGRAM, min_ngram: int = MIN_NGRAM):
@@ -138,13 +109,3 @@ class PromptLookupDraft:
     def propose(self, tokens, k: int) -> list[int]:
         """Up to k draft tokens for what follows ``tokens`` (see :func:`find_continuation`)."""
         return find_continuation(tokens, k, self.max_ngram)
-
-    def keep_chances(self, tokens, k: int, more=None) -> tuple[list[int], list[float]]:
-        """Up to k drafts and, for each, its measured chance of being kept at T = 0 given
-        that those before it were (:func:`match_keep_chances` of the match length).
-
-        ``more(chances) -> bool`` may stop a draft that computes its guesses one by one;
-        a match is read at once, so it is not asked here.
-        """
-        drafts, n = find_match(tokens, k, self.max_ngram, MIN_NGRAM)
-        return drafts, match_keep_chances(n, len(drafts), self.max_ngram)

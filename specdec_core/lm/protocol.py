@@ -47,13 +47,7 @@ class Proposer(Protocol):
     """A draft without a model (prompt lookup): 0..k tokens per round, q one-hot on each.
 
     The engine calls ``propose(tokens, k)`` with every committed token instead of
-    ``extend``; ``length`` stays 0 and ``rollback(0)`` does nothing. For the adaptive
-    draft length (:mod:`.adaptive`) it calls ``keep_chances(tokens, k)`` instead: up to k
-    guesses and, for each, the draft's own estimate that the target keeps it given that
-    the guesses before it were kept (measured hit rates: by match length for prompt
-    lookup, by table share for the choice table); ``more(chances) -> bool``, if given,
-    may stop it computing further guesses. A model draft (:class:`LanguageModel`) offers
-    its next-token row instead (:func:`.adaptive.row_confidence`).
+    ``extend``; ``length`` stays 0 and ``rollback(0)`` does nothing.
     """
 
     name: str
@@ -70,8 +64,6 @@ class Proposer(Protocol):
     def rollback(self, length: int) -> None: ...
 
     def propose(self, tokens, k: int) -> list[int]: ...
-
-    def keep_chances(self, tokens, k: int, more=None) -> tuple[list[int], list[float]]: ...
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ class SpeedMeasurement:
     checked: int  # drafts checked in one run
     clock: str  # name of the clock, e.g. "time.thread_time"
     drafted: int | None = None  # drafts proposed in one run (None: K every round)
-    draft_length: str = "fixed"  # "fixed": K a round; "adaptive": at most K, chosen per round
+    draft_length: str = "fixed"  # "fixed": K a round; "adaptive": K or plain steps (the guard)
 
     @property
     def speedups(self) -> tuple[float, ...]:
@@ -87,7 +87,7 @@ class SpeedMeasurement:
     @property
     def drafts_per_round(self) -> float:
         """Drafts proposed per round: K, or fewer when rounds drafted less (a quiet lookup
-        draft, an adaptive length)."""
+        draft, a guard that stepped aside)."""
         return self.k if self.drafted is None else self.drafted / self.rounds
 
     @property
@@ -173,7 +173,7 @@ def _runners(pair: tuple, prompt_ids, k, temperature, max_new_tokens, seed, adap
 
     Each run of a kind uses ``np.random.default_rng(seed)``, so every repeat makes the
     same tokens; the first two take the lockstep hook (``on_round`` / ``on_token``).
-    ``adaptive``: the cost profile of an adaptive draft length (None: K every round).
+    ``adaptive``: the cost profile of the guard that steps aside (None: K every round).
     """
     draft, target = pair
     common = {"max_new_tokens": max_new_tokens, "temperature": temperature}
@@ -262,7 +262,7 @@ def measure_speedup(
         runs.append(run)
     spec_s, plain_s, draft_s = (tuple(col) for col in zip(*times, strict=True))
     # The counts: those of the repeat with the median time (every repeat makes the same
-    # rounds, but for an adaptive length priced by its own clock, which may differ a little)
+    # rounds, but for a guard measured by its own clock, which may differ a little)
     run = runs[sorted(range(repeats), key=spec_s.__getitem__)[repeats // 2]]
     return SpeedMeasurement(
         k=run.k,

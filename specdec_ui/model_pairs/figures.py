@@ -59,7 +59,7 @@ def position_bars_figure(
     panel shows the ``n_bars`` tokens with the largest max(p, q) among the top-10 of p
     and the top-10 of q; the drafted token is always shown, outlined (theme.OUTLINE)
     and a '▶' in its label. All positions sit in one row: up to 3 with 10 bars each, a
-    longer round (an adaptive length drafts up to 8) with 5 bars each and short titles
+    longer round (K up to 8) with 5 bars each and short titles
     ("3 ✗"), so the round's decision stays in a projector's first screen.
     """
     n = len(positions)

@@ -83,7 +83,7 @@ def page_state(pairs: list[str]) -> PageState:
         {
             "pair": work.DEFAULT_PAIR if work.DEFAULT_PAIR in pairs else pairs[0],
             "prompt": work.DEFAULT_PROMPT,
-            "k": work.default_k(preferred),
+            "k": work.DEFAULT_K,
             "draft": preferred,
             "temperature": 0.0,
             "seed": 0,
@@ -101,14 +101,15 @@ def page_state(pairs: list[str]) -> PageState:
 
 
 def _draft_length() -> str:
-    """The draft-length radio, and under it where adaptive measured faster (a note)."""
+    """The draft-length radio, and under it where stepping aside measured faster (a note)."""
     draft_length = st.radio(
         "Draft length",
         list(work.DRAFT_LENGTHS),
         format_func=work.DRAFT_LENGTHS.get,
         key="lm_draft",
-        help="Adaptive: each round the draft proposes tokens while one more pays for "
-        "itself at this server's measured costs (at most K).",
+        help="Steps aside: each round drafts K while drafting rounds are measured at least as "
+        "fast as plain steps on this server's own clock, and is one plain target step while "
+        "they are not (with a drafting round now and then to see whether that changed).",
     )
     if (note := work.adaptive_note(start=draft_length == "adaptive")) is not None:
         st.caption(md_escape(note))
@@ -144,12 +145,7 @@ def inputs(pairs: list[str]) -> Choice:
             "the target's own greedy output.",
         )
         draft_length = _draft_length()
-        k = st.slider(
-            "K (the most drafts a round)" if draft_length == "adaptive" else "K (drafts a round)",
-            1,
-            work.K_MAX,
-            key="lm_k",
-        )
+        k = st.slider("K (drafts a round)", 1, work.K_MAX, key="lm_k")
         tokens = (work.TOKENS_MIN, work.TOKENS_MAX)
         n_tokens = st.slider("Tokens to generate", *tokens, step=work.TOKENS_STEP, key="lm_tokens")
     with right:
@@ -171,7 +167,7 @@ def inputs(pairs: list[str]) -> Choice:
 
 def fetch_run(choice: Choice) -> work.LabRun:
     """The shared run of ``choice``, with the queue's words while it waits; a bad input or
-    a full queue is said in words and the page stops there. An adaptive run waits for
+    a full queue is said in words and the page stops there. A guarded run waits for
     this server's costs first (measured once, in the background)."""
     if choice.request.adaptive:
         _costs_or_stop(choice.request)
@@ -196,7 +192,7 @@ def fetch_run(choice: Choice) -> work.LabRun:
 
 def _costs_or_stop(request: work.RunRequest) -> CostProfile:
     """This server's costs; while they are measured, a notice that polls, and the page
-    stops (an adaptive run is priced by them)."""
+    stops (a guarded run starts from them)."""
     costs = work.get_costs(request.pair, request.temperature)
     if isinstance(costs, CostProfile):
         return costs
@@ -215,7 +211,7 @@ def _wait_for_costs(request: work.RunRequest) -> None:
     where = status.text if status is not None else "Starting…"
     st.info(
         "⏱️ Measuring what drafting and verifying cost on this server (c and v(k) for k = 0 "
-        f"to {work.K_MAX}, once per server): the adaptive draft length is priced by them. {where}",
+        f"to {work.K_MAX}, once per server): the guard starts from them. {where}",
         icon="⏳",
     )
 
@@ -398,7 +394,7 @@ def _round_charts(rnd, vocab, *, greedy: bool, n_rounds: int, shown: tuple) -> N
     check, in words: no coin decides anything there) and the final distribution."""
     bonus = rnd.final_kind == "bonus"
     positions = rnd.positions if bonus else rnd.positions[:-1]  # p_{K+1} only for a bonus
-    if len(positions) > 3:  # a long (adaptive) round: the coins in one line, wide bars
+    if len(positions) > 3:  # a long round: the coins in one line, wide bars
         _checks_line(rnd.positions, vocab, greedy=greedy)
         bars, final = st.columns([8, 3])
     else:
@@ -541,12 +537,13 @@ def _calls_metric(column, counts: work.RunCounts, k: int) -> None:
 
 
 def draft_lengths(choice: Choice, run: work.LabRun) -> None:
-    """Adaptive runs: the length each round chose, and this server's prices behind it."""
+    """Guarded runs: which rounds drafted and which the guard kept plain, and this
+    server's prices the guard started from."""
     request, spec = choice.request, run.spec
     if not request.adaptive:
         return
-    costs = work.get_costs(request.pair, request.temperature)  # pinned: the run was priced by it
-    st.header("How long each round drafted, and why")
+    costs = work.get_costs(request.pair, request.temperature)  # pinned: the run started from it
+    st.header("Where the guard stepped aside, and why")
     left, right = st.columns(2)
     with left:
         sizes = (tuple(spec.draft_sizes), tuple(spec.accepted_sizes))
@@ -554,11 +551,13 @@ def draft_lengths(choice: Choice, run: work.LabRun) -> None:
             "lm.draft_lengths", sizes, lambda: figures.draft_lengths_figure(*sizes)
         )
         chart(figure, key="lm_draft_lengths")
+        stepped = spec.prices.plain_rounds if spec.prices is not None else 0
         st.caption(
-            f"Each round drafted while one more token paid for its price: "
-            f"{spec.drafted / spec.n_rounds:.2f} drafts a round on average (at most K = "
-            f"{request.k}); {spec.plain_rounds} of {spec.n_rounds} rounds drafted nothing and "
-            "ran one plain step."
+            f"A round drafted K = {request.k} while drafting rounds were measured at least as "
+            f"fast as plain steps, and was one plain step while they were not: the guard "
+            f"kept {stepped} of {spec.n_rounds} rounds plain; {spec.plain_rounds} rounds in "
+            f"all drafted nothing ({spec.drafted / spec.n_rounds:.2f} drafts a round on "
+            "average)."
         )
     with right:
         whole = tuple(round_costs(costs, costs.k_max))
@@ -569,43 +568,46 @@ def draft_lengths(choice: Choice, run: work.LabRun) -> None:
         )
         chart(figure, key="lm_round_costs")
         st.caption(
-            f"What priced them, measured on this server (BLAS kernels: {costs.kernel}): "
+            f"Where the guard started, measured on this server (BLAS kernels: {costs.kernel}): "
             f"checking k drafts costs v(k) plain steps, from v(1) = {costs.verify[1]:.2f} to "
             f"v({costs.k_max}) = {costs.verify[-1]:.2f}, and a draft call c = {costs.draft:.3f}; "
-            "on a machine where checking is dearer the same draft stops sooner."
+            "on a machine where checking is dearer the same draft steps aside sooner."
         )
     if spec.prices is not None:
         run_prices(spec.prices)
 
 
 PRICE_WORDS = {
-    "planner": "the planner, per round (guard, chances, calibration, choice of length)",
-    "look": "a look: the draft's call + the planner (c + a)",
-    "plain": "a plain round the guard took without looking",
+    "guard": "the guard, per round (its decision and its books), a",
+    "draft": "a call of the draft, c",
+    "plain": "a plain round the guard took",
 }
 
 
 def run_prices(ledger: PriceLedger) -> None:
-    """Issue 27: what this run's planner cost per round, beside c + a and v(n), as the run
-    planned them and as its clock read them, in plain steps of this server."""
+    """Issue 27: what this run's guard cost per round, beside c and v(n), as this server's
+    measurement priced them and as the run's clock read them, in plain steps of this
+    server."""
     rows = ledger.in_steps()
-    lines = ["| this run's prices | how many | as planned | as paid |", "|---|---:|---:|---:|"]
+    lines = [
+        "| this run's prices | how many | as measured apart | as paid |",
+        "|---|---:|---:|---:|",
+    ]
     for what, count, planned, paid in rows:
         name = PRICE_WORDS.get(what, f"checking {what[2:-1]} drafts, {what}")
-        shown = "(within c + a)" if math.isnan(planned) else f"{planned:.3f}"
-        lines.append(f"| {name} | {count} | {shown} | {paid:.3f} |")
+        lines.append(f"| {name} | {count} | {planned:.3f} | {paid:.3f} |")
     with st.container(key="lm_prices"):  # scrolls sideways in its own box on a narrow screen
         st.markdown("\n".join(lines))
-    planner_us = ledger.planner_per_round * 1e6
+    guard_us = ledger.guard_per_round * 1e6
     how = (
-        "The run updated these prices from its own CPU clock as it went, starting from "
-        "this server's measurement"
+        "The guard compared drafting and plain rounds by the run's own CPU clock, starting "
+        "from this server's measurement"
         if ledger.own_clock
-        else "The run kept this server's measured prices throughout"
+        else "The guard priced the rounds by this server's measurement throughout"
     )
     st.caption(
-        f"In plain steps of this server ({ledger.unit_s * 1e6:.0f} µs of CPU). The planner "
-        f"took {planner_us:.0f} µs a round: deciding how long to draft is paid for like "
+        f"In plain steps of this server ({ledger.unit_s * 1e6:.1f} µs of CPU). The guard "
+        f"took {guard_us:.1f} µs a round: deciding whether to draft is paid for like "
         f"drafting. {how}; “as paid” is what its clock read."
     )
 
@@ -799,7 +801,7 @@ def _rounds_differ(choice: Choice, run: work.LabRun, speed: SpeedMeasurement) ->
     prices = run.spec.prices
     if choice.request.adaptive and prices is not None and prices.own_clock:
         return (
-            " Each timed run priced its rounds by its own clock, so its lengths differ a "
+            " Each timed run's guard read its own clock, so where it stepped aside differs a "
             f"little from yours: {speed.rounds} rounds against your {run.counts.rounds}."
         )
     return " (The timed runs did not repeat your run's rounds exactly; treat the figure as rough.)"
@@ -821,7 +823,7 @@ def _reference_line(choice: Choice) -> None:
 
 
 def _adaptive_formulas(counts: work.RunCounts, speed: SpeedMeasurement, pred) -> None:
-    """An adaptive run's own accounting: its tokens per round over its cost per round."""
+    """A guarded run's own accounting: its tokens per round over its cost per round."""
     d = speed.drafts_per_round
     st.write(
         f"Measured unit costs of your run: one draft step costs **c = {speed.c:.3f}** target "
@@ -835,9 +837,9 @@ def _adaptive_formulas(counts: work.RunCounts, speed: SpeedMeasurement, pred) ->
         rf" = {pred.accounting:.2f}"
     )
     st.caption(
-        "E(α, K) assumes K drafts in every round; an adaptive run chooses its length round by "
-        "round, so the formula here is the run's own accounting: what its rounds produced "
-        "over what they cost, in plain steps."
+        "E(α, K) assumes K drafts in every round; the guard keeps some rounds plain, so the "
+        "formula here is the run's own accounting: what its rounds produced over what they "
+        "cost, in plain steps."
     )
 
 

@@ -47,7 +47,7 @@ DEFAULT_PROMPT = "Return the number of"
 DEFAULT_PAIR = "lookup-table-to-gpt-4L"  # the fastest pair here (benchmarks/results_model_pairs.md)
 # The page opens on a fixed draft length of DEFAULT_K drafts a round, always (issue 26): the
 # default pair's best K at T = 0 on the default prompt (benchmarks/results_model_pairs.md).
-# Where adaptive drafting measured faster on this server, the page says so in a note
+# Where stepping aside measured faster on this server, the page says so in a note
 # (:func:`adaptive_note`); it never changes what the page opens on.
 DEFAULT_DRAFT_LENGTH = "fixed"
 DEFAULT_K = 3
@@ -55,7 +55,11 @@ DEFAULT_TOKENS = 60
 K_MAX = MODEL_PAIR_K_MAX
 TOKENS_MIN, TOKENS_MAX, TOKENS_STEP, T_MAX = 10, 200, 10, 2.0
 MODES = {"run": "Run to the end", "step": "Step round by round"}
-DRAFT_LENGTHS = {"fixed": "Fixed: K drafts a round", "adaptive": "Adaptive: at most K, priced"}
+# "adaptive" keeps its name in links made before issue 27 cut it down to the guard.
+DRAFT_LENGTHS = {
+    "fixed": "Fixed: K drafts a round",
+    "adaptive": "Steps aside: K, or plain steps while drafting loses",
+}
 GREEDY_SEED_NOTE = (
     "At T = 0 both models take their most likely token and no random number is drawn, "
     "so every seed gives the same text. Raise T to see the seed matter."
@@ -165,11 +169,11 @@ class RunRequest:
 
     pair: str
     prompt: str
-    k: int  # drafts a round, or the most a round may draft (adaptive)
+    k: int  # drafts a round (guarded: K, or none while the guard steps aside)
     temperature: float
     n_tokens: int
     seed: int
-    draft_length: str = "fixed"  # "adaptive": each round chooses 0..k, priced by this server
+    draft_length: str = "fixed"  # "adaptive": the guard that steps aside (this server's costs)
 
     @property
     def adaptive(self) -> bool:
@@ -476,7 +480,7 @@ def get_speed(pair: str, k: int, temperature: float, *, wait: bool = False):
     )
 
 
-# ----------------------------------------------------------------------------- adaptive length
+# ----------------------------------------------------------------------------- the guard
 CostKey = tuple[str, bool]  # (pair, greedy): argmax decisions (T = 0) or coins
 
 
@@ -486,7 +490,7 @@ class CostPins:
     The first measurement of a key is kept and every later one is dropped (:meth:`pin`),
     so a run priced by these costs never changes afterwards, whoever measures first. Apart
     from the shared store on purpose: an LRU could push the costs out, and the next
-    adaptive run would be priced by another measurement.
+    guarded run would start from another measurement.
     """
 
     def __init__(self) -> None:
@@ -550,14 +554,14 @@ def costs_status(pair: str, temperature: float) -> WaitStatus | None:
 
 
 def _costs_of(request: RunRequest) -> CostProfile | None:
-    """The costs an adaptive run is priced by (None for a fixed K). The page asks for a run
+    """The costs a guarded run starts from (None for a fixed K). The page asks for a run
     only once :func:`get_costs` has them; a lost race is said in words, never guessed."""
     if not request.adaptive:
         return None
     costs = COSTS.get(_costs_key(request.pair, request.temperature))
     if costs is None:
         raise InvalidParameterError(
-            "this server's costs are still being measured; the adaptive run starts once "
+            "this server's costs are still being measured; the guarded run starts once "
             "they are there (reload the page in a moment)."
         )
     return costs
@@ -565,10 +569,11 @@ def _costs_of(request: RunRequest) -> CostProfile | None:
 
 @dataclass(frozen=True)
 class DraftLengthChoice:
-    """The default pair on its reference workload at T = 0: fixed K against adaptive."""
+    """The default pair on its reference workload at T = 0: fixed K against the same K
+    behind the guard."""
 
     fixed: SpeedMeasurement  # K = DEFAULT_K drafts a round
-    adaptive: SpeedMeasurement  # at most K_MAX a round, priced by this server's costs
+    adaptive: SpeedMeasurement  # K = DEFAULT_K, or plain steps while drafting loses
 
     @property
     def faster(self) -> str:
@@ -584,7 +589,7 @@ def _compare_draft_lengths() -> DraftLengthChoice:
     pair, prompt = DEFAULT_PAIR, DEFAULT_PROMPT
     fixed = run_apart("speed", measure_pair, pair, prompt, **_speed_options(DEFAULT_K, 0.0))
     adaptive = run_apart(
-        "speed", measure_pair, pair, prompt, **_speed_options(K_MAX, 0.0), adaptive=costs
+        "speed", measure_pair, pair, prompt, **_speed_options(DEFAULT_K, 0.0), adaptive=costs
     )
     return DraftLengthChoice(fixed=fixed, adaptive=adaptive)
 
@@ -598,28 +603,28 @@ def draft_length_choice(*, start: bool = True) -> DraftLengthChoice | None:
         held = HOLD.get(key)
     else:
         held = _held_result(
-            *key, _compare_draft_lengths, "comparison of fixed and adaptive drafting", False
+            *key, _compare_draft_lengths, "comparison of fixed K and stepping aside", False
         )
     value = held.value if isinstance(held, Held) else None
     return value if isinstance(value, DraftLengthChoice) else None
 
 
 def adaptive_note(*, start: bool = False) -> str | None:
-    """A short note when adaptive drafting measured faster than the page's default here.
+    """A short note when stepping aside measured faster than the page's default here.
 
     The page opens on :data:`DEFAULT_DRAFT_LENGTH` whatever this says. The comparison
     (:func:`draft_length_choice`, 15 s in the background lane) is started only with
-    ``start`` (the page: once a student picks Adaptive, when this server's costs are
+    ``start`` (the page: once a student picks "Steps aside", when this server's costs are
     measured anyway); until it is held, and when fixed K measured as fast or faster: None.
     """
     choice = draft_length_choice(start=start)
     if choice is None or choice.faster != "adaptive":
         return None
     return (
-        f"On this server, adaptive drafting (at most K = {K_MAX} a round) measured faster "
-        f"than the default fixed K = {DEFAULT_K} on the reference workload: "
+        f"On this server, K = {DEFAULT_K} with the guard that steps aside measured faster "
+        f"than a fixed K = {DEFAULT_K} on the reference workload: "
         f"{choice.adaptive.speedup:.2f}x against {choice.fixed.speedup:.2f}x. "
-        "Choose Adaptive to try it."
+        "Choose “Steps aside” to try it."
     )
 
 
@@ -637,7 +642,7 @@ class Predictions:
 def predictions(counts: RunCounts, speed: SpeedMeasurement) -> Predictions:
     """Seeds' formula (seed 003 Ex 7), the corrected one, S = E / (K c + v(K)), and the
     run's own accounting, S = tokens per round / (d c + v) with d its drafts per round
-    (what an adaptive length, which drafts d <= K, is measured against)."""
+    (what a guarded run, which drafts d <= K a round on average, is measured against)."""
     alpha = counts.acceptance_rate
     alpha = 0.0 if math.isnan(alpha) else alpha
     e = float(expected_tokens(alpha, counts.k))
@@ -665,11 +670,6 @@ def _temperature(raw: str) -> float:
     return round(value, 1)
 
 
-def default_k(draft_length: str) -> int:
-    """K a page opens with: the best fixed K here, or the most an adaptive length may draft."""
-    return K_MAX if draft_length == "adaptive" else DEFAULT_K
-
-
 def state_from_link(params: Mapping[str, str], pairs: list[str]) -> tuple[dict, list[str]]:
     """The page's settings from a link, and its problems ([] when every value was fine).
 
@@ -686,7 +686,7 @@ def state_from_link(params: Mapping[str, str], pairs: list[str]) -> tuple[dict, 
     state = {
         "pair": reader.choice("pair", pairs, default_pair),
         "prompt": reader.get("prompt", _prompt, DEFAULT_PROMPT),
-        "k": reader.int_in("k", 1, K_MAX, default_k(draft)),
+        "k": reader.int_in("k", 1, K_MAX, DEFAULT_K),
         "draft": draft,
         "temperature": reader.get("t", _temperature, 0.0),
         "seed": reader.int_in("seed", 0, MAX_SEED, 0),

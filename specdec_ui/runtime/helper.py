@@ -8,8 +8,8 @@ A helper runs only the jobs it was started for, named ``module:qualname``:
 
 - :data:`PRODUCTION_JOBS`, always: the preset Monte Carlo of the labs
   (``specdec_ui.losslessness.work:simulate_and_test``), the speed measurement
-  (``specdec_core.lm.timing:measure_pair``) and the cost profile of the adaptive draft
-  length (``specdec_core.lm.costs:measure_costs``);
+  (``specdec_core.lm.timing:measure_pair``) and the cost profile the guard that steps aside
+  starts from (``specdec_core.lm.costs:measure_costs``);
 - and the ``JOB`` names on its command line. Only a pool object that was built with extra
   jobs passes any (``runtime.processes._Pool(spec, extra_jobs=...)``); the server's pools are built
   from ``runtime.processes.POOLS`` alone and pass none, so a test's own functions

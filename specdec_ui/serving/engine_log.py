@@ -224,7 +224,7 @@ LOG_DEFINITIONS = """
   token; some engines leave it out.
 - **Draft acceptance rate**: vLLM's "Avg Draft acceptance rate" is num_accepted_tokens /
   num_draft_tokens. (AL - 1) / K divides by K drafts in every round instead: the same number
-  when every round drafts K, smaller when rounds draft fewer (n-gram lookup, adaptive length).
+  when every round drafts K, smaller when rounds draft fewer (n-gram lookup, the guard).
   Both fall as K grows even when nothing else changes: the drafts after a rejection are
   proposed and never kept.
 - **Conditional rate** r_i / r_(i-1): the chance draft i is kept when draft i - 1 was. In

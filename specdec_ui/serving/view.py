@@ -388,7 +388,7 @@ class ServerReading:
 def this_server_costs(k: int) -> ServerReading:
     """The step time, c and v(K) measured on the machine the app runs on, at batch 1.
 
-    The cost profile the Model pair lab's adaptive draft length is priced by
+    The cost profile the Model pair lab's guard that steps aside starts from
     (``model_pairs.work.get_costs``: c and v(k) for k = 0..8 of its GPT pair at T = 0, per-thread
     CPU time, measured once per server in the background and kept); ``measuring`` while
     it runs, the reason when it could not finish.

@@ -1,9 +1,7 @@
-"""Issue 27 on the Model pair lab: an adaptive run shows what its planner cost per round,
-beside c + a and v(n), as it planned them and as its clock read them."""
+"""Issue 27 on the Model pair lab: a guarded run shows what its guard cost per round,
+beside c and v(n), as this server's measurement priced them and as its clock read them."""
 
 from __future__ import annotations
-
-import math
 
 import pytest
 
@@ -33,7 +31,7 @@ def _price_table(at) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("mode", ["run", "step"])
-def test_an_adaptive_run_shows_its_planners_cost_beside_c_and_v(mode):
+def test_a_guarded_run_shows_its_guards_cost_beside_c_and_v(mode):
     model_pairs_work.get_costs(model_pairs_work.DEFAULT_PAIR, 0.0, wait=True)
     at = open_page(PAGE, {"draft": "adaptive", "k": "6", "mode": mode})
     assert not at.exception and not at.error
@@ -42,16 +40,15 @@ def test_an_adaptive_run_shows_its_planners_cost_beside_c_and_v(mode):
     expected = ledger.in_steps()
     assert len(rows) == len(expected)
     for row, (what, count, planned, paid) in zip(rows, expected, strict=True):
-        assert row[1] == str(count) and row[3] == f"{paid:.3f}"
-        assert row[2] == ("(within c + a)" if math.isnan(planned) else f"{planned:.3f}")
+        assert row[1] == str(count) and row[3] == f"{paid:.3f}" and row[2] == f"{planned:.3f}"
         assert row[0] == model_pairs_view.PRICE_WORDS.get(
             what, f"checking {what[2:-1]} drafts, {what}"
         )
-    assert rows[0][0].startswith("the planner, per round")
+    assert rows[0][0].startswith("the guard, per round")
     said = " ".join(c.value for c in at.caption)
-    assert f"The planner took {ledger.planner_per_round * 1e6:.0f} µs a round" in said
-    assert f"plain steps of this server ({ledger.unit_s * 1e6:.0f} µs of CPU)" in said
-    assert "from its own CPU clock" in said  # the server's profile learns by default
+    assert f"The guard took {ledger.guard_per_round * 1e6:.1f} µs a round" in said
+    assert f"plain steps of this server ({ledger.unit_s * 1e6:.1f} µs of CPU)" in said
+    assert "by the run's own CPU clock" in said  # the server's profile: its own clock
 
 
 def test_a_fixed_k_run_shows_no_planner():

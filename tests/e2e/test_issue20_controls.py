@@ -1,8 +1,9 @@
-"""Issue 20's new controls in Chromium: the adaptive draft length and strict verification.
+"""Issue 20's new controls in Chromium: the draft length (since issue 27, K behind the guard
+that steps aside) and strict verification.
 
-- Model pair lab: choosing "Adaptive" in the draft-length radio waits for this server's
-  costs, then shows how long each round drafted, the v(k) prices behind it and the run in
-  an engine's numbers; the share link carries ``draft=adaptive``. At 1366 x 768 and on a
+- Model pair lab: choosing "Steps aside" in the draft-length radio waits for this server's
+  costs, then shows which rounds drafted, the v(k) prices the guard started from and the
+  run in an engine's numbers; the share link carries ``draft=adaptive``. At 1366 x 768 and on a
   390 x 844 phone nothing sticks out sideways. Screenshots go to tests/e2e/artifacts/.
 - Variants lab: strict verification steps to its last decision and its Monte Carlo passes;
   its bug (a fresh sample after a mismatch) fails the same test.
@@ -15,6 +16,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from specdec_ui.model_pairs import work as model_pairs_work
 from tests.e2e.conftest import (
     PHONE_VIEWPORT,
     PRESENTER_VIEWPORT,
@@ -34,20 +36,20 @@ MAX_CLICKS = 12
 
 
 @pytest.mark.parametrize("viewport", [PRESENTER_VIEWPORT, PHONE_VIEWPORT], ids=["1366", "phone"])
-def test_the_adaptive_draft_length_shows_its_rounds_and_its_prices(screen_context, viewport):
+def test_stepping_aside_shows_its_rounds_and_its_prices(screen_context, viewport):
     phone = viewport == PHONE_VIEWPORT
     page = screen_context(viewport, "light", is_mobile=phone, has_touch=phone).new_page()
     page.goto("/Model_pair_lab?tokens=60")
     settle(page, timeout=SLOW)
     radio = page.locator(key("lm_draft"))
     expect(radio).to_be_visible(timeout=SLOW)
-    radio.get_by_text("Adaptive: at most K, priced").click()
+    radio.get_by_text(model_pairs_work.DRAFT_LENGTHS["adaptive"]).click()
     lengths = page.locator(key("lm_draft_lengths"))
     expect(lengths).to_be_attached(timeout=SLOW)  # after this server's costs are measured
     settle(page, timeout=SLOW)
     expect(page).to_have_url(re.compile(r"[?&]draft=adaptive"))
     expect(page.get_by_text("drafts a round on average", exact=False)).to_be_visible()
-    expect(page.get_by_text("What priced them, measured on this server")).to_be_visible()
+    expect(page.get_by_text("Where the guard started, measured on this server")).to_be_visible()
     expect(page.locator(key("lm_round_costs")).locator("svg.main-svg").first).to_be_attached()
     expect(page.locator(key("lm_engine")).locator("svg.main-svg").first).to_be_attached()
     log_line = page.locator("code", has_text="SpecDecoding metrics: Mean acceptance length")

@@ -1,5 +1,5 @@
-"""Issue 27 in Chromium: an adaptive run's prices (the planner's cost per round beside
-c + a and v(n), as planned and as paid) on the Model pair lab, at 1366 x 768 in light
+"""Issue 27 in Chromium: a guarded run's prices (the guard's cost per round beside c and
+v(n), as measured apart and as paid) on the Model pair lab, at 1366 x 768 in light
 and dark, in presenter view, and on a 390 x 844 phone in light and dark: the table is
 there, readable, and nothing sticks out sideways. Screenshots of the table go to
 tests/e2e/artifacts/ (``model-pair-prices-*``)."""
@@ -36,7 +36,7 @@ SCREENS = [
     SCREENS,
     ids=["1366-light", "1366-dark", "presenter", "phone-light", "phone-dark"],
 )
-def test_an_adaptive_run_shows_its_planners_cost_and_its_prices(
+def test_a_guarded_run_shows_its_guards_cost_and_its_prices(
     screen_context, viewport, scheme, extra
 ):
     phone = viewport == PHONE_VIEWPORT
@@ -48,9 +48,9 @@ def test_an_adaptive_run_shows_its_planners_cost_and_its_prices(
     settle(page, timeout=SLOW)
     table = page.locator("table", has_text="this run's prices")
     expect(table).to_be_visible(timeout=SLOW)
-    expect(table).to_contain_text("the planner, per round")
+    expect(table).to_contain_text("the guard, per round")
     expect(table).to_contain_text("as paid")
-    expect(page.get_by_text("The planner took", exact=False)).to_be_visible()
+    expect(page.get_by_text("The guard took", exact=False)).to_be_visible()
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
     table.scroll_into_view_if_needed()
     laid_out(page)

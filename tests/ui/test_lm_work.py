@@ -75,8 +75,8 @@ def test_link_round_trip_and_bad_values_fall_back_with_named_problems():
         == (model_pairs_work.DEFAULT_DRAFT_LENGTH, model_pairs_work.DEFAULT_K)
         == ("fixed", 3)
     )
-    back, _ = model_pairs_work.state_from_link({"draft": "adaptive"}, PAIRS)
-    assert (back["draft"], back["k"]) == ("adaptive", model_pairs_work.K_MAX)
+    back, _ = model_pairs_work.state_from_link({"draft": "adaptive"}, PAIRS)  # an old link
+    assert (back["draft"], back["k"]) == ("adaptive", model_pairs_work.DEFAULT_K)
     back, _ = model_pairs_work.state_from_link({"draft": "adaptive", "k": "3"}, PAIRS)
     assert (back["draft"], back["k"]) == ("adaptive", 3)
     bad = {"pair": "x", "k": "0", "t": "nan", "seed": "-1", "tokens": "205", "mode": "all"}

@@ -1,18 +1,18 @@
-"""The cost-aware adaptive draft length (issues 20 and 27) and the engine fixes of issue 18.
+"""The guard that steps aside when drafting does not pay (issue 27, item 5: what was
+kept of the adaptive draft length of issues 20 and 27) and the engine fixes of issue 18.
 
-- the policy on hand-made costs (its formulas, short drafts when a verify row is dear,
-  K drafts when verifying is free and the draft sure, no draft at all when c >= 1);
-- the guard (issue 27): a lookup draft whose looks find nothing steps aside, and a run
-  that stepped aside is plain decoding token for token and seed for seed, with a probe
-  at the promised rate;
-- prices from the run's own clock (issue 27), on a machine simulated by a fake clock that
-  only the models' calls advance: the run learns what the machine charges where the
-  profile got it wrong, and its ledger books exactly what it paid; clipping and the
-  speed scale on hand-made observations;
+- the guard on hand-made numbers: it starts by drafting where drafting can pay, steps
+  aside once drafting rounds are measured slower than plain ones, probes at the promised
+  rate, opens again when a probe finds drafting paying, and never drafts where even a
+  round that keeps every draft cannot pay;
+- on a machine simulated by a fake clock that only the models' calls advance: priced by
+  its own clock a run learns what the machine charges where the profile got it wrong,
+  and its ledger books exactly what it paid; a run that stepped aside is plain decoding
+  token for token and seed for seed;
 - losslessness: greedy equality on every pair; a chi-square of the first three tokens
   of a tiny synthetic pair (every decision of a round matters there) and of the first
-  token on every pair; two leaky policies (one peeks at p, one at the drawn token's own
-  q) fail the same chi-square;
+  token on every pair; two leaky variants (one peeks at p, one at the drawn token's own
+  q) and a guard that peeks at this round's target rows fail the same chi-square;
 - the expected acceptance rate in every run (traced or not) and the "plain" round kind;
 - the cost measurement (with a counting clock: no timed test) and its checks.
 """
@@ -42,23 +42,17 @@ from specdec_core.lm import (
     speculative_generate,
 )
 from specdec_core.lm.adaptive import (
-    GUESS_FLOOR,
-    PRICE_PRIOR,
+    FORGET,
+    PRIOR_ROUNDS,
     PROBE_SHARE,
-    REFRESH,
-    AdaptiveState,
-    RunPrices,
-    best_draft_length,
-    best_gain,
+    STRETCH,
+    DraftGuard,
+    Z,
     check_costs,
-    expected_tokens_by_length,
-    one_more_pays,
     round_costs,
-    row_confidence,
 )
-from specdec_core.lm.choice_table import LATER_CHANCE, SHARE_CHANCE, ChoiceTable, LookupTableDraft
 from specdec_core.lm.generate import probabilities
-from specdec_core.lm.prompt_lookup import KEEP_BY_MATCH, PromptLookupDraft
+from specdec_core.lm.prompt_lookup import PromptLookupDraft
 
 TOK = load_tokenizer()
 PAIRS = available_pairs()
@@ -84,185 +78,116 @@ def costs_for(draft) -> CostProfile:
     return cheap(not hasattr(draft, "propose"))
 
 
-# --- the policy on hand-made numbers ---------------------------------------------------
+# --- the guard on hand-made numbers ----------------------------------------------------
 
 
-def test_expected_tokens_and_round_costs_follow_their_formulas():
-    assert expected_tokens_by_length([0.8, 0.5]) == pytest.approx([1.0, 1.8, 2.2])
+def test_round_costs_follow_their_formula():
     v = [1.0, 1.5, 1.6, 1.7]
     assert round_costs(profile(0.2, v, per_token=False), 3) == pytest.approx(
         [1.2, 1.7, 1.8, 1.9]
     )  # c + v(n): one call a round
-    # c min(n + 1, K) + v(n): a model draft pays the row that stops the round, none at K
-    assert round_costs(profile(0.2, v), 3) == pytest.approx([1.2, 1.9, 2.2, 2.3])
-    # the planner's a is paid with every call: (c + a) per round or per row
+    assert round_costs(profile(0.2, v), 3) == pytest.approx([1.0, 1.7, 2.0, 2.3])  # c n + v(n)
+    # the guard's a is paid with every call: (c + a) per round or per row
     assert round_costs(profile(0.2, v, per_token=False, plan=0.1), 3) == pytest.approx(
         [1.3, 1.8, 1.9, 2.0]
     )
 
 
-def test_the_best_length_maximises_tokens_minus_rate_times_cost():
-    costs = profile(0.0, [1.0, 1.5, 1.5, 1.5, 2.5], per_token=False)
-    cost = round_costs(costs, 4)
-    # E = 1, 1.9, 2.62, 3.124, 3.4264; E - C = 0, 0.4, 1.12, 1.624, 0.9264
-    assert best_draft_length([0.9, 0.8, 0.7, 0.6], cost, 1.0) == 3
-    # a higher rate R makes every draft dearer: 2.124 extra tokens < 5 x 0.5 extra cost
-    assert best_draft_length([0.9, 0.8, 0.7, 0.6], cost, 5.0) == 0
-    assert best_draft_length([], cost, 1.0) == 0
-    # its gain over no draft: E_3 - R C(3) - (1 - R C(0)) = 1.624 - 0, in tokens
-    assert best_gain([0.9, 0.8, 0.7, 0.6], cost, 1.0) == (3, pytest.approx(1.624))
-    assert best_gain([0.9, 0.8, 0.7, 0.6], cost, 5.0) == (0, 0.0)
-    assert best_gain([0.9] * 9, [1.0] * 5, 1.0)[0] == 4  # never more than K = len(cost) - 1
-
-
-def test_a_verify_row_that_costs_a_plain_step_gives_no_draft():
-    steep = profile(0.01, [1.0 + k for k in range(K + 1)], per_token=False)  # v(k) = 1 + k
-    assert best_draft_length([0.95] * K, round_costs(steep, K), 1.0) == 0
-    gentle = profile(0.01, [1.0 + 0.3 * k for k in range(K + 1)], per_token=False)
-    lengths = [best_draft_length([0.8] * K, round_costs(c, K), 1.0) for c in (gentle, steep)]
-    assert lengths[0] > lengths[1] == 0  # the faster v(k) grows, the shorter the draft
-
-
-def test_a_free_verify_and_a_sure_draft_draft_to_k():
-    free = profile(0.0, [1.0] * (K + 1), per_token=False)
-    assert best_draft_length([0.99] * K, round_costs(free, K), 1.0) == K
-    model = profile(0.0, [1.0] * (K + 1))
-    assert one_more_pays(1.0, 0.99, 0, round_costs(model, K), 1.0)
-
-
-def test_one_more_pays_projects_the_rows_confidence_onto_later_positions():
-    cost = round_costs(profile(0.1, [1.0, 1.6, 1.6, 1.6, 2.6]), K)  # [1.1, 1.8, 1.9, 2.0, 3.0]
-    # one token at 0.5: 0.5 < 0.7; but three at 0.8: 0.8 + 0.64 + 0.512 > 0.9
-    assert not one_more_pays(1.0, 0.5, 0, cost, 1.0)
-    assert one_more_pays(1.0, 0.8, 0, cost, 1.0)
-    # after an unlikely prefix (0.1): 0.08 < 0.1, 0.144 < 0.2, 0.195 < 1.2
-    assert not one_more_pays(0.1, 0.8, 1, cost, 1.0)
-    assert one_more_pays(0.3, 0.8, 1, cost, 1.0)  # 0.24 > 0.1: the next row is cheap
-
-
-def test_a_lookup_draft_stops_guessing_below_the_floor():
-    state = AdaptiveState(profile(0.0, [1.0, 1.5, 1.5, 1.5, 2.5], per_token=False), K)
-    assert state.more_guesses([0.9, 0.5])  # 0.45 >= GUESS_FLOOR
-    assert not state.more_guesses([0.3, 0.3])  # 0.09 < GUESS_FLOOR = 0.1
-    assert GUESS_FLOOR == 0.1
-    assert not state.more_guesses([1.0] * K)  # never more than K
-
-
-def test_a_round_that_kept_every_draft_checks_the_next_guess_too():
-    """The first guess a lookup draft left out is evidence for the calibration when the
-    round kept every draft: p(guess) of the target's row after them."""
-    drafted = gen._Draft([5, 6], None, [0.8, 0.7], 1, next=(9, 0.6))
-    row = np.zeros(12)
-    row[9], row[3] = 0.25, 0.75
-    kept_all = gen._Round((5, 6), 2, (5, 6, 3), "bonus", 2, (1.0, 1.0), p_last=row)
-    assert gen._next_check(drafted, kept_all) == [(0.6, 0.25)]
-    greedy = gen._Round((5, 6), 2, (5, 6, 9), "bonus", 2, (1.0, 1.0))  # T = 0 fast path
-    assert gen._next_check(drafted, greedy) == [(0.6, 1.0)]
-    rejected = gen._Round((5, 6), 1, (5, 4), "rejected", 2, (1.0, 0.0), p_last=row)
-    assert gen._next_check(drafted, rejected) == []
-    assert gen._next_check(gen._Draft([5], None, [0.8], 1), kept_all) == []
-
-
-def test_every_drafted_position_is_evidence_for_its_estimate():
-    """The target's row at a drafted position reads the drafts before it: its overlap is
-    the chance that the draft is kept given those before it were, rejected or not."""
-    best = np.array([5, 7, 8, 2])  # the target's argmax after each drafted prefix
-    greedy = gen._Round([5, 6, 8], 1, (5, 7), "resample", 2, (1.0, 0.0), best=best)
-    assert gen._evidence(greedy) == [1.0, 0.0, 1.0]  # draft 3 is right after drafts 1-2
-    p_rows = np.full((3, 4), 0.25)
-    p_rows[2] = [0.1, 0.6, 0.2, 0.1]
-    q_rows = np.eye(4)[[0, 1]]  # one-hot guesses 0 and 1
-    sampled = gen._Round([0, 1], 0, (3,), "resample", 1, (0.25,), p_rows=p_rows, q_rows=q_rows)
-    assert gen._evidence(sampled) == pytest.approx([0.25, 0.25])  # p(x) at each position
-    plain = gen._Round([], 0, (3,), "plain", 0, ())
-    assert gen._evidence(plain) == []
-
-
-def test_row_confidence_reads_the_row_before_the_draw():
-    logits = np.log(np.array([0.5, 0.3, 0.2]))
-    assert row_confidence(logits, None, 0.0) == pytest.approx(0.5)  # top probability
-    q = np.array([0.5, 0.3, 0.2])
-    assert row_confidence(logits, q, 1.0) == pytest.approx(0.25 + 0.09 + 0.04)  # sum q^2
-
-
-def _book(state, rounds, n_drafts, emitted, checked, seconds=(0.0, 0.0, 0.0)):
-    """``rounds`` finished rounds alike, each after the guard's decision (where the
-    state folds its batch in, every REFRESH rounds)."""
+def _draft_rounds(guard, rounds, emitted, seconds, n_drafts=K):
+    """``rounds`` drafting rounds alike, each after asking the guard (which must say draft)."""
     for _ in range(rounds):
-        state.plain_rounds()
-        calls = 1 if n_drafts or checked[0] else 0
-        state.record(n_drafts, emitted, calls=calls, checked=checked, first=None, seconds=seconds)
+        assert guard.plain_rounds() == 0
+        guard.record(n_drafts, emitted, 1, seconds)
 
 
-def test_the_runs_rate_and_calibration_learn_from_finished_rounds():
-    state = AdaptiveState(profile(0.0, [1.0, 1.5, 1.5, 1.5, 2.5], per_token=False), K)
-    assert state.rate == pytest.approx(1.0) and state.calibration.overall == 1.0
-    # rounds of 3 drafts, estimated at 0.9 each, half as good
-    _book(state, 30, 3, 2, ([0.9] * 3, [0.45] * 3))
-    assert state.rate == pytest.approx((4 + 48) / (4 + 36), rel=1e-6)  # 24 rounds folded in
-    state.refresh()  # and the last 6
-    assert state.calibration.overall < 0.6
-    kappas = state.calibration.kappas
-    assert state.chances([0.9]) == [pytest.approx(0.9 * kappas[3])]
-    assert kappas[3] < state.calibration.overall == kappas[0]  # unseen bins: the overall
-    assert state.rate == pytest.approx((4 + 60) / (4 + 45), rel=1e-6)
-    kappa = state.calibration.overall
-    _book(state, 40, 0, 1, ([], []))  # plain rounds: the evidence fades, kappa returns to 1
-    assert kappa < state.calibration.overall < 1.0
-    # each estimate calibrates its bin (folded in at the next refresh)
-    _book(state, REFRESH, 2, 1, ([0.2, 0.9], [0.2, 0.0]))
-    state.refresh()
-    assert kappas[0] < state.calibration.kappas[0]
-    assert state.calibration.kappas[0] > state.calibration.overall > state.calibration.kappas[3]
+def test_the_guard_drafts_while_drafting_rounds_are_as_fast_as_plain_ones():
+    """A drafting round costs 2 plain steps here (c + v(4), own clock): it must emit 2
+    tokens to break even. Rounds of 3 keep it open; rounds of 1 shut it, once the
+    evidence outweighs the guard's optimism (module docstring: mean + Z sd / sqrt(n)).
+    With n rounds of 1 after the prior (2 tokens, sd 1), mean = (n + 4) / (n + 2), variance
+    (n + 10) / (n + 2) - mean^2: n = 1 gives 2.21 tokens, n = 2 gives 1.93 < 2."""
+    costs = profile(0.2, [1.0, 1.5, 1.6, 1.7, 1.8], per_token=False, own_clock=True, step_s=1.0)
+    guard = DraftGuard(costs, K)
+    _draft_rounds(guard, 30, 3, (0.2, 0.0, 1.8))
+    tokens, error, cost, plain = guard.means()
+    assert cost == pytest.approx(2.0) and plain == pytest.approx(1.0)  # prior and paid agree
+    n = guard.draft_n + PRIOR_ROUNDS  # 30 rounds faded by FORGET, and the prior
+    mean = (3.0 * guard.draft_n + 2.0 * PRIOR_ROUNDS) / n  # the prior: break-even, 2 tokens
+    variance = (9.0 * guard.draft_n + (2.0**2 + K / 4) * PRIOR_ROUNDS) / n - mean**2
+    assert tokens == pytest.approx(mean) and error == pytest.approx(math.sqrt(variance / n))
+    assert cost <= (tokens + Z * error) * plain  # open, counted optimistically
+    losing = DraftGuard(costs, K)
+    rounds = 0
+    while losing.plain_rounds() == 0 and rounds < 50:  # 2 unlucky rounds in a row shut it
+        losing.record(K, 1, 1, (0.2, 0.0, 1.8))
+        rounds += 1
+    assert rounds == 2
 
 
-def test_the_run_learns_its_prices_from_its_clock_and_clips_outliers():
-    """v(3) costs 2 plain steps here, not the profile's 1.5: the learned price moves to it
-    at the weight promised; the speed scale carries v(4), never paid, along; one page
-    fault (a round 50 times as long) counts as at most CLIP x the batch's median."""
-    unit = 1e-3
-    costs = profile(0.1, [1.0, 1.2, 1.4, 1.5, 2.5], per_token=False, own_clock=True, step_s=unit)
-    prices = RunPrices(costs, K)
-    assert prices.now[3] == pytest.approx(1.5 * unit) and prices.now[K + 1] == pytest.approx(0.1e-3)
-    for _ in range(5):
-        for _ in range(REFRESH):
-            prices.pay(3, 1, (0.1 * unit, 0.0, 2.0 * unit))
-        prices.refresh()
-    weight = sum(0.98**i for i in range(5 * REFRESH))  # PRICE_FORGET per observation
-    assert prices.now[3] > (2.0 * weight + 4 * 1.5) / (weight + PRICE_PRIOR) * unit
-    assert prices.now[3] < 2.0 * unit
-    # the speed scale (this run pays about 4/3 the profile) carries v(4), never paid,
-    # along; a plain round, never paid either, stays at the profile's plain step (never
-    # priced dearer than that, so it is still tried); on a faster machine it follows too
-    assert prices.now[4] > 2.5 * unit * 1.2
-    assert prices.now[K + 2] == pytest.approx(1.0 * unit)
-    faster = RunPrices(costs, K)
-    for _ in range(REFRESH):
-        faster.pay(3, 1, (0.1 * unit, 0.0, 0.75 * unit))
-    faster.refresh()
-    assert faster.now[4] < 2.5 * unit * 0.8 and faster.now[K + 2] < 0.8 * unit
-    assert prices.now[K + 1] == pytest.approx(0.1 * unit, rel=0.05)  # looks as priced
-    before = prices.now[3]
-    for x in [2.0] * (REFRESH - 1) + [100.0]:  # one page fault in a batch
-        prices.pay(3, 1, (0.1 * unit, 0.0, x * unit))
-    prices.refresh()
-    assert prices.now[3] - before < 2.0 * 2.0 * unit / (PRICE_PRIOR + weight)
-    ledger = prices.ledger()
-    assert ledger.rounds[3] == 6 * REFRESH
-    assert ledger.verify_paid[3] == pytest.approx((6 * REFRESH - 1) * 2.0 * unit + 0.1)
-    assert ledger.looks == 6 * REFRESH and ledger.draft_paid == pytest.approx(0.1 * unit * 48)
-    # a profile without own_clock keeps its prices whatever the run pays
-    fixed = RunPrices(profile(0.1, [1.0, 1.2, 1.4, 1.5, 2.5], per_token=False), K)
-    for _ in range(40):
-        fixed.pay(3, 1, (1.0, 0.0, 2.0))
-    fixed.refresh()
-    assert fixed.now[3] == 1.5 and fixed.ledger().verify_planned[3] == pytest.approx(60.0)
+def test_a_shut_guard_probes_at_the_promised_rate_and_opens_when_drafting_pays():
+    costs = profile(0.2, [1.0, 1.5, 1.6, 1.7, 1.8], per_token=False, own_clock=True, step_s=1.0)
+    guard = DraftGuard(costs, K)
+    for _ in range(20):
+        guard.record(K, 1, 1, (0.2, 0.0, 1.8))  # 1 token for 2 steps
+    tokens, error, cost, plain = guard.means()
+    assert cost > (tokens + Z * error) * plain  # shut, even counted optimistically
+    loss = cost - tokens * plain  # what a probe is expected to lose against plain steps
+    due = math.ceil(loss / (PROBE_SHARE * plain))
+    assert 0 < loss < 1 and due > STRETCH
+    taken = 0
+    while (m := guard.plain_rounds()) > 0:
+        assert m <= STRETCH
+        guard.record_plain(m, guard_s=0.0, verify_s=1.0 * m)
+        taken += m
+    assert taken == due  # then a probe
+    # probes that keep every draft (5 tokens for 2 steps) open it again within a few rounds
+    probes, shut = 0, True
+    while shut and probes < 10:
+        guard.record(K, 5, 1, (0.2, 0.0, 1.8))  # a probe that keeps every draft
+        probes += 1
+        shut = guard.plain_rounds() > 0
+    assert not shut and probes <= 5
+
+
+def test_the_guard_never_drafts_where_keeping_every_draft_cannot_pay():
+    """A model draft whose row costs 1.5 plain steps: K rows + v(K) = 7 steps for at most
+    K + 1 = 5 tokens; the guard starts shut and stays shut for STRETCH rounds at a time."""
+    guard = DraftGuard(profile(1.5, [1.0] * (K + 1)), K)
+    assert guard.plain_rounds() == STRETCH
+    cheap_rows = DraftGuard(profile(0.1, [1.0] * (K + 1)), K)
+    assert cheap_rows.plain_rounds() == 0  # 1.4 steps for up to 5 tokens: it tries
+    assert DraftGuard(profile(0.1, [1.0] * (K + 1)), 0).plain_rounds() == STRETCH  # K = 0
+
+
+def test_old_rounds_fade():
+    """A text that stops repeating: 40 rounds of 5 tokens, then rounds of 1 shut the guard
+    within two memories' worth of rounds (2 / (1 - FORGET) = 100; 61 here), where rounds
+    that never faded would keep it drafting for 143."""
+    costs = profile(0.2, [1.0, 1.5, 1.6, 1.7, 1.8], per_token=False, own_clock=True, step_s=1.0)
+    guard = DraftGuard(costs, K)
+    _draft_rounds(guard, 40, 5, (0.2, 0.0, 1.8))
+    rounds = 0
+    while guard.plain_rounds() == 0 and rounds < 100:
+        guard.record(K, 1, 1, (0.2, 0.0, 1.8))
+        rounds += 1
+    assert rounds < 2 / (1 - FORGET)
+
+
+def test_priced_by_the_profile_the_guard_ignores_the_clock():
+    costs = profile(0.2, [1.0, 1.5, 1.6, 1.7, 1.8], per_token=False, step_s=1.0)
+    guard = DraftGuard(costs, K)
+    _draft_rounds(guard, 10, 3, (50.0, 0.0, 90.0))  # a clock gone wild: priced at 2 steps
+    assert guard.means()[2] == pytest.approx(2.0)
+    ledger = guard.ledger()
+    assert ledger.verify_planned[K] == pytest.approx(18.0) and ledger.verify_paid[K] == 900.0
+    assert ledger.calls == 10 and ledger.draft_planned == pytest.approx(2.0)
+    assert ledger.draft_paid == 500.0 and not ledger.own_clock
 
 
 @pytest.mark.parametrize(
     ("costs", "fragment"),
     [
-        ((0.1, 1.0, 1.5), "adaptive drafting needs a CostProfile"),
+        ((0.1, 1.0, 1.5), "stepping aside needs a CostProfile"),
         (profile(0.1, [1.0, 1.5]), "v(k) for k = 0..1 but K = 4"),
         (profile(-0.1, [1.0] * 5), "cost c = -0.1"),
         (profile(0.1, [1.0] * 5, plan=float("inf")), "cost a = inf"),
@@ -282,11 +207,11 @@ def test_bad_costs_are_clear_errors(costs, fragment):
         check_costs(costs, K, per_token=True)
 
 
-# --- the engine with adaptive drafting ---------------------------------------------------
+# --- the engine with the guard --------------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", PAIRS)
-def test_adaptive_greedy_output_equals_the_targets_greedy_output(name):
+def test_a_guarded_runs_greedy_output_equals_the_targets_greedy_output(name):
     draft, target = load_pair(name)
     prompt = encode_prompt(TOK, "The for statement is used to")
     plain = autoregressive_generate(
@@ -311,23 +236,14 @@ def test_adaptive_greedy_output_equals_the_targets_greedy_output(name):
     assert clocked.prices.own_clock and clocked.prices.n_rounds == clocked.n_rounds
 
 
-def test_adaptive_lengths_follow_the_drafts_confidence():
-    draft, target = load_pair("gpt-1L-aligned-to-gpt-4L")
-    spec = speculative_generate(
-        draft, target, PROMPT, k=8, max_new_tokens=80, temperature=0.0,
-        rng=np.random.default_rng(0), adaptive=profile(0.05, [1.0, 1.5, 1.5, 1.5] + [2.5] * 5),
-    )  # fmt: skip
-    assert len(set(spec.draft_sizes)) >= 3  # not one fixed K
-    kept = [r.n_accepted / len(r.positions[:-1]) for r in spec.rounds if len(r.positions) > 1]
-    assert np.mean(kept) > spec.acceptance_rate * 0.5  # it drafts where it is kept
-
-
-def test_a_draft_call_dearer_than_a_plain_step_is_never_made():
+def test_a_draft_that_cannot_pay_is_never_called():
+    """Rows of 1.5 or 2 plain steps: K rows + v(K) cost more than the K + 1 tokens a round
+    can make at best; within STRETCH rounds no probe is due."""
     draft, target = load_pair("gpt-1L-to-gpt-4L")
     plain = autoregressive_generate(
         target, PROMPT, max_new_tokens=20, temperature=0.0, rng=np.random.default_rng(0)
     )
-    for c in (1.0, 1.5):
+    for c in (1.5, 2.0):
         spec = speculative_generate(
             draft, target, PROMPT, k=K, max_new_tokens=20, temperature=0.0,
             rng=np.random.default_rng(0), adaptive=profile(c, [1.0] * (K + 1)),
@@ -382,7 +298,8 @@ class Bigram:
 
 
 def _joint_counts(n_runs: int, seed: int, temperature: float = 1.0, own_clock=False) -> np.ndarray:
-    """Counts of the first N_TOKENS tokens (V^3 cells) over seeded adaptive runs."""
+    """Counts of the first N_TOKENS tokens (V^3 cells) over seeded guarded runs (priced so
+    that a first round that keeps few drafts shuts the guard: its decisions matter)."""
     draft, target = Bigram(Q_TABLE, "q"), Bigram(P_TABLE, "p")
     costs = profile(0.05, [1.0, 1.1, 1.2, 1.3, 1.4], own_clock=own_clock, step_s=2e-5)
     counts = np.zeros(4**N_TOKENS)
@@ -405,7 +322,7 @@ def _joint_target(temperature: float = 1.0) -> np.ndarray:
 
 
 @pytest.mark.parametrize(("temperature", "own_clock"), [(1.0, False), (0.6, False), (1.0, True)])
-def test_adaptive_drafting_keeps_the_joint_distribution_of_the_text(temperature, own_clock):
+def test_a_guarded_run_keeps_the_joint_distribution_of_the_text(temperature, own_clock):
     """Lossless with the profile's prices and with prices from the run's own clock (its
     readings of finished rounds: noise that never reads this round's target rows)."""
     counts = _joint_counts(4000, seed=3, temperature=temperature, own_clock=own_clock)
@@ -445,15 +362,20 @@ class TimedBigram(Bigram):
 
 
 class TimedLookup(PromptLookupDraft):
-    """Prompt lookup whose every call advances a :class:`Machine`'s clock by its c."""
+    """Prompt lookup whose every call advances a :class:`Machine`'s clock by its c, and
+    which notes the number of tokens committed at each call."""
 
     def __init__(self, machine):
         super().__init__(SimpleNamespace(vocab_size=4))
-        self.machine = machine
+        self.machine, self.called_at = machine, []
 
-    def keep_chances(self, tokens, k, more=None):
+    def fresh(self):
+        return self
+
+    def propose(self, tokens, k):
         self.machine.now += self.machine.draft
-        return super().keep_chances(tokens, k, more)
+        self.called_at.append(len(tokens))
+        return super().propose(tokens, k)
 
 
 def _machine_run(monkeypatch, machine, draft, costs, n_tokens=120, t=0.0, seed=0):
@@ -489,7 +411,7 @@ def test_prices_from_the_runs_clock_follow_a_machine_the_profile_got_wrong(monke
     charged = [machine.verify[n] for n in range(K + 1) if ledger.rounds[n]]
     assert paid == pytest.approx(charged)  # the books hold what the machine charged
     assert ledger.draft_paid == pytest.approx(0.05 * run.draft_calls)
-    assert ledger.plan_paid == 0.0 == ledger.guard_paid  # the planner is free on this clock
+    assert ledger.guard_paid == 0.0  # the guard is free on this clock
     # every charge of the machine after the prefill is in the books
     # every charge of the machine is in the books, but the draft's prefill (c, once)
     # (the target's prefill of 6 tokens is not charged: see TimedBigram)
@@ -499,23 +421,30 @@ def test_prices_from_the_runs_clock_follow_a_machine_the_profile_got_wrong(monke
 
 @pytest.mark.parametrize("t", [0.0, 1.0])
 def test_a_guard_that_steps_aside_is_plain_decoding_seed_for_seed(monkeypatch, t):
-    """A lookup draft on a machine where no draft can pay (a verify row costs a plain
-    step): after its first looks find nothing the guard shuts, a probe looks once per
-    (c + a) / (PROBE_SHARE v(0)) rounds, and every round is a plain step drawn as plain
-    decoding draws it, so the text is plain decoding's, token for token, at T = 1 too."""
-    machine = Machine(verify=[1.0 + n for n in range(K + 1)], draft=0.2)
+    """A lookup draft on a machine where no round can pay (a verify row costs 2 plain
+    steps: c + v(4) = 9.2 steps for at most 5 tokens): the guard starts shut, every round
+    is a plain step drawn as plain decoding draws it, so the text is plain decoding's,
+    token for token, at T = 1 too; its first probe comes after ceil(L / (PROBE_SHARE
+    v(0))) plain rounds, L = 9.2 - 5 the loss its prior expects of a probe."""
+    machine = Machine(verify=[1.0 + 2.0 * n for n in range(K + 1)], draft=0.2)
     costs = profile(0.2, machine.verify, per_token=False, own_clock=True, step_s=1.0)
-    run = _machine_run(monkeypatch, machine, TimedLookup(machine), costs, n_tokens=200, t=t)
-    target = Bigram(P_TABLE, "p")
+    prompt = [0, 1, 2, 0, 1, 2, 0]
+    lookup = TimedLookup(machine)
+    run = _machine_run(monkeypatch, machine, lookup, costs, n_tokens=200, t=t)
     plain = autoregressive_generate(
-        target, [0, 1, 2, 0, 1, 2, 0], max_new_tokens=200, temperature=t,
+        Bigram(P_TABLE, "p"), prompt, max_new_tokens=200, temperature=t,
         rng=np.random.default_rng(0),
     )  # fmt: skip
-    assert run.tokens == plain.tokens and set(run.draft_sizes) == {0}
-    due = math.ceil(0.2 / (PROBE_SHARE * 1.0))  # 20 plain rounds between probes
-    assert run.prices.shut >= 200 - run.draft_calls
-    assert run.draft_calls <= 6 + 200 // due  # the first looks, then a probe per 20 rounds
-    assert run.draft_calls >= 200 // (due + 8)
+    assert run.tokens == plain.tokens and run.draft_calls == 0 == len(lookup.called_at)
+    assert run.prices.plain_rounds == 200 and set(run.draft_sizes) == {0}
+    tokens, error, cost, step = DraftGuard(costs, K).means()
+    assert (tokens, cost, step) == (K + 1.0, pytest.approx(9.2), 1.0)
+    assert cost > (tokens + Z * error) * step  # shut, even counted optimistically
+    due = math.ceil((cost - tokens * step) / (PROBE_SHARE * step))
+    assert due == 210
+    longer = _machine_run(monkeypatch, machine, lookup, costs, n_tokens=300, t=t)
+    assert lookup.called_at == [len(prompt) + due]  # one probe, after `due` plain rounds
+    assert longer.draft_calls == 1 and longer.prices.plain_rounds == longer.n_rounds - 1
 
 
 def _peek_target_rows(d_model, seq, drafts, t):
@@ -527,17 +456,16 @@ def _peek_target_rows(d_model, seq, drafts, t):
 
 
 def _leaky(monkeypatch, cut):
-    """Draft with the honest adaptive rule, then cut the drafts at the first position where
+    """Draft as the honest engine does, then cut the drafts at the first position where
     ``cut(p_row, q_row, x)`` says so: a length chosen with what the draft may not use."""
     honest = gen._draft_step
 
-    def leaky(d_model, seq, k, t, rng, fast_greedy, policy=None):
-        drafted = honest(d_model, seq, k, t, rng, fast_greedy, policy)
+    def leaky(d_model, seq, k, t, rng, fast_greedy):
+        drafted = honest(d_model, seq, k, t, rng, fast_greedy)
         p_rows = _peek_target_rows(d_model, seq, drafted.tokens, t)
         for i, x in enumerate(drafted.tokens):
             if cut(p_rows[i], drafted.q_rows[i], x):
                 drafted.tokens, drafted.q_rows = drafted.tokens[:i], drafted.q_rows[:i]
-                drafted.estimates = drafted.estimates[:i]
                 break
         return drafted
 
@@ -586,7 +514,7 @@ def _target_first(target):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", PAIRS)
-def test_adaptive_first_token_at_temperature_1_follows_the_target(name):
+def test_a_guarded_runs_first_token_at_temperature_1_follows_the_target(name):
     draft, target = load_pair(name)
     fit = chi_square_test(_first_tokens(draft, target, 1500, seed=21), _target_first(target))
     assert fit.p_value > 1e-4
@@ -660,21 +588,6 @@ def test_a_round_without_drafts_is_a_plain_step_not_a_bonus():
 
 
 # --- what the drafts offer, and the cost measurement --------------------------------------
-
-
-def test_lookup_drafts_offer_measured_keep_chances():
-    lookup = PromptLookupDraft(None)
-    drafts, chances = lookup.keep_chances([5, 6, 7, 8, 9, 5, 6, 7], 4)
-    assert drafts == [8, 9, 5, 6]  # after the 3-token match "5 6 7"
-    assert chances == list(KEEP_BY_MATCH[(3, 3)]) + [KEEP_BY_MATCH[(3, 3)][2]]
-    assert lookup.keep_chances([1, 2, 3], 4) == ([], [])
-    table = ChoiceTable.count([np.array([3, 4, 3, 5])], [np.array([4, 3, 5, 3])], 10, 1)
-    both = LookupTableDraft(table, None)
-    drafts, chances = both.keep_chances([9], 3)  # no match: the table (3 -> ? unknown)
-    assert len(drafts) == 3 and chances == [SHARE_CHANCE[0], LATER_CHANCE[0], LATER_CHANCE[0]]
-    asked = []
-    stop = both.keep_chances([9], 3, more=lambda ch: asked.append(list(ch)) or len(ch) < 1)
-    assert len(stop[0]) == 1 and asked == [[], [SHARE_CHANCE[0]]]
 
 
 def test_measured_costs_have_one_verify_per_length_and_name_the_machine():
