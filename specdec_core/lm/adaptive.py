@@ -4,12 +4,13 @@
 chose its own length 0..K from the draft's estimates of being kept, calibrated on the
 run, priced by c, a and v(n) learned from the run's clock (renewal-reward, Dinkelbach's
 argument). Measured (``benchmarks/bench_model_pairs.py``, issue 27; README), it never
-beat the best fixed K: on a machine whose verify is cheap it lost 0.06-0.11 to fixed
-K = 3 (its Python planner and its longer guessing cost 0.07-0.12 of a plain step a
-round, more than its better lengths earned), and where it did win, on machines whose
-verify is dear, all of the gain came from one part: the **guard** that steps aside and
-takes plain steps when drafting cannot pay. Issue 27, item 5: keep the part that
-measurably helps, delete the rest. This module is that part.
+beat the best fixed K where drafting pays: at T = 0 on a processor whose verify is cheap
+it ran at 1.11-1.13x against fixed K = 3's 1.17-1.24x (its Python planner and its longer
+guessing cost c + a = 0.19 of a plain step a round, against fixed K's 0.07). Where
+it won (T = 1, and processors whose verify is dear), the gain came from one part, the
+**guard** that takes plain steps when drafting does not pay: with the guard switched off
+the same planner ran at 0.79-0.90x there, with it at 0.95-0.96x. Issue 27, item 5: keep
+the part that measurably helps, delete the rest. This module is that part.
 
 **The rule.** Rounds are of two kinds: a *drafting round* drafts K as a fixed K does (a
 lookup draft: up to K, none when it finds nothing; a model draft: K rows) and is
@@ -25,9 +26,9 @@ run starts by drafting where drafting can pay at all), with a standard deviation
 sqrt(K) / 2 tokens. The tokens of a drafting round vary a lot (1 to K + 1), so the guard
 is optimistic by one standard error: it counts tokens = mean + Z sd / sqrt(n) over the n
 (faded) rounds seen (an upper confidence bound, Auer et al. 2002), and a round drafts iff
-tokens / cost >= R_plain. Where drafting pays
-on average this keeps a run from stepping aside on a few unlucky rounds; where it loses
-by more than the noise, it steps aside all the same.
+tokens / cost >= R_plain. Where drafting pays on average this keeps a run from stepping
+aside on a few unlucky rounds; where it loses by more than the noise, it steps aside all
+the same.
 
 **Probes.** A shut guard would never learn that the text turned repetitive; so it drafts
 once more (a probe) after m plain rounds, where a probe is expected to lose
@@ -46,12 +47,14 @@ the books after it) is timed apart and shown on the page: it is a, per round.
 and their clock readings), never on this round's target rows; a drafting round is a
 fixed-K round (Leviathan et al. 2023, Alg. 1) and a plain round draws as plain decoding
 does, so the text follows the target exactly (Thm 3.5, applied round by round); at T = 0
-it is the target's greedy text. The tests check both and show a guard that peeks at this
-round's target rows failing a chi-square (``tests/core/lm/test_adaptive.py``).
+it is the target's greedy text. The tests check both, and show drafts cut by this
+round's target rows (or by the drawn token's own q) failing the same chi-square
+(``tests/core/lm/test_adaptive.py``).
 
-Related: Leviathan et al. 2023, Sec. 3.5 (the best K depends on c and alpha); vLLM and
-SGLang switch speculation off above a batch size, where verifying stops being cheap; Hugging
-Face's ``num_assistant_tokens_schedule``. Here the switch is this run's own measurement.
+Related: Leviathan et al. 2023, Sec. 3.5 (the best K depends on c and alpha); vLLM's
+``speculative_disable_by_batch_size`` switches drafting off above a batch size, where
+verifying stops being cheap; Hugging Face's ``num_assistant_tokens_schedule``. Here the
+switch is this run's own measurement.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ tests/e2e/artifacts/ (``model-pair-prices-*``)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -50,7 +52,7 @@ def test_a_guarded_run_shows_its_guards_cost_and_its_prices(
     expect(table).to_be_visible(timeout=SLOW)
     expect(table).to_contain_text("the guard, per round")
     expect(table).to_contain_text("as paid")
-    expect(page.get_by_text("The guard took", exact=False)).to_be_visible()
+    expect(page.get_by_text(re.compile(r"The guard took \d+\.\d µs a round"))).to_be_visible()
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
     table.scroll_into_view_if_needed()
     laid_out(page)
