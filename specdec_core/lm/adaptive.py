@@ -9,7 +9,7 @@ it ran at 1.11-1.13x against fixed K = 3's 1.17-1.24x (its Python planner and it
 guessing cost c + a = 0.19 of a plain step a round, against fixed K's 0.07). Where
 it won (T = 1, and processors whose verify is dear), the gain came from one part, the
 **guard** that takes plain steps when drafting does not pay: with the guard switched off
-the same planner ran at 0.79-0.90x there, with it at 0.95-0.96x. Issue 27, item 5: keep
+the same planner ran at 0.79-0.90x there, with it at 0.90-0.97x. Issue 27, item 5: keep
 the part that measurably helps, delete the rest. This module is that part.
 
 **The rule.** Rounds are of two kinds: a *drafting round* drafts K as a fixed K does (a
