@@ -13,6 +13,7 @@ draws them (Streamlit) inside "What this page asks", each answer in its own fold
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,8 +21,16 @@ import numpy as np
 import streamlit as st
 
 import specdec_core as sc
+from specdec_core import serving as sv
 from specdec_core import variants as vr
-from specdec_ui.presets import LAB_PRESETS, SPEED_PRESETS, VARIANT_PRESETS
+from specdec_ui.presets import (
+    DEFAULT_K,
+    DEFAULT_ROUNDS,
+    LAB_PRESETS,
+    SERVING_K_MAX,
+    SPEED_PRESETS,
+    VARIANT_PRESETS,
+)
 
 BOX_LABEL = "What this page asks"
 
@@ -176,8 +185,10 @@ def lab_questions() -> tuple[Question, ...]:
     p = np.array(sc.parse_distribution(preset.p_text, name="p"))
     q = np.array(sc.parse_distribution(preset.q_text, name="q"))
     alpha = sc.acceptance_rate(p, q)
-    buggy = np.minimum(p, q) + (1 - alpha) * p  # resample from p: min(p, q) + (1 - alpha) p
-    k = 4
+    k = DEFAULT_K
+    law = sc.emitted_distribution("resample_from_p", p, q)  # a drafted position's token
+    e, bonus = sc.expected_tokens(alpha, k), alpha**k  # tokens a round; rounds with the bonus
+    shown = ((e - bonus) * law + bonus * p) / e  # every emitted token: what the chart counts
     return (
         Question(
             "The preset's target is p = [0.40, 0.25, 0.20, 0.10, 0.05]. If the algorithm is "
@@ -187,14 +198,30 @@ def lab_questions() -> tuple[Question, ...]:
             "leftover adds max(0, p − q), which together make p. The chi-square test checks it.",
         ),
         Question(
-            "Same p = [0.40, 0.25, 0.20, 0.10, 0.05] and q = [0.30, 0.30, 0.15, 0.15, 0.10]. "
-            "Switch on the bug \u201cresample from p\u201d: which token comes out too often, and "
-            "by how much?",
-            f"A position emits min(p, q) + (1 − alpha) p, with 1 − alpha = {_f(1 - alpha, 2)}: "
-            f"B comes out {_f(buggy[1], 4)} of the time instead of 0.25 (and D, E too often), "
-            f"A only {_d(buggy[0])} instead of 0.40. Tokens the draft over-proposes (q > "
-            "p) are kept as often as the target allows and then come back from p again.",
-            (("1 - alpha", 1 - alpha), ("B", float(buggy[1])), ("A", float(buggy[0]))),
+            "Same p = [0.40, 0.25, 0.20, 0.10, 0.05] and q = [0.30, 0.30, 0.15, 0.15, 0.10], "
+            "K = 4. Switch on the bug \u201cresample from p\u201d: which token comes out too "
+            "often, and by how much?",
+            f"At a drafted position the bug emits min(p, q) + (1 − alpha) p, with 1 − alpha = "
+            f"{_f(1 - alpha, 2)}: B {_f(law[1], 4)} of the time instead of 0.25, A only "
+            f"{_d(law[0])} instead of 0.40. The chart counts every emitted token, and the "
+            f"bonus token (in alpha⁴ = {_f(bonus, 3)} of the rounds) comes from p, untouched "
+            f"by the bug: of E = {_f(e, 3)} tokens a round, {_f(e - bonus, 3)} come from "
+            f"drafted positions. So the bars settle at **B {_f(shown[1], 3)}** and "
+            f"**A {_f(shown[0], 3)}** (D and E too often as well); a run of "
+            f"{DEFAULT_ROUNDS:,} rounds lands within a few thousandths of these. Tokens the "
+            "draft over-proposes (q > p) are kept as often as the target allows and then come "
+            "back from p again.",
+            (
+                ("1 - alpha", 1 - alpha),
+                ("B", float(law[1])),
+                ("A", float(law[0])),
+                ("bonus share", bonus),
+                ("E", e),
+                ("drafted", e - bonus),
+                ("B shown", float(shown[1])),
+                ("A shown", float(shown[0])),
+                ("rounds", DEFAULT_ROUNDS),
+            ),
         ),
         Question(
             "With K = 4, what share of the rounds keeps all four drafts and gets the bonus, "
@@ -302,6 +329,139 @@ def variants_questions() -> tuple[Question, ...]:
     )
 
 
+# The Serving lab's default settings (its room's ``settings.DEFAULTS``, which this module may not
+# import: tests/app/test_page_serving.py checks that they are the same setup and round).
+SERVING_DEFAULT = ("4x-h100", "llama-3.1-70b", "llama-3.2-1b", 1_024)  # hardware, target, draft, n
+SERVING_ALPHA, SERVING_K = 0.75, 4
+K_LARGE = (64, 0.6, 8)  # "Why is mine slower?": "K too large" (batch, alpha, K), same setup
+
+
+def serving_setup() -> sv.ServingSetup:
+    """The Serving lab's default setup, built by the core (the preset's shares and overhead)."""
+    hw, target, draft, context = SERVING_DEFAULT
+    hardware = sv.GPUS[hw].with_overhead(sv.DEFAULT_OVERHEAD_S)
+    hardware = hardware.with_fractions(sv.DEFAULT_BW_FRACTION, sv.DEFAULT_FLOPS_FRACTION)
+    return sv.ServingSetup(hardware, sv.TARGETS[target], sv.DRAFTS[draft], context)
+
+
+def _round_price(setup: sv.ServingSetup, acc: sv.Acceptance, batch: int) -> float:
+    """K c + v: a round's cost in plain steps at ``batch``."""
+    c, v = sv.round_costs(setup, acc, batch)
+    return float(acc.k * c + v)
+
+
+def _serving_break_even(setup: sv.ServingSetup, acc: sv.Acceptance) -> Question:
+    """Where speculation stops paying: the round's price against the tokens it emits."""
+    e, b = acc.tokens_per_round, sv.break_even_batch(setup, acc)
+    c1, v1 = (float(x) for x in sv.round_costs(setup, acc, 1))
+    s1, before = float(sv.round_speedup(setup, acc, 1)), float(sv.round_speedup(setup, acc, b - 1))
+    price = {n: _round_price(setup, acc, n) for n in (b - 1, b)}
+    return Question(
+        "With the page's default settings (Llama 3.1 70B on 4 x H100, a Llama 3.2 1B draft, "
+        f"K = 4, alpha = 0.75, context 1,024 tokens) speculation is {s1:.2f}x as fast at "
+        "batch 1. At what batch does it stop paying, and why there?",
+        f"A round emits E = (1 − 0.75⁵) / (1 − 0.75) = **{e:.2f}** tokens at any batch and "
+        f"costs K c + v plain steps: at batch 1, 4 × {c1:.3f} + {v1:.2f} = {acc.k * c1 + v1:.2f}, "
+        f"hence {s1:.2f}x. Both c and v grow with the batch (the verify's extra tokens cost "
+        f"real arithmetic in a full batch, question 2): at b = {b - 1} the round costs "
+        f"{price[b - 1]:.2f} plain steps (still {before:.2f}x), at b = **{b}** "
+        f"{price[b]:.2f}, more than the {e:.2f} tokens it emits. From there on speculation is "
+        f"slower: the break-even batch the headline names, although {sv.max_batch(setup)} "
+        "sequences would still fit in memory.",
+        (
+            ("E", e),
+            ("c1", c1),
+            ("v1", v1),
+            ("price 1", acc.k * c1 + v1),
+            ("speedup 1", s1),
+            ("before", b - 1),
+            ("price before", price[b - 1]),
+            ("speedup before", before),
+            ("break-even", b),
+            ("price at", price[b]),
+            ("fits", sv.max_batch(setup)),
+        ),
+    )
+
+
+def _serving_verify(setup: sv.ServingSetup, acc: sv.Acceptance) -> Question:
+    """Why the verify of K + 1 tokens stops being free: the compute-bound batch."""
+    m, v = acc.verified_tokens, lambda b: float(sv.verify_cost(setup, acc.k, b))
+    bound, plain_bound = sv.compute_bound_batch(setup, m), sv.compute_bound_batch(setup, 1)
+    b_even, b_fit = sv.break_even_batch(setup, acc), sv.max_batch(setup)
+    weights_gb = setup.target.weight_bytes / 1e9
+    return Question(
+        f"At batch 1, checking K + 1 = {m} tokens per sequence costs v = {v(1):.2f} plain "
+        "steps, as if free. Why does the verify stop being free as the batch grows, and from "
+        "which batch?",
+        f"A step reads all the target's weights ({weights_gb:.1f} GB over the "
+        f"{setup.hardware.chips} chips) whatever the number of tokens; at batch 1 the arithmetic "
+        f"for {m} tokens hides under that read. The arithmetic grows with batch × tokens, the "
+        f"read does not: from b = **{bound}** the verify's {bound * m} tokens per pass make its "
+        "linear layers bound by arithmetic (the plain step's single token per sequence only "
+        f"from b = {plain_bound}), and each checked token costs its own work: v = "
+        f"{v(bound):.2f} at b = {bound}, {v(b_even):.2f} at the break-even b = {b_even} and "
+        f"{v(b_fit):.2f} at b = {b_fit}, the largest batch that fits, climbing towards {m}.",
+        (
+            ("weights GB", weights_gb),
+            ("bound", bound),
+            ("tokens per pass", bound * m),
+            ("plain bound", plain_bound),
+            ("v bound", v(bound)),
+            ("v break-even", v(b_even)),
+            ("break-even", b_even),
+            ("v fits", v(b_fit)),
+            ("fits", b_fit),
+        ),
+    )
+
+
+def _serving_k_large(setup: sv.ServingSetup) -> Question:
+    """The "K too large" case of "Why is mine slower?"."""
+    batch, alpha, k = K_LARGE
+    acc = sv.Acceptance(k, alpha=alpha)
+    c, v = (float(x) for x in sv.round_costs(setup, acc, batch))
+    x, e = float(sv.round_speedup(setup, acc, batch)), acc.tokens_per_round
+    best = sv.best_k(setup, alpha, batch, k_max=SERVING_K_MAX)
+    best_x = float(sv.serving_speedup(setup, alpha, best, batch))
+    bound = sv.compute_bound_batch(setup, k + 1)
+    return Question(
+        "In \u201cWhy is mine slower?\u201d press \u201cK too large\u201d: the same 70B on "
+        "4 x H100 at batch 64, with alpha = 0.6 and K = 8. Why does drafting eight tokens a "
+        "round make it slower than plain decoding?",
+        f"The 8th draft counts only when the {k - 1} before it were kept: alpha⁸ = 0.6⁸ = "
+        f"{alpha**k:.1%} of the rounds. A round emits E = (1 − 0.6⁹) / (1 − 0.6) = {e:.2f} "
+        f"tokens but costs K c + v = 8 × {c:.3f} + {v:.2f} = {k * c + v:.2f} plain steps (from "
+        f"b = {bound} on, the verify of {k + 1} tokens per sequence is bound by arithmetic): "
+        f"**{x:.2f}x**. The best K at this batch is **{best}**: {best_x:.2f}x, with fewer "
+        "draft steps and a cheaper verify.",
+        (
+            ("before", k - 1),
+            ("percent", 100 * alpha**k),
+            ("E", e),
+            ("c", c),
+            ("v", v),
+            ("price", k * c + v),
+            ("K + 1", k + 1),
+            ("bound", bound),
+            ("speedup", x),
+            ("best", best),
+            ("best speedup", best_x),
+        ),
+    )
+
+
+@functools.cache
+def serving_questions() -> tuple[Question, ...]:
+    """Serving lab: the break-even batch, why verify stops being free, "K too large"."""
+    setup, acc = serving_setup(), sv.Acceptance(SERVING_K, alpha=SERVING_ALPHA)
+    return (
+        _serving_break_even(setup, acc),
+        _serving_verify(setup, acc),
+        _serving_k_large(setup),
+    )
+
+
 QUESTIONS: dict[str, Callable[[], tuple[Question, ...]]] = {
     "pages/scripts/home.py": home_questions,
     "pages/scripts/round.py": round_questions,
@@ -310,6 +470,7 @@ QUESTIONS: dict[str, Callable[[], tuple[Question, ...]]] = {
     "pages/scripts/self_test.py": self_test_questions,
     "pages/scripts/model_pairs.py": model_pair_questions,
     "pages/scripts/variants.py": variants_questions,
+    "pages/scripts/serving.py": serving_questions,
 }
 
 

@@ -8,6 +8,7 @@ import specdec_core as sc
 from specdec_core import serving as sv
 from specdec_core import serving_published as sp
 from specdec_core.lm.adaptive import CostProfile
+from specdec_ui import page_questions
 from specdec_ui.kit.text import md_escape
 from specdec_ui.serving import cases as serving_cases
 from specdec_ui.serving import figures as serving_figures
@@ -410,3 +411,96 @@ def test_a_measurement_that_failed_gives_no_point_and_says_why(monkeypatch):
     at = open_page(PAGE)
     assert not at.exception
     assert any("Too many requests wait already" in c.value for c in at.caption)
+
+
+# --- issue 33 -------------------------------------------------------------------------------
+# Item 1: "What this page asks" holds the Serving lab's questions, in normal and presenter
+# view, and every number in their answers is what this page's own code computes.
+
+
+def _shown_questions(at) -> list[str]:
+    return [m.value for m in at.markdown]
+
+
+@pytest.mark.parametrize("query", [{}, {"present": "1"}], ids=["normal", "presenter"])
+def test_what_this_page_asks_holds_the_serving_questions_in_both_views(query):
+    at = open_page(PAGE, query)
+    assert not at.exception
+    labels = [e.proto.label for e in at.get("expander")]
+    assert labels[0] == page_questions.BOX_LABEL  # the box comes first, before the inputs
+    questions = page_questions.questions_for(PAGE)
+    assert len(questions) == 3 and labels.count("Worked answer") == 3
+    shown = _shown_questions(at)
+    for q in questions:
+        assert q.answer in shown and any(q.ask in m for m in shown)
+    intro_shown = any(serving_view.INTRO in m for m in shown)
+    assert intro_shown  # normal view above the box, presenter view inside it
+
+
+def test_the_questions_are_about_the_pages_default_setup():
+    """page_questions may not import this room: its setup is checked to be the page's."""
+    assert page_questions.serving_setup() == serving_view.build_setup(serving_view.DEFAULTS)
+    acc = serving_view.build_acceptance(serving_view.DEFAULTS)
+    assert (acc.k, acc.alpha) == (page_questions.SERVING_K, page_questions.SERVING_ALPHA)
+    case = serving_cases.WHY["k_large"].settings
+    assert serving_view.build_setup(case) == page_questions.serving_setup()
+    batch, alpha, k = page_questions.K_LARGE
+    assert (case["batch"], case["alpha"], case["k"]) == (batch, alpha, k)
+    assert "K too large" in page_questions.serving_questions()[2].ask
+    assert serving_cases.WHY["k_large"].label == "K too large"
+
+
+def _facts(i: int) -> dict[str, float]:
+    return dict(page_questions.serving_questions()[i].facts)
+
+
+def test_every_number_of_the_serving_answers_is_what_the_page_computes():
+    """Recomputed from the page's own Result (view.compute), as its headline and charts
+    show them, for the defaults and for the "K too large" case."""
+    r = serving_view.compute(serving_view.DEFAULTS)
+    s, b = r.sweep, r.break_even
+    grid = list(s.batch)
+    at = {n: grid.index(n) for n in (1, r.b_fit)}
+    one = _facts(0)
+    assert one["break-even"] == b == 152 and one["fits"] == r.b_fit
+    assert one["E"] == pytest.approx(s.expected)
+    assert one["speedup 1"] == pytest.approx(s.speedup[at[1]])
+    assert one["c1"] == pytest.approx(s.c[at[1]]) and one["v1"] == pytest.approx(s.v[at[1]])
+    assert one["price at"] > s.expected > one["price before"]  # the break-even, in the answer
+    assert one["speedup before"] >= 1.0
+    assert f"At batch 1: {one['speedup 1']:.2f}x" in _answer(open_page(PAGE))
+    two = _facts(1)
+    assert two["bound"] == r.compute_bound and two["tokens per pass"] == r.compute_bound * 5
+    assert two["v break-even"] == pytest.approx(sv.verify_cost(r.setup, 4, b))
+    assert two["v fits"] == pytest.approx(s.v[at[r.b_fit]])
+    assert two["weights GB"] == pytest.approx(r.setup.target.weight_bytes / 1e9)
+    case = serving_view.compute(serving_cases.WHY["k_large"].settings)
+    cs, i = case.sweep, case.at
+    three = _facts(2)
+    assert three["speedup"] == pytest.approx(cs.speedup[i]) and three["speedup"] < 1
+    assert three["c"] == pytest.approx(cs.c[i]) and three["v"] == pytest.approx(cs.v[i])
+    assert three["E"] == pytest.approx(cs.expected)
+    assert three["best"] == cs.best_k[i] and three["best speedup"] == pytest.approx(
+        cs.best_speedup[i]
+    )
+    lesson = serving_cases.lesson_for("k_large", case, serving_cases.WHY["k_large"].settings)
+    for said in (f"{three['speedup']:.2f}x", f"{three['percent']:.1f}%", f"v = {three['v']:.2f}"):
+        assert said in lesson  # the question and the case's lesson on the page agree
+
+
+# Item 19: which model pair each "this server" number is about.
+
+
+def test_this_servers_point_names_its_pair_and_why_it_is_not_the_model_pair_labs():
+    from specdec_core import lm
+    from specdec_ui.model_pairs import work as model_pairs_work
+
+    at = open_page(PAGE)
+    said = " ".join(_plain(c.value) for c in at.caption)
+    assert f"running the Model pair lab's {lm.PAIRS[serving_view.SERVER_PAIR].label} pair" in said
+    lab = lm.PAIRS[model_pairs_work.DEFAULT_PAIR].label
+    assert f"another pair ({lab}) at K = {model_pairs_work.DEFAULT_K}" in said
+    assert serving_view.SERVER_PAIR != model_pairs_work.DEFAULT_PAIR
+    point = _trace(_figure(at, "Speedup vs batch size"), serving_figures.SERVER_NAME)
+    assert point["text"][0].startswith("this server, tiny GPT pair: ")
+    assert "tiny GPT (1 layer)" in lm.PAIRS[serving_view.SERVER_PAIR].label
