@@ -777,7 +777,8 @@ def _measured_speedup(choice, run, speed: SpeedMeasurement, reasons: list[str]) 
     same = speed.rounds == run.counts.rounds and speed.accepted == run.counts.kept
     st.caption(
         f"Range {lo:.2f}x to {hi:.2f}x over {len(speed.speedups)} repeats. Measured on this "
-        f"server for exactly the run above ({speed.n_tokens} tokens, K = {choice.request.k}, "
+        f"server for exactly the run above (pair: {lm.PAIRS[choice.request.pair].label}, not "
+        f"the Serving lab's ◆ one; {speed.n_tokens} tokens, K = {choice.request.k}, "
         f"T = {choice.request.temperature:g}"
         + ("" if choice.request.temperature == 0 else f", seed {choice.request.seed}")
         + "): the CPU time of the measuring thread "

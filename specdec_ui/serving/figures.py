@@ -219,7 +219,7 @@ def speedup_vs_batch_figure(
         traces.append(_current_marker(*current))
     if server is not None:
         value = server.speedup(sweep.alpha)
-        traces.append(_server_marker(1, value, f"this server: {value:.2f}x"))
+        traces.append(_server_marker(1, value, f"{plotly_escape(server.label)}: {value:.2f}x"))
     shape, label = hline(1.0, "no gain (1x)", color=COLORS["discarded"], position="left")
     return make_figure(
         traces,

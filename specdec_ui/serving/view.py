@@ -38,6 +38,7 @@ PREFIX = settings.PREFIX
 CUSTOM = settings.CUSTOM
 K_MAX = settings.K_MAX
 SERVER_PAIR = "gpt-1L-to-gpt-4L"  # this server's draft model and target (Model pair lab)
+SERVER_LABEL = "this server, tiny GPT pair"  # the ◆ point's name on the charts (SERVER_PAIR)
 SERVER_T = 0.0
 POLL_S = 1.5
 CURVE_K = (1, 2, 4, 8)
@@ -404,8 +405,9 @@ def this_server_costs(k: int) -> ServerReading:
         return ServerReading(None, measuring=True)
     if not isinstance(costs, CostProfile):  # a stored "not measured, and why"
         return ServerReading(None, problem=str(getattr(costs, "reason", "it was not measured")))
-    label = f"this server ({lm.PAIRS[SERVER_PAIR].label})"
-    return ServerReading(sv.ServerCosts(label, k, costs.step_s, costs.draft, costs.verify[k]))
+    return ServerReading(
+        sv.ServerCosts(SERVER_LABEL, k, costs.step_s, costs.draft, costs.verify[k])
+    )
 
 
 def _poll_server(k: int) -> None:
@@ -438,11 +440,25 @@ def server_note(result: Result, reading: ServerReading) -> None:
         else "(its point needs an alpha: choose alpha above to see it on the charts)"
     )
     st.caption(
-        f"◆ {md_escape(costs.label)}, measured at batch 1: a target step takes "
+        f"◆ This server, running the Model pair lab's {md_escape(lm.PAIRS[SERVER_PAIR].label)} "
+        f"pair, measured at batch 1: a target step takes "
         f"{1e3 * costs.step_s:.2f} ms, c = {costs.c:.3f}, v({costs.k}) = {costs.v:.2f}, "
         f"{gain}. Its few megabytes of weights sit in the processor's cache: the step is bound "
         "by arithmetic already at batch 1, so checking K + 1 tokens costs more than one step "
-        "(v > 1), unlike a GPU at batch 1."
+        f"(v > 1), unlike a GPU at batch 1. {_other_pair_words(k)}"
+    )
+
+
+def _other_pair_words(k: int) -> str:
+    """Why ◆ is not the Model pair lab's measured speedup (issue 33, item 19)."""
+    lab_k = model_pairs_work.DEFAULT_K
+    default = md_escape(lm.PAIRS[model_pairs_work.DEFAULT_PAIR].label)
+    return (
+        "It is not the Model pair lab's measured speedup either: that page starts with another "
+        f"pair ({default}) at K = {lab_k}, with the acceptance its text really gets, timed "
+        "over a whole run; "
+        f"this point prices the tiny GPT pair's measured c and v at this page's alpha and "
+        f"K = {min(k, model_pairs_work.K_MAX)}."
     )
 
 
