@@ -364,7 +364,7 @@ def _serving_break_even(setup: sv.ServingSetup, acc: sv.Acceptance) -> Question:
         f"costs K c + v plain steps: at batch 1, 4 × {c1:.3f} + {v1:.2f} = {acc.k * c1 + v1:.2f}, "
         f"hence {s1:.2f}x. Both c and v grow with the batch (the verify's extra tokens cost "
         f"real arithmetic in a full batch, question 2): at b = {b - 1} the round costs "
-        f"{price[b - 1]:.2f} plain steps (still {before:.2f}x), at b = **{b}** "
+        f"{price[b - 1]:.2f} plain steps (still {before:.2f}x), at b = **{b}** it costs "
         f"{price[b]:.2f}, more than the {e:.2f} tokens it emits. From there on speculation is "
         f"slower: the break-even batch the headline names, although {sv.max_batch(setup)} "
         "sequences would still fit in memory.",

@@ -24,6 +24,52 @@ from specdec_ui.serving.view import Result
 
 PREFIX = serving_settings.PREFIX
 WHY_KEY = f"{PREFIX}__why"
+CASES_KEY = f"{PREFIX}_why_cases"  # the box of the case buttons (WHY_SCROLL_JS finds it)
+
+# Issue 33, item 16: on a phone the columns stack, so the case buttons and their lesson lie
+# far below the charts a case changes. After a tap on a case (screens under 640 px, where
+# Streamlit stacks columns), once the rerun it starts has ended, the first changed chart
+# (the speedup against the batch size) is brought onto the screen, and kept there while a
+# late layout moves it, until the reader moves the page (scroll, touch, key) or 20 s after
+# the last rerun it saw. A static script (no run-time text), installed once per window.
+WHY_SCROLL_JS = """<script>
+(() => {
+  if (window.__specdecWhyScroll) { return; }
+  window.__specdecWhyScroll = true;
+  const FOLLOW_MS = 20000, PHONE_PX = 640, START_MS = 1500;
+  let timer = null, until = 0, clicked = 0, seenRun = false;
+  const stop = () => { clearInterval(timer); timer = null; };
+  for (const what of ["wheel", "touchstart", "keydown", "pointerdown"]) {
+    document.addEventListener(what, stop, { capture: true, passive: true });
+  }
+  const follow = () => {
+    if (Date.now() > until) { stop(); return; }
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app || app.getAttribute("data-test-script-state") !== "notRunning") {
+      seenRun = true;
+      until = Date.now() + FOLLOW_MS;
+      return;
+    }
+    if (!seenRun && Date.now() - clicked < START_MS) { return; }  // the rerun not begun
+    const chart = document.querySelector(".st-key-serve_fig_speedup");
+    if (!chart) { return; }
+    const box = chart.getBoundingClientRect(), high = window.innerHeight;
+    const fits = box.height <= high;
+    if (fits ? box.top < 0 || box.bottom > high : Math.abs(box.top) > 2) {
+      chart.scrollIntoView({ block: fits ? "center" : "start" });
+    }
+  };
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest(".st-key-serve_why_cases button");
+    if (!button || window.innerWidth >= PHONE_PX) { return; }
+    stop();
+    clicked = Date.now();
+    seenRun = false;
+    until = clicked + FOLLOW_MS;
+    timer = setInterval(follow, 150);
+  }, true);
+})();
+</script>"""
 
 
 @dataclass(frozen=True)
@@ -315,17 +361,19 @@ def why_slower(state: PageState, result: Result | None, values: dict[str, object
         "Each button sets this page to a case where speculation disappoints; the answer and "
         "the charts above change with it, and the lesson below is computed from them."
     )
+    st.sidebar.html(WHY_SCROLL_JS, unsafe_allow_javascript=True)
     items = list(WHY.items())
-    for row in range(0, len(items), 2):  # rows of two: a phone stacks them in this order
-        cols = st.columns(2)
-        for col, (key, item) in zip(cols, items[row : row + 2], strict=False):
-            col.button(
-                item.label,
-                key=f"{PREFIX}_why_{key}",
-                on_click=_apply_why,
-                args=(state, key),
-                width="stretch",
-            )
+    with st.container(key=CASES_KEY):
+        for row in range(0, len(items), 2):  # rows of two: a phone stacks them in this order
+            cols = st.columns(2)
+            for col, (key, item) in zip(cols, items[row : row + 2], strict=False):
+                col.button(
+                    item.label,
+                    key=f"{PREFIX}_why_{key}",
+                    on_click=_apply_why,
+                    args=(state, key),
+                    width="stretch",
+                )
     active = st.session_state.get(WHY_KEY)
     if active in WHY and result is not None:
         with st.container(key="serve_why_now", border=True):

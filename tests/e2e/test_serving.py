@@ -131,3 +131,64 @@ def test_serving_on_a_phone_does_not_overflow_sideways(screen_context, scheme):
     assert assert_charts_drew(page, minimum=len(CHARTS)) >= len(CHARTS)
     cut = _cut_metrics(page)
     assert not cut, f"metric text cut on a phone: {cut}"
+
+
+# --- issue 33 -------------------------------------------------------------------------------
+IN_VIEW_JS = """(sel) => { const el = document.querySelector(sel); if (!el) { return false; }
+  const r = el.getBoundingClientRect();
+  return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; }"""
+
+
+def test_a_case_tapped_on_a_phone_brings_its_changed_chart_onto_the_screen(screen_context):
+    """Item 16: the case buttons lie far below the charts on a phone; after a tap on one,
+    the first chart it changes (speedup against the batch) is on the screen, showing it."""
+    context = screen_context(PHONE_VIEWPORT, "light", is_mobile=True, has_touch=True)
+    page = context.new_page()
+    _open(page, SERVING)
+    button = page.locator(f"{key('serve_why_k_large')} button")
+    button.scroll_into_view_if_needed()
+    chart = page.locator(key("serve_fig_speedup"))
+    assert not page.evaluate(IN_VIEW_JS, key("serve_fig_speedup")), "chart already on screen"
+    button.tap()
+    expect(page.locator(key("serve_answer"))).to_contain_text("K = 8", timeout=SLOW)
+    settle(page, timeout=SLOW)
+    laid_out(page, timeout=SLOW)
+    page.wait_for_function(IN_VIEW_JS, arg=key("serve_fig_speedup"), timeout=SLOW)
+    artifact(page, "phone-serving-case-k-large")
+    assert_inside_viewport(page, chart, "the speedup chart the case changed")
+    texts = chart.locator("svg text").all_text_contents()
+    assert any("K = 8" in t for t in texts), texts  # the chart shows the case, not the default
+
+
+def _open_questions(page) -> None:
+    box = page.locator('[data-testid="stExpander"]').filter(has_text="What this page asks").first
+    box.locator("summary").first.click()
+    answer = box.locator('[data-testid="stExpander"]').filter(has_text="Worked answer").first
+    answer.locator("summary").first.click()
+    expect(answer).to_contain_text("break-even batch", timeout=SLOW)
+    box.scroll_into_view_if_needed()
+
+
+@pytest.mark.parametrize(
+    ("viewport", "query", "name"),
+    [
+        (PRESENTER_VIEWPORT, "?present=1", "presenter-serving-questions"),
+        (PHONE_VIEWPORT, "", "phone-serving-questions"),
+    ],
+)
+def test_the_serving_questions_open_in_presenter_view_and_on_a_phone(
+    screen_context, viewport, query, name
+):
+    """Item 1: "What this page asks" opens with the three questions and a worked answer."""
+    phone = viewport == PHONE_VIEWPORT
+    context = screen_context(viewport, "light", is_mobile=phone, has_touch=phone)
+    page = context.new_page()
+    _open(page, SERVING + query)
+    _open_questions(page)
+    laid_out(page)
+    artifact(page, name)
+    box = page.locator('[data-testid="stExpander"]').filter(has_text="What this page asks").first
+    for start in ("With the page's default settings", "At batch 1, checking", "K too large"):
+        expect(box).to_contain_text(start)
+    found = horizontal_overflow(page)
+    assert not found["count"] and found["pageScroll"] <= 1, found
