@@ -109,7 +109,7 @@ def test_runtime_requirements_are_pinned_to_compatible_ranges():
         if line and not line.startswith("#")
     ]
     names = {re.split(r"[<>=]", line)[0] for line in lines}
-    assert names == {"streamlit", "numpy", "scipy", "plotly", "pandas", "segno"}
+    assert names == {"streamlit", "numpy", "scipy", "plotly", "pandas", "segno", "redis"}
     assert all(">=" in line and "<" in line for line in lines)
 
 
