@@ -65,6 +65,7 @@ from specdec_ui.runtime.classroom import (
     check_batch,
     check_name,
     check_pool_shape,
+    check_question_id,
     check_value,
     new_code,
     new_student_id,
@@ -82,6 +83,8 @@ INDEX = PREFIX + "index"
 SNAPSHOT_MAX_AGE_S = 0.5  # a view or tally is at most this old (plus this process's writes)
 REDIS = "redis"
 REDIS_DOWN = (redis.exceptions.RedisError, OSError)  # Redis gone, or answering nonsense
+SLOW = (redis.exceptions.TimeoutError, TimeoutError)  # Redis there but slow to answer
+DOWN_AFTER_S = 5.0  # only replies that time out for this long (none answered) mean "gone"
 MAX_COPIES = 2 * MAX_CLASSES  # local copies of classes kept by one process
 
 _START = """
@@ -211,7 +214,7 @@ class RedisClassStore:
             client = redis.Redis.from_url(
                 client,
                 decode_responses=True,
-                socket_timeout=1.0,
+                socket_timeout=2.0,
                 socket_connect_timeout=1.0,
                 retry=Retry(NoBackoff(), 1),
             )
@@ -320,9 +323,10 @@ class RedisClassStore:
     def add_rounds(
         self, code: str, student: str, name: str, emitted: Sequence[int], lengths: Sequence[int]
     ) -> None:
+        check_name("experiment name", name)
         code = normalise_code(code)
         meta = self._meta(code)
-        shape = self.r.hget(_k(code, "pools"), str(name)) if isinstance(name, str) else None
+        shape = self.r.hget(_k(code, "pools"), name)
         if shape is None:
             pool_of(ClassState(code, "", 0.0), str(name))  # raises the message
         found = _pool_state(shape, {}, set())
@@ -341,15 +345,18 @@ class RedisClassStore:
         return view_of(self.snapshot(code), REDIS)
 
     def my_answer(self, code: str, student: str, question_id: str) -> float | None:
+        check_question_id(question_id)
         code = normalise_code(code)
         self._meta(code)
         found = self.r.hget(_k(code, "a", question_id), str(student))
         return None if found is None else float(found)
 
     def tally(self, code: str, question_id: str) -> dict[float, int]:
+        check_question_id(question_id)
         return tally_of(self.snapshot(code, question_id), question_id)
 
     def pool(self, code: str, name: str) -> Pool:
+        check_name("experiment name", name)
         return pool_of(self.snapshot(code), name)
 
     def snapshot(self, code: str, question_id: str | None = None) -> ClassState:
@@ -454,6 +461,10 @@ def _throttle(code: str, student: str, kind: str = "answer") -> str:
     return _k(code, "t", str(student)[:64], kind)
 
 
+class StoreBusy(ClassroomError):
+    """Redis took too long to answer (it is there, but busy): try again in a moment."""
+
+
 class ResilientStore:
     """Redis while it answers; in-process from the local copies once it does not."""
 
@@ -464,6 +475,7 @@ class ResilientStore:
         self._lock = threading.Lock()
         self._copies: dict[str, tuple[float, ClassState]] = {}  # code -> (read at, state)
         self._refreshing: set[str] = set()
+        self._slow_since: float | None = None  # first timeout since Redis last answered
 
     @property
     def backend(self) -> str:
@@ -575,12 +587,15 @@ class ResilientStore:
     def my_answer(self, code: str, student: str, question_id: str) -> float | None:
         if self.down is None:
             try:
-                return self.primary.my_answer(code, student, question_id)
+                found = self.primary.my_answer(code, student, question_id)
+                self._slow_since = None  # Redis answered
+                return found
             except REDIS_DOWN as err:
-                self._fall(err)
+                self._trouble(err)
         return self.local.my_answer(code, student, question_id)
 
     def tally(self, code: str, question_id: str) -> dict[float, int]:
+        check_question_id(question_id)
         return self._read(
             code,
             lambda state: tally_of(state, question_id),
@@ -589,6 +604,7 @@ class ResilientStore:
         )
 
     def pool(self, code: str, name: str) -> Pool:
+        check_name("experiment name", name)
         return self._read(
             code, lambda state: pool_of(state, name), lambda c: self.local.pool(c, name)
         )
@@ -605,10 +621,11 @@ class ResilientStore:
         if self.down is None:
             try:
                 result = on_redis()
+                self._slow_since = None  # Redis answered
                 self._copy_write(code or result[0], copy, result)
                 return result
             except REDIS_DOWN as err:
-                self._fall(err)
+                self._trouble(err)
         return on_local()
 
     def _copy_write(self, code: str, copy: Callable | None, result: object) -> None:
@@ -633,7 +650,7 @@ class ResilientStore:
                 with self._lock:
                     return compute(state)
             except REDIS_DOWN as err:
-                self._fall(err)
+                self._trouble(err)
         return on_local(code)
 
     def _fresh(self, code: str, question_id: str | None) -> ClassState:
@@ -648,6 +665,7 @@ class ResilientStore:
             self._refreshing.add(code)
         try:
             state = self.primary.snapshot(code, question_id)
+            self._slow_since = None  # Redis answered
         except ClassNotFound:
             with self._lock:
                 self._copies.pop(code, None)
@@ -661,6 +679,22 @@ class ResilientStore:
                 oldest = min(self._copies, key=lambda c: self._copies[c][0])
                 del self._copies[oldest]
         return state
+
+    def _trouble(self, err: BaseException) -> None:
+        """Redis failed: a refused or broken connection means it has gone (fall back now);
+        a timeout is only "busy" (:class:`StoreBusy`) until replies have timed out, with no
+        reply in between, for :data:`DOWN_AFTER_S`."""
+        if isinstance(err, SLOW):
+            now = time.monotonic()
+            with self._lock:
+                self._slow_since = self._slow_since or now
+                busy = now - self._slow_since < DOWN_AFTER_S
+            if busy:
+                raise StoreBusy(
+                    "The class store (Redis) did not answer in time, the server is busy: "
+                    "try again in a moment."
+                ) from None
+        self._fall(err)
 
     def _fall(self, err: BaseException) -> None:
         """Redis has gone away: the local copies go on in-process from now on."""

@@ -9,6 +9,7 @@ installs redis-server), where a missing one is a failure.
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 
@@ -44,6 +45,8 @@ try:
     )
 except ImportError:  # pragma: no cover - only where the client is not installed
     redis = None
+
+from tests.ui.test_classroom_store import ODD_CALLS  # noqa: E402
 
 CHOICE = Asked("Step_through_a_round", "Step_through_a_round/0", "choice", choices=4)
 NUMBER = Asked("Speedup_explorer", "Speedup_explorer/1", "number", low=0.0, high=5.0)
@@ -258,6 +261,36 @@ def test_redis_killed_mid_lesson_the_class_goes_on_in_process():
         assert projector.view(new_code).students == 0
 
 
+def test_a_slow_redis_is_busy_first_and_gone_only_after_a_while(monkeypatch):
+    if redis is None or not REDIS_SERVER.exists():
+        _missing(f"{REDIS_SERVER} or the redis client not found: install both")
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    from specdec_ui.runtime import classroom_redis as crr
+
+    with run_redis() as own:
+        quick = redis.Redis.from_url(
+            own.url, decode_responses=True, socket_timeout=0.3, retry=Retry(NoBackoff(), 0)
+        )
+        st = ResilientStore(quick)
+        code, key = st.start()
+        s = st.join(code)
+        st.ask(code, key, CHOICE)
+        monkeypatch.setattr(crr, "DOWN_AFTER_S", 1.0)
+        own.proc.send_signal(signal.SIGSTOP)  # Redis hangs: replies time out
+        try:
+            with pytest.raises(crr.StoreBusy, match="did not answer in time"):
+                st.answer(code, s, CHOICE.question_id, 1)
+            assert st.down is None
+            time.sleep(1.0)
+            st.answer(code, s, CHOICE.question_id, 2)  # still no reply after 1 s: gone
+            assert st.view(code).backend.startswith("in-process (Redis unreachable: Timeout")
+            assert st.tally(code, CHOICE.question_id) == {2.0: 1}
+        finally:
+            own.proc.send_signal(signal.SIGCONT)
+
+
 def test_the_process_store_follows_specdec_store(monkeypatch, server):
     monkeypatch.setenv("SPECDEC_STORE", server.url)
     cr.reset_store_for_tests()
@@ -283,3 +316,14 @@ def test_an_unreachable_redis_from_the_start_falls_back_with_a_message():
     s = lonely.join(code)
     lonely.answer(code, s, CHOICE.question_id, 1)
     assert lonely.tally(code, CHOICE.question_id) == {1.0: 1}
+
+
+@pytest.mark.parametrize("call", ODD_CALLS)
+def test_odd_input_is_a_clear_refusal_in_redis_too(client, server, call):
+    st = ResilientStore(server.url)
+    code, key = st.start()
+    s = st.join(code)
+    st.ask(code, key, CHOICE)
+    with pytest.raises(ClassroomError):
+        call(st, code, s)
+    assert st.view(code).backend == "redis"  # refused, not taken for Redis trouble
