@@ -64,7 +64,8 @@ class Step:
     def href(self, base: str = "./", **options: bool) -> str:
         """The step's address: ``base`` (the app's root address, ending in "/"; "./" for a
         link relative to a page of the app) + the page's address + its query."""
-        return base + self.info.url_path + "?" + urlencode(self.query(**options))
+        query = urlencode(self.query(**options))
+        return base + self.info.url_path + (f"?{query}" if query else "")
 
     def ask(self) -> Question | None:
         """The page's question this step asks (None where the page has none)."""
