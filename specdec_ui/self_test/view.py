@@ -120,6 +120,12 @@ def seed_questions() -> None:
             )
 
 
+SIMPLE_NOTE = (
+    "Simple mode: the basic kinds only. Switch it off in the sidebar for multi-draft, tree, "
+    "prompt-lookup and typical-acceptance (Medusa) questions."
+)
+
+
 def offered_kinds() -> list[str]:
     """The kinds of question on offer: the basic ones in simple mode, else all."""
     return BASIC_KINDS if simple() else KINDS
@@ -151,6 +157,8 @@ def fresh_inputs() -> None:
         on_change=_clear_answer,
     )
     c.button("🎲 New question", key="quiz_new", on_click=_new_question)
+    if simple():
+        st.caption(SIMPLE_NOTE)
 
 
 @dataclass(frozen=True)

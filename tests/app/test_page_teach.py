@@ -11,7 +11,7 @@ import pytest
 from specdec_core import quiz
 from specdec_ui.page_questions import questions_for
 from specdec_ui.registry import PAGES
-from specdec_ui.self_test.view import BASIC_KINDS
+from specdec_ui.self_test.view import BASIC_KINDS, SIMPLE_NOTE
 from specdec_ui.teach.lesson import LESSON, LESSON_MINUTES
 from tests.app.conftest import open_app, open_page
 
@@ -128,6 +128,8 @@ def test_simple_mode_offers_the_self_test_only_basic_kinds():
     kind = simple.selectbox(key="quiz_kind")
     assert kind.value == "mixed"  # a tree question is not offered: Mixed of the basic ones
     assert kind.options[1:] == [str(k) for k in _labels(BASIC_KINDS)]
+    assert any(c.value == SIMPLE_NOTE for c in simple.caption)  # said, not silent
+    assert not any(c.value == SIMPLE_NOTE for c in normal.caption)
     seen = set()
     for _ in range(len(quiz.QUESTION_KINDS)):  # Mixed cycles through the basic kinds only
         seen.add(simple.subheader[0].value.split(": ", 1)[1])  # "Question n: its kind"
