@@ -110,6 +110,7 @@ def worksheets() -> None:
         file_name=f"worksheet-{name}.html",
         mime=HTML,
         key="teach_sheet",
+        on_click="ignore",  # a download changes nothing: no rerun
     )
     mid.download_button(
         "🔑 Answer key",
@@ -117,6 +118,7 @@ def worksheets() -> None:
         file_name=f"answer-key-{name}.html",
         mime=HTML,
         key="teach_key",
+        on_click="ignore",  # a download changes nothing: no rerun
     )
     root, on = _root(), simple()
     right.download_button(
@@ -125,6 +127,7 @@ def worksheets() -> None:
         file_name="lesson-plan.html",
         mime=HTML,
         key="teach_plan",
+        on_click="ignore",  # a download changes nothing: no rerun
     )
     if not _root():
         st.caption("The QR codes appear on the sheets once the page has loaded in a browser.")

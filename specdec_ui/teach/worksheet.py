@@ -45,6 +45,7 @@ th { background: #eee; }
 .answer { border-left: 2mm solid #0072B2; padding: 1mm 0 1mm 3mm; margin-top: 2mm; }
 .step img { width: 22mm; height: 22mm; }
 .name { margin: 0 0 3mm; }
+@media screen { body { padding: 10mm 0; } }
 @media print { a { color: #000; text-decoration: none; } }
 """
 _BOLD = re.compile(r"\*\*(.+?)\*\*")

@@ -69,7 +69,8 @@ def test_a_lesson_link_opens_its_page_in_presenter_view_on_its_preset(screen_con
 
 
 def _download(page, button: str) -> str:
-    with page.expect_download() as got:
+    settle(page)
+    with page.expect_download(timeout=SLOW) as got:
         page.locator(key(button)).get_by_role("button").click()
     return got.value.path().read_text(encoding="utf-8")
 
