@@ -110,6 +110,15 @@ PAGES: tuple[PageInfo, ...] = (
         "cost decide, and under load the gain turns into a slowdown. Why yours may be slower, "
         "and what an engine's acceptance numbers mean.",
     ),
+    PageInfo(
+        "pages/scripts/teach.py",
+        "Teach with it",
+        "🎓",
+        "Teach_with_it",
+        "For the teacher: a 50-minute lesson path (each step opens its page in presenter view "
+        "on the right numbers, with the question to ask), simple mode and printable "
+        "worksheets with answer keys.",
+    ),
 )
 
 

@@ -96,6 +96,7 @@ MAPPING: dict[str, str] = {
     "figures_lab": "losslessness.figures",
     "verdict_view": "losslessness.verdict",  # branch rules (issue 26 item 2): both labs' verdict
     "self_test_view": "self_test.view",
+    "teach_view": "teach.view",  # issue 34: a new room, no flat module ever moved into it
     "lm_view": "model_pairs.view",
     "lm_work": "model_pairs.work",
     "figures_lm": "model_pairs.figures",
@@ -144,6 +145,7 @@ PAGE_ROOMS: dict[str, tuple[str, str]] = {
     "model_pairs": ("Model pair lab", ", its shared work (runs, counts, speed) and its figures"),
     "variants": ("Variants lab", ", its table of variants and its figures"),
     "serving": ("Serving lab", ", its settings, cases, checks, engine-log decoder and figures"),
+    "teach": ("Teach with it", ", its lesson path and printable worksheets"),
 }
 PACKAGE_DOC = (
     'specdec_ui: the Streamlit side of the lab, in rooms (README\'s "The house").\n\n'

@@ -12,6 +12,7 @@ from specdec_ui.kit.widgets import accessibility_statement, show_source
 
 with page_frame(__file__):  # the app's own title, not the page's
     view.idea()
+    view.teach_line()
     view.timeline()
     view.algorithm_and_numbers()
     view.cards()

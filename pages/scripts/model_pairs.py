@@ -2,6 +2,7 @@
 
 import specdec_core.lm as lm
 from specdec_ui.kit.page_frame import inputs_area, page_frame
+from specdec_ui.kit.simple_mode import simple
 from specdec_ui.kit.widgets import show_source
 from specdec_ui.model_pairs import view
 
@@ -27,8 +28,9 @@ with page_frame(__file__, INTRO):
     view.generated_text(choice, run, shown)
     view.quiet_draft_note(choice, run)
     view.counts(choice, run)
-    view.draft_lengths(choice, run)
-    view.engine_numbers(choice, run)
+    if not simple():  # a first lesson: no guard, no engine log
+        view.draft_lengths(choice, run)
+        view.engine_numbers(choice, run)
     view.greedy_verdict(choice, run)
     view.speed_section(choice, run)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import specdec_core as sc
 from specdec_core import serving as sv
 from specdec_ui.kit.page_frame import inputs_area, page_frame
+from specdec_ui.kit.simple_mode import simple
 from specdec_ui.kit.widgets import show_error, show_source
 from specdec_ui.serving import cases, checks, engine_log, view
 
@@ -38,10 +39,11 @@ with page_frame(__file__, view.INTRO) as frame:
         view.server_note(result, reading)
 
     cases.why_slower(state, result, chosen)
-    checks.measured_section(state)
-    engine_log.engine_log_decoder(state, chosen)
-    checks.published_section()
-    checks.leaves_out()
+    if not simple():  # a first lesson: no model checks, no engine logs
+        checks.measured_section(state)
+        engine_log.engine_log_decoder(state, chosen)
+        checks.published_section()
+        checks.leaves_out()
     view.share(state, state.keep())
     show_source(
         sv.step_cost,

@@ -67,6 +67,18 @@ def idea() -> None:
     questions_box(questions_for("pages/scripts/home.py"))
 
 
+TEACH_PAGE = "pages/scripts/teach.py"
+
+
+def teach_line() -> None:
+    """ "Teaching tomorrow? Start here": the Teach page (lesson path, worksheets)."""
+    st.page_link(
+        TEACH_PAGE,
+        label="Teaching tomorrow? Start here: a 50-minute lesson path and worksheets",
+        icon="🎓",
+    )
+
+
 def timeline() -> None:
     """Seed 000's round on a time axis: three draft steps and one target pass."""
     key = tuple(TIMELINE.values())

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import streamlit as st
 
-from specdec_ui.kit import presenter
+from specdec_ui.kit import presenter, simple_mode
 from specdec_ui.kit.share import MAX_PARAM_LENGTH, LinkReader, share_query
 
 SHARE_CAPTION = "Share this page: add this to the app's address (the address bar already has it)."
@@ -140,6 +140,7 @@ class PageState:
     def share(self, params: Mapping[str, object], caption: str = SHARE_CAPTION) -> dict[str, str]:
         """Put ``params`` in the address bar and on screen; returns them as strings."""
         text = {name: str(value) for name, value in params.items() if value is not None}
+        text.update(simple_mode.link_params())  # simple=1: phones open the simple page too
         address = {**text, **presenter.link_params()}  # present=1 keeps the projector view
         if st.query_params.to_dict() != address:
             st.query_params.from_dict(address)

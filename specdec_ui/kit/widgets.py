@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from specdec_ui.kit import presenter
+from specdec_ui.kit import presenter, simple_mode
 from specdec_ui.kit.text import md_escape
 from specdec_ui.presets import MAX_SEED
 from specdec_ui.registry import PageInfo, page_info
@@ -34,6 +34,7 @@ def page_setup(page_file: str | Path) -> PageInfo:
         initial_sidebar_state="collapsed" if presenting else "auto",
     )
     presenter.presenter_toggle()
+    simple_mode.simple_toggle()  # simple=1: a first lesson's pages (issue 34)
     presenter.presenter_style()
     presenter.app_style()
     presenter.qr_button()  # the share link as a large QR code, from the first screen

@@ -22,6 +22,7 @@ from specdec_core.lm.timing import SpeedMeasurement, impossible_reasons
 from specdec_ui.kit.engine_view import engine_panel
 from specdec_ui.kit.page_state import PageState
 from specdec_ui.kit.presenter import chart
+from specdec_ui.kit.simple_mode import simple
 from specdec_ui.kit.stepper import stepper, steps_below
 from specdec_ui.kit.text import md_escape
 from specdec_ui.kit.theme import STATUS_SYMBOL
@@ -144,7 +145,7 @@ def inputs(pairs: list[str]) -> Choice:
             help="0 = greedy (argmax on both sides): the output must equal "
             "the target's own greedy output.",
         )
-        draft_length = _draft_length()
+        draft_length = work.DEFAULT_DRAFT_LENGTH if simple() else _draft_length()  # no guard
         k = st.slider("K (drafts a round)", 1, work.K_MAX, key="lm_k")
         tokens = (work.TOKENS_MIN, work.TOKENS_MAX)
         n_tokens = st.slider("Tokens to generate", *tokens, step=work.TOKENS_STEP, key="lm_tokens")

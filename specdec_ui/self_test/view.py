@@ -19,11 +19,14 @@ import specdec_core as sc
 from specdec_core import quiz
 from specdec_ui.kit.page_state import PageState
 from specdec_ui.kit.share import LinkReader
+from specdec_ui.kit.simple_mode import simple
 from specdec_ui.kit.text import md_escape
 from specdec_ui.kit.widgets import MAX_SEED, show_error
 from specdec_ui.words import QUESTION_KIND_LABELS
 
 KINDS = list(quiz.QUESTION_KINDS)
+# Simple mode (issue 34): only these; no multi-draft, tree, prompt lookup or Medusa.
+BASIC_KINDS = ["acceptance", "alpha", "residual", "tokens_out", "expected_tokens"]
 MIXED = "mixed"
 RESULTS = "quiz__results"  # question id -> right on the first try (kept across page switches)
 NUMBER = "quiz__number"  # number of the current generated question
@@ -117,6 +120,17 @@ def seed_questions() -> None:
             )
 
 
+SIMPLE_NOTE = (
+    "Simple mode: the basic kinds only. Switch it off in the sidebar for multi-draft, tree, "
+    "prompt-lookup and typical-acceptance (Medusa) questions."
+)
+
+
+def offered_kinds() -> list[str]:
+    """The kinds of question on offer: the basic ones in simple mode, else all."""
+    return BASIC_KINDS if simple() else KINDS
+
+
 def _kind_label(kind: str) -> str:
     """The picker's words for a kind of question."""
     return "Mixed (a different kind each time)" if kind == MIXED else QUESTION_KIND_LABELS[kind]
@@ -126,9 +140,11 @@ def fresh_inputs() -> None:
     """The kind of question, the vocabulary size and "New question"."""
     st.header("Fresh numeric questions")
     a, b, c = st.columns([2, 1, 1])
+    if st.session_state.get("quiz_kind") not in [MIXED, *offered_kinds()]:
+        st.session_state["quiz_kind"] = MIXED  # simple mode: an advanced kind is not offered
     a.selectbox(
         "Kind of question",
-        [MIXED, *KINDS],
+        [MIXED, *offered_kinds()],
         key="quiz_kind",
         format_func=_kind_label,
         on_change=_clear_answer,
@@ -141,6 +157,8 @@ def fresh_inputs() -> None:
         on_change=_clear_answer,
     )
     c.button("🎲 New question", key="quiz_new", on_click=_new_question)
+    if simple():
+        st.caption(SIMPLE_NOTE)
 
 
 @dataclass(frozen=True)
@@ -162,7 +180,8 @@ def fresh_question(chosen: dict[str, object]) -> Fresh:
     """The question of the kept values ``chosen`` and the current number (Mixed cycles
     through the kinds); a bad value is said in words and the page stops there."""
     number = int(st.session_state[NUMBER])
-    kind = KINDS[(number - 1) % len(KINDS)] if chosen["kind"] == MIXED else str(chosen["kind"])
+    kinds = offered_kinds()  # Mixed cycles through the kinds on offer
+    kind = str(chosen["kind"]) if chosen["kind"] in kinds else kinds[(number - 1) % len(kinds)]
     vocab = int(chosen["vocab"])
     try:
         question = quiz.make_question(kind, np.random.default_rng(number), v=vocab)

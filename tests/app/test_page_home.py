@@ -21,7 +21,9 @@ def test_home_links_every_existing_page_and_nothing_else():
     at = open_page("app.py")
     links = at.get("page_link")
     targets = [link.proto.page for link in links]
-    assert len(links) == len(ADDRESSES) >= 3
+    assert len(links) == len(ADDRESSES) + 1 >= 4  # a card per page and the teacher's line
+    assert links[0].proto.label.startswith("Teaching tomorrow? Start here")  # issue 34
+    assert links[0].proto.page == "Teach_with_it"
     for address in ADDRESSES:
         assert address in targets, (address, targets)
     assert all(link.proto.icon for link in links)  # an emoji on every card
@@ -52,5 +54,5 @@ def test_home_cards_come_in_the_sidebars_order():
     # Model pair, then Speedup, Self-test, Variants, unlike the sidebar (and on a phone,
     # where columns stack, in that order too).
     at = open_page("app.py")
-    cards = [link.proto.page for link in at.get("page_link")]
+    cards = [link.proto.page for link in at.get("page_link")][1:]  # after the teach line
     assert cards == [page.url_path for page in available_pages() if not page.is_home]

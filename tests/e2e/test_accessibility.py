@@ -52,6 +52,7 @@ PAGES = (
     "/Model_pair_lab",
     "/Variants_lab",
     "/Serving_lab",
+    "/Teach_with_it",
 )
 VIEWS = {
     "1366": (PRESENTER_VIEWPORT, ""),

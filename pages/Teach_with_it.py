@@ -1,0 +1,5 @@
+"""/Teach_with_it in Streamlit's folder mode: runs the router (pages/README.md)."""
+
+from specdec_ui.router import run_app
+
+run_app()
