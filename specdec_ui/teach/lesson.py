@@ -126,7 +126,6 @@ LESSON: tuple[Step, ...] = (
         "At batch 1 the draft pays; follow the speedup curve to the break-even batch, where "
         "checking the drafts costs real arithmetic.",
         (("hw", "4x-h100"), ("target", "llama-3.1-70b"), ("draft", "llama-3.2-1b"), ("batch", "1")),
-        None,
     ),
     Step(
         QUIZ,
