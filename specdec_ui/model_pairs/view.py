@@ -130,10 +130,14 @@ def inputs(pairs: list[str]) -> Choice:
         # No max_chars on the box: a longer paste was dropped without a word (the box kept
         # its old text); now it reaches the core, whose message names the length and limit.
         prompt = st.text_area(
-            f"Prompt (plain ASCII text, at most {lm.MAX_PROMPT_CHARS} characters)",
+            f"Prompt (English text, at most {lm.MAX_PROMPT_CHARS} characters)",
             key="lm_prompt",
             height=90,
+            help="The models read plain ASCII: curly quotes, dashes and accented letters "
+            "are read as their plain forms (the page says so), other characters are refused.",
         )
+        if (note := work.prompt_note(prompt)) is not None:
+            st.caption(md_escape(note))
     with mid:
         temperature = st.slider(
             "Temperature T",
@@ -251,7 +255,8 @@ def generated_text(choice: Choice, run: work.LabRun, round_shown: int | None) ->
     st.caption("Colours: " + legend_markdown(["prompt", *kinds]))
     with st.container(key="lm_output", border=True):
         st.caption("The same text, plain (prompt + generated):")
-        st.text(choice.request.prompt + lm.load_tokenizer().decode(tokens))
+        tokenizer = lm.load_tokenizer()  # the prompt as the models read it (ASCII)
+        st.text(tokenizer.decode(run.prompt_ids) + tokenizer.decode(tokens))
     if choice.request.temperature == 0:
         st.caption(
             "Small models often repeat themselves when they always pick their top token "

@@ -33,7 +33,7 @@ from typing import TypeVar
 import numpy as np
 
 import specdec_core.lm as lm
-from specdec_core.errors import InvalidParameterError
+from specdec_core.errors import InvalidParameterError, SpecDecError
 from specdec_core.lm.adaptive import CostProfile
 from specdec_core.lm.costs import measure_costs
 from specdec_core.lm.timing import SpeedMeasurement, impossible_reasons, measure_pair
@@ -653,6 +653,26 @@ def predictions(counts: RunCounts, speed: SpeedMeasurement) -> Predictions:
         seeds=e / (counts.k * speed.c + 1.0),
         corrected=e / (counts.k * speed.c + speed.v),
         accounting=counts.tokens_per_round / per_round,
+    )
+
+
+def prompt_note(prompt: str) -> str | None:
+    """What the models read differently from the typed prompt (issue 33, item 17), or
+    None when they read it as typed (or cannot read it: the run's error says why)."""
+    try:
+        read = lm.ascii_prompt(prompt)
+    except SpecDecError:
+        return None
+    if not read.mapped:
+        return None
+    pairs = dict.fromkeys((typed, ascii_) for _, typed, ascii_ in read.mapped)
+    shown = ", ".join(f"{typed} as {ascii_}" for typed, ascii_ in list(pairs)[:8])
+    more = ", ..." if len(pairs) > 8 else ""
+    n = len(read.mapped)
+    return (
+        f"Read as plain ASCII (the models know no other characters): {shown}{more} "
+        f"({n} character{'s' if n != 1 else ''} of your prompt, the first at position "
+        f"{read.mapped[0][0]})."
     )
 
 
