@@ -252,7 +252,7 @@ def generated_text(choice: Choice, run: work.LabRun, round_shown: int | None) ->
     pieces += [(vocab[t], kind) for t, kind in zip(tokens, kinds, strict=True)]
     with st.container(key="lm_token_text", border=True):
         st.markdown(token_markdown(pieces))
-    st.caption("Colours: " + legend_markdown(["prompt", *kinds]))
+    st.caption("Colours and marks: " + legend_markdown(["prompt", *kinds]))
     with st.container(key="lm_output", border=True):
         st.caption("The same text, plain (prompt + generated):")
         tokenizer = lm.load_tokenizer()  # the prompt as the models read it (ASCII)

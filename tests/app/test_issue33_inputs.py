@@ -70,3 +70,11 @@ def test_a_character_that_cannot_be_mapped_is_named_with_its_position():
     assert not at.exception and len(at.error) == 1
     message = plain(at.error[0].value)
     assert "'🙂'" in message and "position 6" in message and "emoji" in message
+
+
+def test_a_link_with_k_of_two_and_a_half_warns_with_the_range():
+    at = open_page(ROUND, {"mode": "custom", "k": "2.5"})
+    assert not at.exception
+    warning = plain(at.warning[0].value)
+    assert "'k'" in warning and "'2.5' is not a whole number; allowed: 1 to 8" in warning
+    assert at.number_input(key="round_k").value == 3  # the default, said in the warning
