@@ -41,6 +41,7 @@ KIND_WORD = {
 }
 FINAL_WORD = {"resample": "resampled", "bonus": "bonus", "plain": "plain-step"}
 POLL_S = 1.5  # how often a page waiting for its measurement looks again
+OPENED_ON_A_STEP = "lm_opened_on_a_step"  # session: the page was opened from a step link
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,16 @@ def page_state(pairs: list[str]) -> PageState:
         page.start(values, problems)
     page.restore()
     return page
+
+
+def opened_on_a_step() -> bool:
+    """Whether this session opened the page from a step link (``mode=step``): then the
+    inputs start folded so that the stepper is near the top, on a phone within the first
+    screen (issue 33, item 16). Decided once per session, so the box does not fold or open
+    by itself later."""
+    if OPENED_ON_A_STEP not in st.session_state:
+        st.session_state[OPENED_ON_A_STEP] = st.query_params.get("mode") == "step"
+    return bool(st.session_state[OPENED_ON_A_STEP])
 
 
 def _draft_length() -> str:

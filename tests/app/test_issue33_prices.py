@@ -120,3 +120,16 @@ def test_the_page_says_why_steps_aside_reads_below_fixed_k(held):
     assert f"takes that to {1.38 * (1 - gap.share):.2f}x" in said
     assert "Steps aside measured 1.29x" in said and "taken at different times" in said
     assert replace(_request("adaptive"), draft_length="fixed") == _request("fixed")
+
+
+def test_a_step_link_opens_with_the_inputs_folded():
+    """Issue 33, item 16: a step link puts the stepper first (the inputs fold); a plain
+    link keeps them open; once opened, the session keeps its choice."""
+    at = open_page(PAGE, {"mode": "step", "round": "2", "tokens": "30"})
+    assert not at.exception
+    assert [e.proto.expanded for e in at.expander if e.label.startswith("⚙️ Inputs")] == [False]
+    at.button(key="lm_next").click().run()
+    assert not at.exception
+    assert [e.proto.expanded for e in at.expander if e.label.startswith("⚙️ Inputs")] == [False]
+    at = open_page(PAGE, {"tokens": "30"})
+    assert [e.proto.expanded for e in at.expander if e.label.startswith("⚙️ Inputs")] == [True]
