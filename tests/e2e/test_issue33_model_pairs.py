@@ -65,3 +65,27 @@ def test_a_step_link_on_a_phone_opens_with_the_stepper_on_the_first_screen(scree
     assert_inside_viewport(page, page.locator(key("lm_back")).first, "Back")
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
     artifact(page, "issue33-model-pair-step-link-phone")
+
+
+def test_a_measured_guarded_run_gives_its_prices_in_the_speed_sections_step(screen_context):
+    """Item 3: once the run's speed is measured, the price table's unit is the speed
+    section's plain step (one unit on the page), and the speed section says why Steps
+    aside reads below fixed K."""
+    page = screen_context(PRESENTER_VIEWPORT).new_page()
+    page.goto(f"{LAB}?tokens=60&draft=adaptive")
+    settle(page, timeout=SLOW)
+    metric = page.locator('[data-testid="stMetric"]', has_text="Speedup of your run (measured)")
+    expect(metric).to_be_visible(timeout=2 * SLOW)
+    settle(page, timeout=SLOW)
+    unit = page.get_by_text("In plain steps as the speed section below counts them")
+    expect(unit).to_be_visible()
+    step = page.get_by_text("a plain target step:", exact=False).first
+    expect(step).to_be_visible()
+    gap = page.get_by_text("Against fixed K = 3: where the guard drafts")
+    expect(gap).to_be_visible()
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+    page.locator("table", has_text="this run's prices").scroll_into_view_if_needed()
+    laid_out(page, timeout=SLOW)
+    artifact(page, "issue33-model-pair-prices-one-unit-1366")
+    gap.scroll_into_view_if_needed()
+    artifact(page, "issue33-model-pair-guard-gap-1366")
