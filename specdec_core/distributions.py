@@ -44,6 +44,33 @@ def _short(text: str, width: int = 20) -> str:
     return repr(text if len(text) <= width else text[:width] + "…")
 
 
+_DECIMAL_COMMA = re.compile(r"^[+-]?[0-9]+,[0-9]+%?$")
+
+
+def _check_decimal_commas(body: str, name: str, error: type[SpecDecError]) -> None:
+    """Refuse a decimal comma ("0,4; 0,25" would read as the entries 0, 4, 0, 25).
+
+    An entry between semicolons or spaces of the form ``0,4`` is a decimal comma when
+    the text has other entries too, or when reading the comma as a separator gives a
+    number above 1 ("0,4" alone would be 0 and 4); "0,1" alone stays the two entries
+    0 and 1. The message names the entry and says what to type.
+    """
+    pieces = [text for text in re.split(r"[;\s]+", body) if text]
+    for i, piece in enumerate(pieces):
+        if not _DECIMAL_COMMA.match(piece):
+            continue
+        unit = "%" if piece.endswith("%") else ""
+        parts = piece.rstrip("%").split(",")
+        if len(pieces) == 1 and not unit and all(float(x) <= 1 for x in parts):
+            return
+        point = piece.replace(",", ".")
+        raise error(
+            f"{name}: entry {i + 1} ({_short(piece)}) looks like a decimal comma; type "
+            f"{point} with a point (a comma separates entries here; for two entries "
+            f"type {parts[0]}{unit}, {parts[1]}{unit} with a space)."
+        )
+
+
 def _split_entries(body: str) -> list[str]:
     """The entries of typed text, separated by commas, semicolons or spaces."""
     return [text for text in _SEPARATORS.split(body) if text]
@@ -194,6 +221,7 @@ def parse_distribution(
     body = _check_text(text, name)
     if not body:
         raise InvalidDistributionError(f"{name}: is empty; type numbers such as 0.5, 0.3, 0.2.")
+    _check_decimal_commas(body, name, InvalidDistributionError)
     entries = _split_entries(body)
     if len(entries) > max_entries:
         raise InvalidDistributionError(
@@ -258,6 +286,7 @@ def parse_coins(text: str, k: int) -> tuple[float, ...]:
     """
     check_k(k)
     body = _check_text(text, "coins")
+    _check_decimal_commas(body, "coins", InvalidParameterError)
     entries = _split_entries(body)
     if len(entries) > k:
         raise InvalidParameterError(f"coins: got {len(entries)} coins for K = {k} draft tokens.")
@@ -273,7 +302,9 @@ def parse_coins(text: str, k: int) -> tuple[float, ...]:
 def check_k(k: object, *, k_max: int = MAX_K, name: str = "K", k_min: int = 1) -> int:
     """Validate a number of draft tokens (or another count): a whole number in k_min..k_max."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise InvalidParameterError(f"{name} must be a whole number, got {k!r}.")
+        raise InvalidParameterError(
+            f"{name} must be a whole number, got {k!r}; allowed: {k_min} to {k_max}."
+        )
     if not k_min <= k <= k_max:
         raise InvalidParameterError(f"{name} = {k} is out of range; allowed: {k_min} to {k_max}.")
     return int(k)

@@ -56,6 +56,7 @@ import numpy as np
 
 from .distributions import (
     VectorWords,
+    _check_decimal_commas,
     _check_text,
     _parse_entries,
     _short,
@@ -233,6 +234,8 @@ def _typed_positions(text: str, name: str, what: str, example: str):
         raise InvalidParameterError(
             f"{name}: is empty; type one {what} per draft position, such as {example}."
         )
+    if what == "rate":  # a count's "1,200" is a thousands separator, a rate's "0,8" is not
+        _check_decimal_commas(body, name, InvalidParameterError)
     entries = _split_entries(body)
     if len(entries) > MAX_METRIC_POSITIONS:
         raise InvalidParameterError(

@@ -234,7 +234,7 @@ SCENARIOS: dict[str, RoundScenario | TheoryScenario] = {
             cell="D",
             lesson="p(x) = 0 gives acceptance probability 0: always rejected, and the residual "
             "gives it no mass either, so it is fully purged.",
-            labels=("yes", "no", "maybe", "never"),
+            labels=("yes", "no", "maybe", "spam"),  # not "never": "reject never" misreads
             p_rows=((0.50, 0.30, 0.20, 0.00),) * 3,
             q_rows=((0.20, 0.20, 0.20, 0.40),) * 2,
             draft_tokens=(3, 0),

@@ -140,8 +140,8 @@ LAB_PRESETS: dict[str, LabPreset] = {
             "The target forbids a token",
             "0.50, 0.30, 0.20, 0",
             "0.20, 0.20, 0.20, 0.40",
-            ("yes", "no", "maybe", "never"),
-            "'never' has p = 0: it must never come out, however often the draft proposes it.",
+            ("yes", "no", "maybe", "spam"),
+            "'spam' has p = 0: it must never come out, however often the draft proposes it.",
         ),
         LabPreset(
             "close",

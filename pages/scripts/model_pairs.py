@@ -18,7 +18,8 @@ with page_frame(__file__, INTRO):
     pairs = lm.available_pairs()
     page = view.page_state(pairs)
     page.warn_link()
-    with inputs_area("⚙️ Inputs: model pair, prompt, draft length, K, temperature, seed"):
+    inputs_label = "⚙️ Inputs: model pair, prompt, draft length, K, temperature, seed"
+    with inputs_area(inputs_label, folded=view.opened_on_a_step()):
         choice = view.inputs(pairs)
 
     run = view.fetch_run(choice)

@@ -7,7 +7,8 @@ Public entry points:
 - :func:`speculative_generate` and :func:`autoregressive_generate`, returning a
   :class:`GenerationResult` (tokens, how each was produced, per-round trace, counts,
   acceptance rate, time split into draft / verify / overhead);
-- :func:`encode_prompt` (checked text -> ids) and :func:`cost_model` (c, v(K) and the
+- :func:`encode_prompt` (checked text -> ids; :func:`ascii_prompt` maps curly quotes and
+  accents to ASCII and says what it mapped) and :func:`cost_model` (c, v(K) and the
   predicted speedups from a speculative and a plain run);
 - :func:`measure_costs` -> :class:`CostProfile` (c and v(0..K) on this machine), which
   ``speculative_generate(..., adaptive=profile)`` guards its rounds with (draft K, or
@@ -44,6 +45,7 @@ from .pairs import (
     load_tokenizer,
     pair_info,
 )
+from .prompt_text import PromptText, ascii_prompt
 from .protocol import LanguageModel, PairInfo
 from .report import (
     CostModel,
@@ -82,6 +84,8 @@ __all__ = [
     "compare_pair",
     "cost_model",
     "encode_prompt",
+    "ascii_prompt",
+    "PromptText",
     "gpu_like_prediction",
     "load_corpus",
     "load_pair",

@@ -30,10 +30,14 @@ from ..errors import InvalidParameterError
 from ..theory import expected_tokens, speedup
 from .errors import MAX_PROMPT_CHARS, PromptError
 from .generate import GenerationResult
+from .prompt_text import ascii_prompt
 
 
 def encode_prompt(tokenizer, text: str, *, max_chars: int = MAX_PROMPT_CHARS) -> list[int]:
-    """Checked prompt text -> token ids. Empty, too long or unencodable text -> PromptError."""
+    """Checked prompt text -> token ids. Empty, too long or unencodable text -> PromptError.
+
+    Curly quotes, dashes and accented Latin letters are read as plain ASCII first
+    (:func:`.prompt_text.ascii_prompt`, which also says what it mapped, for the page)."""
     if not isinstance(text, str):
         raise PromptError(f"the prompt must be text, got {type(text).__name__}.")
     if not text.strip():
@@ -42,7 +46,7 @@ def encode_prompt(tokenizer, text: str, *, max_chars: int = MAX_PROMPT_CHARS) ->
         raise PromptError(
             f"the prompt is {len(text):,} characters long; at most {max_chars:,} are allowed."
         )
-    return tokenizer.encode(text)
+    return tokenizer.encode(ascii_prompt(text).text)
 
 
 @dataclass(frozen=True)

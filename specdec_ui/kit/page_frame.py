@@ -59,8 +59,9 @@ def asks(info: PageInfo):
     return functools.partial(questions_box, questions) if questions else None
 
 
-def inputs_area(label: str):
+def inputs_area(label: str, *, folded: bool = False):
     """The container of a page's inputs: an expander labelled ``label`` in the main column
     (a sidebar is hidden on a phone), open in normal view and folded in presenter view,
-    where the projector shows the results."""
-    return st.expander(label, expanded=not presenting())
+    where the projector shows the results; ``folded`` folds it in normal view too (a link
+    that opens a step: the stepper comes first, issue 33, item 16)."""
+    return st.expander(label, expanded=not (folded or presenting()))

@@ -47,7 +47,7 @@ class LinkReader:
 
         def parse(raw: str) -> int:
             if not raw.strip().isascii() or not raw.strip().lstrip("-").isdigit() or len(raw) > 12:
-                raise ValueError(f"{raw[:20]!r} is not a whole number")
+                raise ValueError(f"{raw[:20]!r} is not a whole number; allowed: {lo} to {hi}")
             value = int(raw)
             if not lo <= value <= hi:
                 raise ValueError(f"{value} is out of range; allowed: {lo} to {hi}")

@@ -42,6 +42,7 @@ KIND_WORD = {
 }
 FINAL_WORD = {"resample": "resampled", "bonus": "bonus", "plain": "plain-step"}
 POLL_S = 1.5  # how often a page waiting for its measurement looks again
+OPENED_ON_A_STEP = "lm_opened_on_a_step"  # session: the page was opened from a step link
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,16 @@ def page_state(pairs: list[str]) -> PageState:
     return page
 
 
+def opened_on_a_step() -> bool:
+    """Whether this session opened the page from a step link (``mode=step``): then the
+    inputs start folded so that the stepper is near the top, on a phone within the first
+    screen (issue 33, item 16). Decided once per session, so the box does not fold or open
+    by itself later."""
+    if OPENED_ON_A_STEP not in st.session_state:
+        st.session_state[OPENED_ON_A_STEP] = st.query_params.get("mode") == "step"
+    return bool(st.session_state[OPENED_ON_A_STEP])
+
+
 def _draft_length() -> str:
     """The draft-length radio, and under it where stepping aside measured faster (a note)."""
     draft_length = st.radio(
@@ -131,10 +142,14 @@ def inputs(pairs: list[str]) -> Choice:
         # No max_chars on the box: a longer paste was dropped without a word (the box kept
         # its old text); now it reaches the core, whose message names the length and limit.
         prompt = st.text_area(
-            f"Prompt (plain ASCII text, at most {lm.MAX_PROMPT_CHARS} characters)",
+            f"Prompt (English text, at most {lm.MAX_PROMPT_CHARS} characters)",
             key="lm_prompt",
             height=90,
+            help="The models read plain ASCII: curly quotes, dashes and accented letters "
+            "are read as their plain forms (the page says so), other characters are refused.",
         )
+        if (note := work.prompt_note(prompt)) is not None:
+            st.caption(md_escape(note))
     with mid:
         temperature = st.slider(
             "Temperature T",
@@ -249,10 +264,11 @@ def generated_text(choice: Choice, run: work.LabRun, round_shown: int | None) ->
     pieces += [(vocab[t], kind) for t, kind in zip(tokens, kinds, strict=True)]
     with st.container(key="lm_token_text", border=True):
         st.markdown(token_markdown(pieces))
-    st.caption("Colours: " + legend_markdown(["prompt", *kinds]))
+    st.caption("Colours and marks: " + legend_markdown(["prompt", *kinds]))
     with st.container(key="lm_output", border=True):
         st.caption("The same text, plain (prompt + generated):")
-        st.text(choice.request.prompt + lm.load_tokenizer().decode(tokens))
+        tokenizer = lm.load_tokenizer()  # the prompt as the models read it (ASCII)
+        st.text(tokenizer.decode(run.prompt_ids) + tokenizer.decode(tokens))
     if choice.request.temperature == 0:
         st.caption(
             "Small models often repeat themselves when they always pick their top token "
@@ -560,22 +576,42 @@ def draft_lengths(choice: Choice, run: work.LabRun) -> None:
             f"all drafted nothing ({spec.drafted / spec.n_rounds:.2f} drafts a round on "
             "average)."
         )
+    unit = work.price_unit(request, costs.step_s)  # one plain step for the whole page
     with right:
-        whole = tuple(round_costs(costs, costs.k_max))
+        verify = tuple(v * unit.scale for v in costs.verify)
+        whole = tuple(x * unit.scale for x in round_costs(costs, costs.k_max))
         figure = shared_figure(
-            "lm.round_costs",
-            (costs.verify, whole),
-            lambda: figures.round_costs_figure(costs.verify, whole),
+            "lm.round_costs", (verify, whole), lambda: figures.round_costs_figure(verify, whole)
         )
         chart(figure, key="lm_round_costs")
         st.caption(
             f"Where the guard started, measured on this server (BLAS kernels: {costs.kernel}): "
-            f"checking k drafts costs v(k) plain steps, from v(1) = {costs.verify[1]:.2f} to "
-            f"v({costs.k_max}) = {costs.verify[-1]:.2f}, and a draft call c = {costs.draft:.3f}; "
-            "on a machine where checking is dearer the same draft steps aside sooner."
+            f"checking k drafts costs v(k) plain steps, from v(1) = {verify[1]:.2f} to "
+            f"v({costs.k_max}) = {verify[-1]:.2f}, and a draft call c = "
+            f"{costs.draft * unit.scale:.3f}; on a machine where checking is dearer the same "
+            "draft steps aside sooner."
         )
     if spec.prices is not None:
-        run_prices(spec.prices)
+        run_prices(spec.prices, unit)
+
+
+def unit_words(unit: work.PriceUnit) -> str:
+    """Which plain step the prices are in, and why it differs from the one measured apart."""
+    apart = f"{unit.apart_s * 1e6:.1f} µs"
+    if not unit.from_speed:
+        return (
+            f"In plain steps as this server's cost measurement timed one apart ({apart} of CPU: "
+            "the target's call on one token of a short fixed text, in a tight loop). Once "
+            "your run's speed is measured (below), these prices are given in that section's "
+            "plain step, so that the page has one unit."
+        )
+    return (
+        f"In plain steps as the speed section below counts them ({unit.seconds * 1e6:.1f} µs "
+        "of CPU: a step of plain decoding of your prompt, timed beside your run), the unit of "
+        f"its c and v. The cost measurement the guard started from timed a plain step apart "
+        f"at {apart} (one token of a short fixed text, in a tight loop, its caches warm), so "
+        f"its prices are multiplied by {unit.scale:.2f} here."
+    )
 
 
 PRICE_WORDS = {
@@ -585,11 +621,11 @@ PRICE_WORDS = {
 }
 
 
-def run_prices(ledger: PriceLedger) -> None:
+def run_prices(ledger: PriceLedger, unit: work.PriceUnit) -> None:
     """Issue 27: what this run's guard cost per round, beside c and v(n), as this server's
-    measurement priced them and as the run's clock read them, in plain steps of this
-    server."""
-    rows = ledger.in_steps()
+    measurement priced them and as the run's clock read them, in plain steps of ``unit``
+    (issue 33, item 3: the speed section's once the run is measured)."""
+    rows = ledger.in_steps(unit.seconds)
     lines = [
         "| this run's prices | how many | as measured apart | as paid |",
         "|---|---:|---:|---:|",
@@ -607,9 +643,8 @@ def run_prices(ledger: PriceLedger) -> None:
         else "The guard priced the rounds by this server's measurement throughout"
     )
     st.caption(
-        f"In plain steps of this server ({ledger.unit_s * 1e6:.1f} µs of CPU). The guard "
-        f"took {guard_us:.1f} µs a round: deciding whether to draft is paid for like "
-        f"drafting. {how}; “as paid” is what its clock read."
+        f"{unit_words(unit)} The guard took {guard_us:.1f} µs a round: deciding whether to "
+        f"draft is paid for like drafting. {how}; “as paid” is what its clock read."
     )
 
 
@@ -845,11 +880,50 @@ def _adaptive_formulas(counts: work.RunCounts, speed: SpeedMeasurement, pred) ->
     )
 
 
+def guard_gap_words(request: work.RunRequest, ledger: PriceLedger, speed) -> str:
+    """Issue 33, item 3: why Steps aside reads below fixed K on the same rounds: the guard's
+    share of a round, and fixed K's figure of the same run when it is measured."""
+    gap = work.guard_gap(request, ledger.guard_per_round, speed)
+    k = request.k
+    words = (
+        f"Against fixed K = {k}: where the guard drafts, its rounds are fixed K's rounds "
+        "plus the guard (its decision and books, and the clock readings they need): "
+        f"{gap.guard_s * 1e6:.1f} µs a round in your run, {gap.share:.1%} of a guarded "
+        f"round's {gap.round_s * 1e6:.0f} µs of CPU in the timed runs. So where it never "
+        f"steps aside it reads a little below fixed K = {k}; it gains only where it does."
+    )
+    if gap.fixed is None:
+        return words + f" (Choose Fixed K = {k} to measure this run that way and compare.)"
+    fixed = gap.fixed
+    lo, hi = speed.spread
+    f_lo, f_hi = fixed.spread
+    same = "the same" if fixed.rounds == speed.rounds else "other"
+    words += (
+        f" Fixed K = {k} measured {fixed.speedup:.2f}x on this run ({fixed.rounds} rounds, "
+        f"{same} rounds as the timed guarded runs' {speed.rounds}; its repeats "
+        f"{f_lo:.2f}x to {f_hi:.2f}x). The guard's share alone takes that to "
+        f"{gap.fixed_less_guard:.2f}x; Steps aside measured {speed.speedup:.2f}x (repeats "
+        f"{lo:.2f}x to {hi:.2f}x)"
+    )
+    if speed.speedup < gap.fixed_less_guard:
+        return words + (
+            ": the rest of the gap is the machine's load between the two measurements, "
+            "which were taken at different times."
+        )
+    return words + (
+        ", at or above that: its plain rounds paid better than drafting would have."
+        if speed.rounds != fixed.rounds
+        else ", at or above that: within what the repeats vary by."
+    )
+
+
 def _formulas(choice: Choice, run: work.LabRun, speed: SpeedMeasurement, pred) -> None:
     """Unit costs, E(alpha, K) and the basic (v = 1) and corrected predictions, with numbers."""
     counts, spec = run.counts, run.spec
     if choice.request.adaptive:
         _adaptive_formulas(counts, speed, pred)
+        if spec.prices is not None:
+            st.caption(guard_gap_words(choice.request, spec.prices, speed))
         return
     k = choice.request.k
     st.write(

@@ -24,6 +24,7 @@ from __future__ import annotations
 import collections
 import hashlib
 import math
+import statistics
 import threading
 import time
 from collections.abc import Callable, Hashable, Mapping
@@ -33,7 +34,7 @@ from typing import TypeVar
 import numpy as np
 
 import specdec_core.lm as lm
-from specdec_core.errors import InvalidParameterError
+from specdec_core.errors import InvalidParameterError, SpecDecError
 from specdec_core.lm.adaptive import CostProfile
 from specdec_core.lm.costs import measure_costs
 from specdec_core.lm.timing import SpeedMeasurement, impossible_reasons, measure_pair
@@ -434,6 +435,66 @@ def measure_again(request: RunRequest) -> bool:
     return True
 
 
+def held_run_speed(request: RunRequest) -> SpeedMeasurement | None:
+    """The held speed measurement of ``request``'s run, or None (never starts one; a
+    measurement that cannot be right counts as none)."""
+    held = HOLD.get(("lm.run_speed", speed_key(request)))
+    if held is None or not isinstance(held.value, SpeedMeasurement):
+        return None
+    return None if impossible_reasons(held.value) else held.value
+
+
+@dataclass(frozen=True)
+class PriceUnit:
+    """The plain step a guarded run's prices are given in (issue 33, item 3): the speed
+    section's (a plain step of plain decoding of the same prompt, timed beside the run)
+    once the run is measured, else the cost measurement's (timed apart, on a short fixed
+    text). ``apart_s``: the cost measurement's plain step, for the words."""
+
+    seconds: float
+    from_speed: bool
+    apart_s: float
+
+    @property
+    def scale(self) -> float:
+        """A price in the cost measurement's plain steps x scale = the same in this unit."""
+        return self.apart_s / self.seconds
+
+
+def price_unit(request: RunRequest, apart_s: float) -> PriceUnit:
+    """One unit on the page: the run's speed measurement's plain step when it is held."""
+    speed = held_run_speed(request)
+    if speed is None or not (math.isfinite(apart_s) and apart_s > 0):
+        return PriceUnit(apart_s, False, apart_s)
+    return PriceUnit(speed.target_step, True, apart_s)
+
+
+@dataclass(frozen=True)
+class GuardGap:
+    """Why a guarded run's speedup reads below fixed K's (issue 33, item 3): the guard's
+    share of a round's CPU time, and fixed K's figure of the same run when it is held."""
+
+    guard_s: float  # the guard's CPU seconds a round, in the run on screen
+    round_s: float  # a guarded round's CPU seconds in the timed runs (median / rounds)
+    fixed: SpeedMeasurement | None  # fixed K's measurement of the same run, if held
+
+    @property
+    def share(self) -> float:
+        return self.guard_s / self.round_s
+
+    @property
+    def fixed_less_guard(self) -> float:
+        """Fixed K's speedup with the guard's time added to every round: f x (1 - share)."""
+        return self.fixed.speedup * (1.0 - self.share) if self.fixed else math.nan
+
+
+def guard_gap(request: RunRequest, guard_s: float, speed: SpeedMeasurement) -> GuardGap:
+    """:class:`GuardGap` of a guarded run (``guard_s`` from its price ledger)."""
+    round_s = statistics.median(speed.spec_s) / speed.rounds
+    fixed = held_run_speed(replace(request, draft_length="fixed"))
+    return GuardGap(guard_s=guard_s, round_s=round_s, fixed=fixed)
+
+
 def reference_speed(pair: str, k: int, temperature: float) -> SpeedMeasurement | None:
     """The held reference measurement of (pair, K, T), or None (never starts one)."""
     held = HOLD.get(("lm.speed", (pair, int(k), float(temperature))))
@@ -653,6 +714,26 @@ def predictions(counts: RunCounts, speed: SpeedMeasurement) -> Predictions:
         seeds=e / (counts.k * speed.c + 1.0),
         corrected=e / (counts.k * speed.c + speed.v),
         accounting=counts.tokens_per_round / per_round,
+    )
+
+
+def prompt_note(prompt: str) -> str | None:
+    """What the models read differently from the typed prompt (issue 33, item 17), or
+    None when they read it as typed (or cannot read it: the run's error says why)."""
+    try:
+        read = lm.ascii_prompt(prompt)
+    except SpecDecError:
+        return None
+    if not read.mapped:
+        return None
+    pairs = dict.fromkeys((typed, ascii_) for _, typed, ascii_ in read.mapped)
+    shown = ", ".join(f"{typed} as {ascii_}" for typed, ascii_ in list(pairs)[:8])
+    more = ", ..." if len(pairs) > 8 else ""
+    n = len(read.mapped)
+    return (
+        f"Read as plain ASCII (the models know no other characters): {shown}{more} "
+        f"({n} character{'s' if n != 1 else ''} of your prompt, the first at position "
+        f"{read.mapped[0][0]})."
     )
 
 

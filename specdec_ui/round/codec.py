@@ -98,6 +98,15 @@ class CustomCopy:
 
 
 # ----------------------------------------------------------------------------- typed text
+def whole_number(value: object) -> object:
+    """A number field's value with the browser's 3.0 as 3; anything else as it is, so that
+    the core refuses 2.5 by name ("K must be a whole number, got 2.5") instead of the
+    page cutting it to 2 (issue 33, item 18)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
 def parse_rows(text: str, name: str, normalize: bool = False) -> np.ndarray:
     """Rows typed as 'p1 | p2 | ...' (each a vector of the core's syntax) -> (n, V).
 

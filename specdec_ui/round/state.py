@@ -125,7 +125,9 @@ def open_state() -> None:
 def _session_inputs() -> CustomInputs:
     ss = st.session_state
     names = CustomInputs().values()
-    return CustomInputs.from_values({name: ss[STATE.key(name)] for name in names})
+    values = {name: ss[STATE.key(name)] for name in names}
+    values["k"] = codec.whole_number(values["k"])  # 2.5 stays 2.5: the core refuses it
+    return CustomInputs.from_values(values)
 
 
 def _edit_preset_in_custom(key: str) -> None:
@@ -192,9 +194,12 @@ def _distribution_inputs(slots: dict) -> bool:
     slots["labels"] = c1.empty()
     # No browser bounds: 0, -1 or 25 reach the core, whose message names the problem next to
     # the field (with bounds, the browser kept the bad number and showed only a tiny icon).
+    # A float field (step 1.0): an int field cut a typed 2.5 to 2 without a word; now
+    # 2.5 reaches the core, which refuses it by name (issue 33, item 18).
     c2.number_input(
         "K: draft tokens per round",
-        step=1,
+        step=1.0,
+        format="%g",
         key="round_k",
         help=f"1 to {ROUND_K_MAX} tokens drafted ahead in a round.",
     )
@@ -283,7 +288,7 @@ def custom_controls() -> tuple[RoundSpec | None, sc.SpecDecError | None, RoundCh
     STATE.keep()
     inputs, tables = _session_inputs(), None
     try:
-        k = sc.check_k(int(inputs.k), k_max=ROUND_K_MAX)
+        k = sc.check_k(inputs.k, k_max=ROUND_K_MAX)
         if table_mode:
             tables = _tables(k, inputs, slots)
         spec = codec.custom_spec(inputs, tables)

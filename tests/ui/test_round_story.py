@@ -141,7 +141,7 @@ def test_cell_b_discards_the_attractive_draft():
     ("key", "words"),
     [
         ("003-C", "equal confidence still gives a = 1"),
-        ("003-D", "The target forbids never (p = 0), so a = 0"),
+        ("003-D", "The target forbids spam (p = 0), so a = 0"),
         ("003-E", "The ratio is 80, but min(1, ·) caps it"),
         ("003-I", "never on rank"),
     ],

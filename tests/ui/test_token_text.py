@@ -13,8 +13,8 @@ def test_each_token_is_escaped_on_its_colour_and_round_endings_carry_their_symbo
     text = token_markdown(
         [("**x**", "prompt"), (" [a](b)", "accepted"), ("\n", "bonus"), ("z", "resampled")]
     )
-    assert text.startswith(r":gray-background[:gray[\*\*x\*\*]]")
-    assert r" :blue-background[:blue[\[a\]\(b\)]]" in text  # a leading space: a gap outside
+    assert text.startswith(r":gray-background[:gray[✎ \*\*x\*\*]]")  # ✎ opens the prompt
+    assert r" :blue-background[:blue[\[a\]\(b\)✓]]" in text  # a leading space: a gap outside
     assert ":yellow-background[:yellow[↵★]]  \n" in text  # a newline token ends the line
     assert text.endswith(f"{ZERO_WIDTH_SPACE}:violet-background[:violet[z↻]]")
     assert "<" not in text and "**" not in text.replace(r"\*\*", "")
@@ -22,7 +22,7 @@ def test_each_token_is_escaped_on_its_colour_and_round_endings_carry_their_symbo
 
 def test_tokens_of_spaces_or_nothing_stay_visible():
     assert shown_token("") == "␣" and shown_token("\t") == "→"
-    assert token_markdown([("   ", "accepted")]) == ":blue-background[:blue[␣]]"
+    assert token_markdown([("   ", "accepted")]) == ":blue-background[:blue[␣✓]]"
 
 
 def test_the_legend_names_each_kind_once_in_order_of_appearance():
@@ -42,3 +42,20 @@ def test_each_kind_is_written_in_its_colours_strong_text_shade_in_distinct_hues(
     assert len({TOKEN_MARKS[k].colour for k in text_kinds}) == 5
     chips = ("kept", "rejected", "discarded")
     assert len({TOKEN_MARKS[k].colour for k in chips}) == 3
+
+
+def test_no_kind_is_told_by_colour_alone():
+    """Issue 33, item 11: the prompt and the kept drafts (grey and blue) have marks too:
+    ✎ opens each run of prompt tokens, ✓ ends every kept draft; the legend shows both."""
+    text = token_markdown(
+        [("Return", "prompt"), (" the", "prompt"), (" number", "accepted"), (" of", "accepted")]
+    )
+    assert text.count("✎") == 1 and text.startswith(":gray-background[:gray[✎ Return]]")
+    assert ":gray-background[:gray[the]]" in text  # later prompt tokens: no mark
+    assert text.count("✓") == 2 and text.endswith(":blue-background[:blue[of✓]]")
+    symbols = {kind: TOKEN_MARKS[kind].symbol for kind in ("prompt", "accepted", "resampled")}
+    assert all(symbols.values()) and len({*symbols.values()}) == 3
+    symbols |= {kind: TOKEN_MARKS[kind].symbol for kind in ("bonus", "plain")}
+    assert all(symbols.values()) and len({*symbols.values()}) == 5
+    legend = legend_markdown(["prompt", "accepted"])
+    assert "✎ prompt" in legend and "✓ draft token, kept" in legend

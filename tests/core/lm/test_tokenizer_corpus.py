@@ -61,7 +61,7 @@ def test_training_is_deterministic_and_merges_the_most_frequent_pair_first():
         ("", "empty"),
         ("   \n ", "empty"),
         ("x" * (MAX_PROMPT_CHARS + 1), "at most"),
-        ("café au lait", "'é'"),
+        ("Ωmega", "'Ω'"),  # a letter of another script has no ASCII spelling (issue 33)
         ("tab\there", "'\\t'"),
         ("emoji 🙂", "position 7"),
     ],
