@@ -31,7 +31,7 @@ DANGEROUS_MODULES = {"pickle", "cPickle", "dill", "marshal", "shelve", "joblib",
 HTML_CALLS = {"html"}  # st.html / st.components.v1.html
 # The one exception: presenter view's static CSS and key script, module string literals
 # passed by name to st.html (checked by _is_static_html; nothing formatted at run time).
-STATIC_HTML_FILES = {"specdec_ui/kit/presenter.py"}
+STATIC_HTML_FILES = {"specdec_ui/kit/presenter.py", "specdec_ui/kit/announce.py"}
 STATIC_HTML_KEYWORDS = {"unsafe_allow_javascript", "width"}
 
 
