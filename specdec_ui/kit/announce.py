@@ -5,10 +5,12 @@ a page change, the step after Next on the round page, the speedup after a slider
 verdict after a simulation, the verdict on a self-test answer. The region is one keyed
 container (``st.container(key="announce")``, class ``st-key-announce``) near the top of
 every page, drawn by :func:`specdec_ui.kit.page_frame.page_frame` before the page's own
-elements, so it exists before its text changes (a live region only announces changes). Its
-text is plain text (``st.text``): no user text ever reaches HTML. Two static module
-constants make it a region: ``ANNOUNCE_CSS`` hides it visually (still read by a screen
-reader) and ``ANNOUNCE_JS`` gives it ``role="status"`` and ``aria-live="polite"``.
+elements; its text is plain text (``st.text``): no user text ever reaches HTML. Two static
+module constants make the region: ``ANNOUNCE_CSS`` hides the container, and ``ANNOUNCE_JS``
+copies its text into one ``role="status"`` / ``aria-live="polite"`` element
+(``#specdec-announce``, visually hidden, read by a screen reader) that the script puts in
+the page once per browser tab: it exists before its text changes (a live region only
+announces changes), also across page changes, where Streamlit draws its containers anew.
 
 A page says what changed with :func:`announce` (any time during its run, callbacks
 included) or :func:`announce_change` (only when the thing it is about changed since the
@@ -26,34 +28,49 @@ REGION_KEY = "announce"  # the container's key: class "st-key-announce" in the p
 MESSAGES = "announce__messages"  # session key: this run's messages, in order
 SEEN = "announce__seen"  # session key: topic -> the state last announced for it
 
-# Visually hidden, still in the accessibility tree (the usual "sr-only" rules); out of the
-# page flow, so it adds no gap. A module constant: no run-time text.
+# The keyed container is only the source of the words: not shown, not read. A module
+# constant: no run-time text.
 ANNOUNCE_CSS = """<style>
-.st-key-announce {
-  position: absolute !important; width: 1px !important; height: 1px !important;
-  margin: -1px !important; padding: 0 !important; border: 0 !important;
-  overflow: hidden !important; clip: rect(0 0 0 0) !important; clip-path: inset(50%) !important;
-  white-space: nowrap !important;
-}
+.st-key-announce { display: none !important; }
 </style>"""
 
-# Static script (runs once per browser tab): the region becomes a polite status region as
-# soon as it is in the page, before any text of it changes. A module constant.
+# Static script (runs once per browser tab). It puts one polite status region at the end of
+# the page's body, outside the nodes Streamlit redraws (Streamlit replaces its containers on a
+# page change, and a region that appears with its text already in it is not announced), and
+# copies the keyed container's text into it whenever that text changes. Visually hidden (the
+# usual "sr-only" rules), still read by a screen reader. A module constant.
 ANNOUNCE_JS = """<script>
 (() => {
   if (window.__specdecAnnounce) { return; }
   window.__specdecAnnounce = true;
-  const mark = () => {
-    for (const box of document.querySelectorAll(".st-key-announce")) {
-      if (box.getAttribute("aria-live") !== "polite") {
-        box.setAttribute("role", "status");
-        box.setAttribute("aria-live", "polite");
-        box.setAttribute("aria-atomic", "true");
-      }
+  const region = () => {
+    let live = document.getElementById("specdec-announce");
+    if (!live) {
+      live = document.createElement("div");
+      live.id = "specdec-announce";
+      live.setAttribute("role", "status");
+      live.setAttribute("aria-live", "polite");
+      live.setAttribute("aria-atomic", "true");
+      live.style.cssText = "position:absolute;width:1px;height:1px;margin:-1px;padding:0;"
+        + "border:0;overflow:hidden;clip:rect(0 0 0 0);clip-path:inset(50%);white-space:nowrap;";
+      document.body.appendChild(live);
+    }
+    return live;
+  };
+  let said = null;
+  const copy = () => {
+    const live = region();
+    const source = document.querySelector(".st-key-announce");
+    const text = source ? source.textContent.trim() : said;
+    if (text !== null && text !== said) {
+      said = text;
+      live.textContent = text;
     }
   };
-  new MutationObserver(mark).observe(document.body, { childList: true, subtree: true });
-  mark();
+  region();
+  new MutationObserver(copy).observe(document.body,
+    { childList: true, subtree: true, characterData: true });
+  copy();
 })();
 </script>"""
 
