@@ -135,8 +135,11 @@ def seed_questions() -> None:
     for i, (question, _) in enumerate(sc.SELF_TEST):
         options, _ = quiz.SEED_CHOICES[i]
         with st.form(key=f"quiz_seed_form_{i}", enter_to_submit=False):
+            # The label is the group's accessible name as written (Streamlit puts the raw
+            # label in aria-label): the seed's own question, plain words without markdown
+            # marks or escapes (none of its characters is markdown syntax).
             st.radio(
-                f"**{i + 1}. {md_escape(question)}**",
+                f"Question {i + 1}: {question}",
                 options,
                 index=None,
                 key=f"quiz_seed_{i}",

@@ -155,7 +155,7 @@ def _walk_self_test(page, query: str) -> None:
     _open(page, "/Self_test", query)
     _hears(page, r"^Page: Self-test\. Question 1: ")
     _same_region_node(page)
-    group = page.get_by_role("radiogroup", name=re.compile(r"^1\. What is the acceptance"))
+    group = page.get_by_role("radiogroup", name=re.compile(r"^Question 1: What is the accept"))
     expect(group).to_have_count(1)  # named by its question, not "Choose"
     _tab_to(page, f"{key('quiz_seed_0')} [role='radiogroup']")
     before = page.locator(REGION).text_content()
