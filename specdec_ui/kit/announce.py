@@ -2,10 +2,10 @@
 
 A screen reader hears what an action changed without hunting for it: the page's title after
 a page change, the step after Next on the round page, the speedup after a slider moves, the
-verdict after a simulation, the verdict on a self-test answer. The region is one keyed
-container (``st.container(key="announce")``, class ``st-key-announce``) near the top of
-every page, drawn by :func:`specdec_ui.kit.page_frame.page_frame` before the page's own
-elements; its text is plain text (``st.text``): no user text ever reaches HTML. Two static
+verdict after a simulation, the verdict on a self-test answer. The words are one keyed
+container (``st.container(key="announce")``, class ``st-key-announce``) at the end of
+every page, drawn by :func:`specdec_ui.kit.page_frame.page_frame`; its text is plain text
+(``st.text``): no user text ever reaches HTML. Two static
 module constants make the region: ``ANNOUNCE_CSS`` hides the container, and ``ANNOUNCE_JS``
 copies its text into one ``role="status"`` / ``aria-live="polite"`` element
 (``#specdec-announce``, visually hidden, read by a screen reader) that the script puts in
@@ -14,8 +14,9 @@ announces changes), also across page changes, where Streamlit draws its containe
 
 A page says what changed with :func:`announce` (any time during its run, callbacks
 included) or :func:`announce_change` (only when the thing it is about changed since the
-last run that said it); :func:`live_region` draws the region and returns the function that
-writes this run's messages into it at the end of the run.
+last run that said it); :func:`live_region` adds the region and returns the function that
+writes this run's messages at the end of the run. The same words twice in a row (the same
+wrong answer checked twice) change no text, so a screen reader hears them once.
 """
 
 from __future__ import annotations
@@ -92,16 +93,17 @@ def announce_change(topic: str, state: Hashable, message: str) -> bool:
 
 
 def live_region() -> Callable[[], None]:
-    """Draw the region (its style, its script and the container) at this point of the page;
-    return the function that writes this run's messages into it (called once, at the end
-    of the run, also when the page stops early)."""
+    """Add the region's style and script; return the function that writes this run's
+    messages into the keyed container, at the end of the page (called once, at the end of
+    the run, also when the page stops early). At the end: the page's own elements keep
+    their places (a test that reads a page's first text finds the page's, not this)."""
     st.html(ANNOUNCE_CSS)  # style only: Streamlit puts it out of the page flow
     st.sidebar.html(ANNOUNCE_JS, unsafe_allow_javascript=True)
-    slot = st.container(key=REGION_KEY).empty()
 
     def flush() -> None:
         messages = st.session_state.get(MESSAGES, [])
-        slot.text(" ".join(m.strip() for m in messages if m.strip()))
+        with st.container(key=REGION_KEY):
+            st.text(" ".join(m.strip() for m in messages if m.strip()))
         st.session_state[MESSAGES] = []  # kept when the run is cut short while writing
 
     return flush

@@ -47,7 +47,7 @@ def page_frame(page_file: str | Path, intro: str | None = None) -> Iterator[Fram
     (the page's own markdown, never user text; None: the page writes its own heading)."""
     info = page_setup(page_file)
     frame = Frame(info, presenting())
-    said = live_region()  # the page's live region, before anything of the page (issue 33)
+    said = live_region()  # the page's live region (issue 33)
     announce_change("page", info.path, f"Page: {info.title}.")
     try:
         with render_slot() if info.heavy else contextlib.nullcontext():
