@@ -56,11 +56,12 @@ def step_stepper(shared: state.SharedRound, warning_box) -> int:
 
 
 def step_words(story, index: int) -> str:
-    """What the live region says on arriving at a step: "Step 5 of 9: the coin decides.
-    Coin u = 0.72 < a = 0.833: keep B." (the story's own words; plain text)."""
+    """What the live region says on arriving at a step: "Step 5 out of 9: the coin decides.
+    Coin u = 0.72 < a = 0.833: keep B." (the story's own words; plain text; "out of": the
+    progress bar's "Step 5 of 9" stays the one text of its kind on the page)."""
     step = story.step(index)
     kind = STEP_KINDS[step.kind]
-    return f"Step {step.index + 1} of {len(story.steps)}: {kind}. {step.title.rstrip('.')}."
+    return f"Step {step.index + 1} out of {len(story.steps)}: {kind}. {step.title.rstrip('.')}."
 
 
 def step_panel(shared: state.SharedRound, index: int) -> None:

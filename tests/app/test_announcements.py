@@ -43,12 +43,12 @@ def test_a_page_change_says_the_new_page_title():
     assert said(at).startswith(f"Page: {title_of('pages/scripts/speedup.py')}.")
     at.switch_page("pages/scripts/round.py")
     at.run()
-    assert said(at).startswith(f"Page: {title_of('pages/scripts/round.py')}. Step 1 of ")
+    assert said(at).startswith(f"Page: {title_of('pages/scripts/round.py')}. Step 1 out of ")
 
 
 def _step_on_screen(at) -> str:
-    """The step as the page shows it: "Step N of M: <kind>. <title>."."""
-    label = at.get("progress")[0].proto.text
+    """The step as the page shows it: "Step N out of M: <kind>. <title>."."""
+    label = at.get("progress")[0].proto.text.replace(" of ", " out of ")
     kind = plain(at.get_by_key("round_why").markdown[0].value).removeprefix("### ")
     heading = at.header[0].value
     assert heading.lower() in STEP_KINDS.values()
@@ -63,13 +63,13 @@ def test_round_page_says_every_step_it_moves_to():
         assert said(at) == _step_on_screen(at), key
     at.button(key="round_next").click().run()
     at.button(key="round_next").click().run()  # a coin step: "the coin decides. Coin u = ..."
-    assert said(at).startswith("Step 3 of ") and ": the coin decides. Coin u = " in said(at)
+    assert said(at).startswith("Step 3 out of ") and ": the coin decides. Coin u = " in said(at)
 
 
 def test_round_page_rerun_without_a_move_says_nothing():
     at = open_page("pages/scripts/round.py")
     at.button(key="round_next").click().run()
-    assert said(at).startswith("Step 2 of ")
+    assert said(at).startswith("Step 2 out of ")
     at.run()
     assert said(at) == ""
 

@@ -99,12 +99,12 @@ def _open_inputs(page, label: str, presenting: bool) -> None:
 
 def _walk_round(page, query: str, view: str) -> None:
     _open(page, "/Step_through_a_round", query)
-    _hears(page, r"^Page: Step through a round\. Step 1 of \d+: drafting\. The draft proposes")
+    _hears(page, r"^Page: Step through a round\. Step 1 out of \d+: drafting\. The draft proposes")
     _same_region_node(page)
     _tab_to(page, f"{key('round_next')} button")
     for step, kind in ((2, "acceptance probability"), (3, "the coin decides")):
         _press(page, "Enter")
-        said = _hears(page, rf"^Step {step} of \d+: {kind}\. ")
+        said = _hears(page, rf"^Step {step} out of \d+: {kind}\. ")
         title = said.split(f"{kind}. ", 1)[1].removesuffix(".")  # the step's own heading
         expect(page.locator(f"{key('round_why')} h3")).to_have_text(title)
         expect(page.locator(f"{key('round_next')} button")).to_be_focused()
@@ -161,12 +161,12 @@ def _walk_self_test(page, query: str) -> None:
     before = page.locator(REGION).text_content()
     _press(page, "ArrowRight")  # chooses the second option: graded only on Check
     _press(page, "ArrowRight")
-    expect(page.locator(f"{MAIN} [role='alert']")).to_have_count(0)
+    expect(page.locator(f"{MAIN} [role='alert'], {MAIN} [role='status']")).to_have_count(0)
     assert page.locator(REGION).text_content() == before
     _tab_to(page, f"{key('quiz_seed_check_0')} button")
     _press(page, "Enter")
     said = _hears(page, r"^Question 1: (right|not quite)\. ")
-    verdict = page.locator(f"{MAIN} [role='alert']").first
+    verdict = page.locator(f"{MAIN} [role='alert'], {MAIN} [role='status']").first
     expect(verdict).to_be_visible()
     assert ("right" in said.split(".")[0]) == ("Right" in verdict.inner_text())
     _tab_to(page, f"{key('quiz_new')} button")
