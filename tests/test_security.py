@@ -29,11 +29,12 @@ APP_DIRS = ("pages", "specdec_core", "specdec_ui", "tools")
 DANGEROUS_BUILTINS = {"eval", "exec", "compile", "__import__"}
 DANGEROUS_MODULES = {"pickle", "cPickle", "dill", "marshal", "shelve", "joblib", "cloudpickle"}
 HTML_CALLS = {"html"}  # st.html / st.components.v1.html
-# The exceptions: presenter view's static CSS and key script and the Serving lab's scroll
-# script, module string literals passed by name to st.html (checked by _is_static_html;
-# nothing formatted at run time).
+# The exceptions: presenter view's static CSS and key script, the live region's script and
+# the Serving lab's scroll script, module string literals passed by name to st.html (checked
+# by _is_static_html; nothing formatted at run time).
 STATIC_HTML_FILES = {
     "specdec_ui/kit/presenter.py",
+    "specdec_ui/kit/announce.py",  # the one polite live region of every page
     "specdec_ui/serving/cases.py",  # the phone's scroll to the chart a case changed
 }
 STATIC_HTML_KEYWORDS = {"unsafe_allow_javascript", "width"}

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from specdec_ui.kit.announce import announce_change, live_region
 from specdec_ui.kit.presenter import page_heading, presenting
 from specdec_ui.kit.widgets import page_setup
 from specdec_ui.page_questions import questions_box, questions_for
@@ -46,10 +47,15 @@ def page_frame(page_file: str | Path, intro: str | None = None) -> Iterator[Fram
     (the page's own markdown, never user text; None: the page writes its own heading)."""
     info = page_setup(page_file)
     frame = Frame(info, presenting())
-    with render_slot() if info.heavy else contextlib.nullcontext():
-        if intro is not None:
-            page_heading(info, intro, presenting=frame.presenting, questions=asks(info))
-        yield frame
+    said = live_region()  # the page's live region (issue 33)
+    announce_change("page", info.path, f"Page: {info.title}.")
+    try:
+        with render_slot() if info.heavy else contextlib.nullcontext():
+            if intro is not None:
+                page_heading(info, intro, presenting=frame.presenting, questions=asks(info))
+            yield frame
+    finally:
+        said()  # what this run changed, said once at its end (also after st.stop)
 
 
 def asks(info: PageInfo):

@@ -23,6 +23,7 @@ from specdec_core import variants as vr
 from specdec_core.errors import mismatch_message
 from specdec_core.rules import RULES, RuleKind, reference_rule, rules_of_kind
 from specdec_ui import presets
+from specdec_ui.kit.announce import announce, announce_change
 from specdec_ui.kit.engine_view import engine_panel
 from specdec_ui.kit.page_state import PageState
 from specdec_ui.kit.presenter import chart
@@ -37,6 +38,7 @@ from specdec_ui.losslessness.verdict import (
     p_value_latex,
     shared_run,
     verdict_box,
+    verdict_text,
 )
 from specdec_ui.runtime.figure_cache import shared_figure
 from specdec_ui.words import rule_label, rule_words
@@ -226,11 +228,13 @@ def inputs(page: PageState) -> bool:
         )
     with right:
         st.slider("K: draft tokens per round", 1, presets.LAB_K_MAX, key="lab_k")
-        # No browser bounds: an out-of-range number gets a message, not just a red edge.
+        # No browser bounds: an out-of-range number (-5 too) reaches the page and gets a
+        # message naming it, not a red edge; step 1: every whole number passes the browser's
+        # step check (issue 33).
         st.number_input(
             "Rounds to simulate",
-            min_value=0,
-            step=10_000,
+            min_value=None,
+            step=1,
             key="lab_rounds",
             help=f"{presets.MIN_ROUNDS:,} to {presets.MAX_ROUNDS_PAGE:,}. "
             "More rounds find smaller biases.",
@@ -258,6 +262,7 @@ def applied_settings(page: PageState, run_now: bool) -> dict[str, object]:
     if (problem := _rounds_error(int(current["rounds"]))) is not None:
         last = st.session_state[APPLIED] or page.defaults
         show_error(problem)
+        announce_change("lab_rounds_error", current["rounds"], problem)
         st.info(
             f"The results below are for the last valid number of rounds, {int(last['rounds']):,}.",
             icon="↩️",
@@ -346,6 +351,8 @@ def preset_caption(run: SimulatedRun) -> None:
 def verdict(run: SimulatedRun) -> None:
     """The verdict box, a note on a bug that hides or only one test sees, strict's numbers."""
     verdict_box(run.report, str(run.settings["variant"]), key="lab_verdict")
+    if not announce_change("lab_run", run.key, run_words(run)) and st.session_state.get("lab_run"):
+        announce(run_words(run))  # ▶ Run simulation on the same settings: said again
     if run.settings["variant"] == "no_bonus":
         st.caption(
             "This bug is unbiased in tokens: the token test passes, only the tokens-per-round "
@@ -367,6 +374,16 @@ def verdict(run: SimulatedRun) -> None:
                 f"E(beta, K) = {sc.expected_tokens(run.beta, k):.2f}), where the "
                 f"probabilistic rule expects {sc.expected_tokens(run.alpha, k):.2f}."
             )
+
+
+def run_words(run: SimulatedRun) -> str:
+    """What the live region says after a run: its size, rule, counts and verdict."""
+    result = run.result
+    return (
+        f"Simulated {result.n_rounds:,} rounds of {variant_label(str(run.settings['variant']))}"
+        f" with K = {result.k_drafts}: {int(result.emitted_counts.sum()):,} tokens emitted, "
+        f"{result.mean_tokens_per_round:.2f} per round. {verdict_text(run.report)}"
+    )
 
 
 def difference_chart(run: SimulatedRun) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from specdec_ui.kit.announce import announce_change
 from specdec_ui.kit.presenter import chart
 from specdec_ui.kit.stepper import StepLabels, stepper, steps_below
 from specdec_ui.kit.text import md_escape
@@ -50,7 +51,17 @@ def step_stepper(shared: state.SharedRound, warning_box) -> int:
     state.STATE.warn_link([step_problem] if step_problem else [], box=warning_box)
     index, rest = stepper("round", STEP_KEY, 0, n_steps - 1, labels=LABELS, widths=STEPPER_WIDTHS)
     rest.progress((index + 1) / n_steps, text=f"Step {index + 1} of {n_steps}")
+    announce_change("round_step", (shared.signature, index), step_words(shared.story, index))
     return index
+
+
+def step_words(story, index: int) -> str:
+    """What the live region says on arriving at a step: "Step 5 out of 9: the coin decides.
+    Coin u = 0.72 < a = 0.833: keep B." (the story's own words; plain text; "out of": the
+    progress bar's "Step 5 of 9" stays the one text of its kind on the page)."""
+    step = story.step(index)
+    kind = STEP_KINDS[step.kind]
+    return f"Step {step.index + 1} out of {len(story.steps)}: {kind}. {step.title.rstrip('.')}."
 
 
 def step_panel(shared: state.SharedRound, index: int) -> None:

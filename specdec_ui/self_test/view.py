@@ -17,6 +17,7 @@ import streamlit as st
 
 import specdec_core as sc
 from specdec_core import quiz
+from specdec_ui.kit.announce import announce, announce_change
 from specdec_ui.kit.page_state import PageState
 from specdec_ui.kit.share import LinkReader
 from specdec_ui.kit.simple_mode import simple
@@ -31,6 +32,8 @@ MIXED = "mixed"
 RESULTS = "quiz__results"  # question id -> right on the first try (kept across page switches)
 NUMBER = "quiz__number"  # number of the current generated question
 REVEALED = "quiz__revealed"
+CHECKED = "quiz__checked"  # seed question index -> the choice its Check graded (None: no choice)
+SAY = "quiz__say"  # an action asked to hear the fresh question's verdict (Check, Enter, Show me)
 ANSWER = "quiz_answer"
 MAX_NUMBER = MAX_SEED  # the question number seeds its generator
 SHARE_CAPTION = (
@@ -57,6 +60,7 @@ def page_state() -> PageState:
     state.restore()
     st.session_state.setdefault(RESULTS, {})
     st.session_state.setdefault(NUMBER, 1)
+    st.session_state.setdefault(CHECKED, {})
     return state
 
 
@@ -80,44 +84,78 @@ def _new_question() -> None:
 def _reveal() -> None:
     """Show me the answer (it counts as not right on the first try)."""
     st.session_state[REVEALED] = True
+    _say()
+
+
+def _say() -> None:
+    """Check, Enter in the answer box or Show me: the verdict below is said aloud."""
+    st.session_state[SAY] = True
 
 
 def _reset_score() -> None:
     """Forget the answers: the score, the typed answer and the seed questions' choices."""
     st.session_state[RESULTS] = {}
+    st.session_state[CHECKED] = {}
     _clear_answer()
+    announce("Score reset: 0 / 0 right on the first try.")
     for i in range(len(sc.SELF_TEST)):
         st.session_state.pop(f"quiz_seed_{i}", None)
 
 
 # ----------------------------------------------------------------------------- sections
-def seed_questions() -> None:
-    """The seed's quick questions, multiple choice, each answer with its reason."""
-    st.header("Quick self-test")
-    for i, ((question, answer), (options, right_index)) in enumerate(
-        zip(sc.SELF_TEST, quiz.SEED_CHOICES, strict=True)
-    ):
-        st.markdown(f"**{i + 1}. {md_escape(question)}**")
-        choice = st.radio(
-            f"Answer to question {i + 1}",
-            options,
-            index=None,
-            key=f"quiz_seed_{i}",
-            label_visibility="collapsed",
-            horizontal=True,
-        )
-        if choice is None:
-            continue
-        right = choice == options[right_index]
+def _seed_verdict(i: int, choice: str | None) -> tuple[str, bool | None]:
+    """The words on seed question ``i`` checked with ``choice``, and whether it is right
+    (None: nothing was chosen). Plain text: the page escapes it for markdown."""
+    answer = sc.SELF_TEST[i][1]
+    options, right_index = quiz.SEED_CHOICES[i]
+    if choice is None:
+        return f"Question {i + 1}: choose an answer first, then press Check.", None
+    if choice == options[right_index]:
+        return f"Question {i + 1}: right. {answer}", True
+    return (
+        f"Question {i + 1}: not quite. You chose “{choice}”; the right choice is "
+        f"“{options[right_index]}”. {answer}",
+        False,
+    )
+
+
+def _check_seed(i: int) -> None:
+    """Check on seed question ``i``: grade the choice (the first graded try counts) and say
+    the verdict. Choosing alone grades nothing: arrow keys move through the options."""
+    choice = st.session_state.get(f"quiz_seed_{i}")
+    st.session_state[CHECKED][i] = choice
+    words, right = _seed_verdict(i, choice)
+    if right is not None:
         _record(f"seed-{i}", right)
-        if right:
-            st.success(f"Right. {md_escape(answer)}", icon="✅")
-        else:
-            st.error(
-                f"Not quite (the right choice is “{md_escape(options[right_index])}”). "
-                f"{md_escape(answer)}",
-                icon="❌",
+    announce(words)
+
+
+def seed_questions() -> None:
+    """The seed's quick questions, multiple choice: each radio group is named by its
+    question, graded on its Check button (a form: choosing an option reruns nothing), and
+    the verdict with its reason stays under it."""
+    st.header("Quick self-test")
+    for i, (question, _) in enumerate(sc.SELF_TEST):
+        options, _ = quiz.SEED_CHOICES[i]
+        with st.form(key=f"quiz_seed_form_{i}", enter_to_submit=False):
+            # The label is the group's accessible name as written (Streamlit puts the raw
+            # label in aria-label): the seed's own question, plain words without markdown
+            # marks or escapes (none of its characters is markdown syntax).
+            st.radio(
+                f"Question {i + 1}: {question}",
+                options,
+                index=None,
+                key=f"quiz_seed_{i}",
+                horizontal=True,
             )
+            st.form_submit_button(
+                "Check", key=f"quiz_seed_check_{i}", on_click=_check_seed, args=(i,)
+            )
+        if i not in st.session_state[CHECKED]:
+            continue
+        words, right = _seed_verdict(i, st.session_state[CHECKED][i])
+        box = st.warning if right is None else st.success if right else st.error
+        box(md_escape(words), icon="⚠️" if right is None else "✅" if right else "❌")
 
 
 SIMPLE_NOTE = (
@@ -194,7 +232,9 @@ def fresh_question(chosen: dict[str, object]) -> Fresh:
 def question_and_answer_box(fresh: Fresh) -> None:
     """The question (its p and q as a table), the answer box, Check and Show me."""
     question = fresh.question
-    st.subheader(f"Question {fresh.number}: {QUESTION_KIND_LABELS[fresh.kind].lower()}")
+    heading = f"Question {fresh.number}: {QUESTION_KIND_LABELS[fresh.kind].lower()}"
+    announce_change("quiz_question", fresh.question_id, f"{heading}. {question.prompt}")
+    st.subheader(heading)
     st.write(md_escape(question.prompt))
     if fresh.kind != "expected_tokens":
         st.dataframe(
@@ -215,9 +255,10 @@ def question_and_answer_box(fresh: Fresh) -> None:
         max_chars=quiz.MAX_ANSWER_LENGTH,
         placeholder="a whole number" if question.integer else "e.g. 0.75, 3/4 or 75%",
         help="Press Enter or Check. Decimals within 0.006 of the exact answer count as right.",
+        on_change=_say,
     )
     left, right = st.columns(2)
-    left.button("Check", key="quiz_check", type="primary")
+    left.button("Check", key="quiz_check", type="primary", on_click=_say)
     right.button("Show me the answer", key="quiz_reveal", on_click=_reveal)
 
 
@@ -228,16 +269,26 @@ def _verdict(fresh: Fresh, typed: str) -> bool:
         right_answer = quiz.check_answer(question, typed)
     except sc.SpecDecError as err:
         show_error(err)
+        _said(str(err))
         return False
     _record(fresh.question_id, right_answer)
     if right_answer:
-        st.success(f"Right: {question.answer_text}.", icon="✅")
+        words = f"Right: {question.answer_text}."
+        st.success(words, icon="✅")
     else:
+        words = f"Not quite: you typed {typed}, the answer is {question.answer_text}."
         st.error(
             f"Not quite: you typed {md_escape(typed)}, the answer is {question.answer_text}.",
             icon="❌",
         )
+    _said(words + " The worked answer follows.")
     return True
+
+
+def _said(words: str) -> None:
+    """Say ``words`` when an action asked for the verdict (Check, Enter, Show me)."""
+    if st.session_state.pop(SAY, False):
+        announce(words)
 
 
 def verdict_and_worked_answer(fresh: Fresh) -> None:
@@ -250,7 +301,9 @@ def verdict_and_worked_answer(fresh: Fresh) -> None:
         _record(fresh.question_id, False)
         show_worked = True
         st.info(f"The answer is {question.answer_text}.", icon="💡")
+        _said(f"The answer is {question.answer_text}. The worked answer follows.")
     else:
+        _said("Type an answer first, then press Check.")
         show_worked = False
     if show_worked:
         st.latex(question.formula)

@@ -16,6 +16,7 @@ import streamlit as st
 
 import specdec_core as sc
 from specdec_ui import presets
+from specdec_ui.kit.announce import announce_change
 from specdec_ui.kit.page_state import PageState
 from specdec_ui.kit.presenter import chart
 from specdec_ui.kit.share import LinkReader
@@ -33,6 +34,10 @@ TABLE4_SHORT = {
     "formula - paper expected": "formula − expected",
 }
 SPEEDUP_TOL = 1e-9  # a speedup within this of 1 is "no gain"
+# The cost fields' step (ms). Their minimums (0 and 0.001) lie on this grid, so every cost
+# the page takes (a multiple of 0.001 ms) passes the browser's step check (issue 33: with
+# min 0.001 and step 1 every whole number read "invalid"); a finer cost is refused in words.
+COST_STEP = 0.001
 SHARE_CAPTION = (
     "Share these settings: add this to the page's address (the address bar already has it)."
 )
@@ -53,7 +58,20 @@ def _cost(raw: str, *, name: str, positive: bool) -> float:
     if not (value > 0 if positive else value >= 0) or value > MAX_COST:
         rule = "> 0" if positive else ">= 0"
         raise ValueError(f"{value:g} is out of range; allowed: {rule} and at most {MAX_COST:g}")
+    if (problem := cost_step_problem(name, value)) is not None:
+        raise ValueError(problem)
     return value
+
+
+def cost_step_problem(name: str, value: float) -> str | None:
+    """The message for a cost finer than :data:`COST_STEP` (the fields' step), or None."""
+    steps = value / COST_STEP
+    if abs(steps - round(steps)) <= 1e-6:  # float noise of a cost on the grid
+        return None
+    return (
+        f"{name}: {value:.10g} ms is finer than the field's step; type the time in steps of "
+        f"{COST_STEP:g} ms (one microsecond), e.g. {round(value, 3):g}."
+    )
 
 
 def preset_values(key: str) -> dict[str, object] | None:
@@ -110,16 +128,16 @@ def inputs(state: PageState) -> None:
         "c_q: time of one draft step (ms)",
         0.0,
         MAX_COST,
-        step=1.0,
+        step=COST_STEP,
         format="%g",
         key="speed_c_q",
         on_change=to_custom,
     )
     c_p_col.number_input(
         "c_p: time of one target pass (ms)",
-        0.001,
+        COST_STEP,
         MAX_COST,
-        step=1.0,
+        step=COST_STEP,
         format="%g",
         key="speed_c_p",
         on_change=to_custom,
@@ -153,9 +171,13 @@ def speed(chosen: dict[str, object]) -> Speed:
     stops there."""
     alpha, k = float(chosen["alpha"]), int(chosen["k"])
     c_q, c_p = float(chosen["c_q"]), float(chosen["c_p"])
+    for name, value in (("c_q", c_q), ("c_p", c_p)):
+        if (problem := cost_step_problem(name, value)) is not None:
+            show_error(problem)
+            st.stop()
     try:
         best_k = sc.optimal_k(alpha, c_q, c_p, k_max=presets.SPEED_K_MAX)
-        return Speed(
+        s = Speed(
             preset_key=str(chosen["preset"]),
             alpha=alpha,
             k=k,
@@ -170,6 +192,22 @@ def speed(chosen: dict[str, object]) -> Speed:
     except sc.SpecDecError as err:
         show_error(err)
         st.stop()
+    announce_change("speed", (alpha, k, c_q, c_p), speed_words(s))
+    return s
+
+
+def _times(x: float) -> str:
+    """A speedup as the page's metric shows it: "1.85x" ("< 0.01x" below)."""
+    return f"{x:.2f}x" if x >= 0.01 else "< 0.01x"
+
+
+def speed_words(s: Speed) -> str:
+    """What the live region says after a change (the page's own numbers): "speedup 1.85x at
+    K = 4 (alpha 0.70, c_q 5 ms, c_p 40 ms); best K = 5, 1.90x"."""
+    return (
+        f"Speedup {_times(s.speedup)} at K = {s.k} (alpha {s.alpha:.2f}, c_q {s.c_q:g} ms, "
+        f"c_p {s.c_p:g} ms); best K = {s.best_k}, {_times(s.best_speedup)}."
+    )
 
 
 # ----------------------------------------------------------------------------- figures
@@ -275,7 +313,7 @@ def metrics(s: Speed) -> None:
         delta_color="inverse",
         delta_description="vs target alone",
     )
-    cols[3].metric(f"speedup at K = {s.k}", f"{s.speedup:.2f}x" if s.speedup >= 0.01 else "< 0.01x")
+    cols[3].metric(f"speedup at K = {s.k}", _times(s.speedup))
     at_max = s.best_k == presets.SPEED_K_MAX
     cols[4].metric(
         "best K",

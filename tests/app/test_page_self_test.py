@@ -29,23 +29,66 @@ def test_default_render():
     assert any(first.prompt.split(".")[0] in m.value.replace("\\", "") for m in at.markdown)
 
 
+def _said(at) -> str:
+    """The live region's text (the container keyed "announce")."""
+    return " ".join(e.value for e in at.get_by_key("announce") if e.type == "text")
+
+
+def _check_seed(at, i: int, choice: str | None):
+    """Choose ``choice`` in seed question ``i`` (its form) and press its Check."""
+    if choice is not None:
+        at.radio(key=f"quiz_seed_{i}").set_value(choice)
+    at.button(key=f"quiz_seed_check_{i}").click().run()
+    assert not at.exception
+    return at
+
+
 def test_seed_questions_right_and_wrong():
     at = open_page(PAGE)
     options, right = quiz.SEED_CHOICES[0]
-    at.radio(key="quiz_seed_0").set_value(options[right]).run()
+    _check_seed(at, 0, options[right])
     assert len(at.success) == 1 and "always accept" in at.success[0].value
+    assert _said(at) == f"Question 1: right. {sc.SELF_TEST[0][1]}"
     wrong = next(o for i, o in enumerate(quiz.SEED_CHOICES[1][0]) if i != quiz.SEED_CHOICES[1][1])
-    at.radio(key="quiz_seed_1").set_value(wrong).run()
+    _check_seed(at, 1, wrong)
     assert len(at.error) == 1 and "bonus" in at.error[0].value
+    right_1 = quiz.SEED_CHOICES[1][0][quiz.SEED_CHOICES[1][1]]
+    assert _said(at).startswith(
+        f"Question 2: not quite. You chose “{wrong}”; the right choice is “{right_1}”."
+    )
     assert _score(at) == "Score this session: 1 / 2 right on the first try"
+
+
+def test_choosing_alone_grades_nothing_check_does():
+    """Issue 33, item 4: arrow keys choose an option; only Check grades it."""
+    at = open_page(PAGE)
+    options, right = quiz.SEED_CHOICES[0]
+    wrong = options[(right + 1) % len(options)]
+    at.radio(key="quiz_seed_0").set_value(wrong).run()  # chosen, not checked
+    assert not at.exception and not at.error and not at.success
+    assert _score(at) == "Score this session: 0 / 0 right on the first try"
+    _check_seed(at, 0, None)  # Check with nothing chosen: a word, no score
+    assert _said(at) == "Question 1: choose an answer first, then press Check."
+    assert len(at.warning) == 1 and _score(at).startswith("Score this session: 0 / 0")
+    _check_seed(at, 0, options[right])
+    assert len(at.success) == 1 and not at.error
+    assert _score(at) == "Score this session: 1 / 1 right on the first try"
+
+
+def test_each_radio_group_is_named_by_its_question():
+    at = open_page(PAGE)
+    for i, (question, _) in enumerate(sc.SELF_TEST):
+        radio = at.radio(key=f"quiz_seed_{i}")
+        assert radio.label == f"Question {i + 1}: {question}"  # its accessible name
+        assert radio.proto.label_visibility.value == 0  # VISIBLE: no hidden "Answer to" name
 
 
 def test_only_the_first_try_counts():
     at = open_page(PAGE)
     options, right = quiz.SEED_CHOICES[2]
-    at.radio(key="quiz_seed_2").set_value(options[(right + 1) % len(options)]).run()
-    at.radio(key="quiz_seed_2").set_value(options[right]).run()
-    assert len(at.success) == 1  # feedback follows the current choice
+    _check_seed(at, 2, options[(right + 1) % len(options)])
+    _check_seed(at, 2, options[right])
+    assert len(at.success) == 1 and not at.error  # feedback follows the last check
     assert _score(at) == "Score this session: 0 / 1 right on the first try"
 
 
@@ -147,3 +190,30 @@ def test_bad_link_values_warn_and_fall_back_to_defaults():
     assert any(h.value.startswith("Question 1: ") for h in at.subheader)
     at.run()
     assert not at.warning  # shown once
+
+
+def test_every_action_is_said_in_the_live_region():
+    """Issue 33, item 8: New question, Show me the answer and Check are announced."""
+    at = open_page(PAGE)
+    first = _question(1)
+    assert _said(at).startswith("Page: Self-test. Question 1: ")
+    assert first.prompt in _said(at)
+    at.text_input(key="quiz_answer").input(first.answer_text).run()  # Enter
+    assert _said(at) == f"Right: {first.answer_text}. The worked answer follows."
+    at.button(key="quiz_check").click().run()  # Check again: said again
+    assert _said(at) == f"Right: {first.answer_text}. The worked answer follows."
+    at.button(key="quiz_new").click().run()
+    second = _question(2)
+    assert _said(at).startswith("Question 2: ") and second.prompt in _said(at)
+    at.button(key="quiz_reveal").click().run()
+    assert _said(at) == f"The answer is {second.answer_text}. The worked answer follows."
+    at.button(key="quiz_new").click().run()
+    wrong = f"{_question(3).answer + 0.2:.3f}"
+    at.text_input(key="quiz_answer").input(wrong).run()
+    at.button(key="quiz_check").click().run()
+    assert _said(at) == (
+        f"Not quite: you typed {wrong}, the answer is {_question(3).answer_text}. "
+        "The worked answer follows."
+    )
+    at.selectbox(key="quiz_kind").run()  # a rerun that changes nothing says nothing
+    assert _said(at) == ""

@@ -139,6 +139,7 @@ def test_link_reopens_custom_settings():
         ({"c_p": "0"}, "c_p"),
         ({"c_q": "-1"}, "c_q"),
         ({"c_q": "1e400"}, "c_q"),
+        ({"c_p": "0.0015"}, "c_p"),  # finer than the field's step (issue 33)
         ({"preset": "<script>alert(1)</script>"}, "preset"),
         ({"alpha": "9" * 5000}, "alpha"),
     ],
@@ -163,3 +164,27 @@ def test_csv_download_and_source_expander():
     assert len(at.get("download_button")) == 1
     sources = " ".join(c.value for c in at.code)
     assert "def expected_tokens" in sources and "def optimal_k" in sources
+
+
+def test_cost_fields_step_on_the_grid_of_their_minimum():
+    """Issue 33, item 6: the browser checks value - min against the step; with c_p's
+    minimum 0.001 and a step of 1 every whole number read "invalid". Both minimums now lie
+    on the step's grid, and a cost off that grid is refused in words, not taken."""
+    at = open_page(PAGE)
+    for key in ("speed_c_q", "speed_c_p"):
+        field = at.number_input(key=key)
+        step, low = field.proto.step, field.proto.min
+        assert step == pytest.approx(0.001)
+        for value in (low, 1.0, 40.0, 0.5, 12.345, presets.MAX_COST):
+            assert abs((value - low) / step - round((value - low) / step)) < 1e-6, (key, value)
+    at.number_input(key="speed_c_p").set_value(12.345).run()
+    assert not at.exception and not at.error
+    assert "12.345" in at.latex[1].value
+    at.number_input(key="speed_c_p").set_value(0.0015).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        md_escape(
+            "c_p: 0.0015 ms is finer than the field's step; type the time in steps of "
+            "0.001 ms (one microsecond), e.g. 0.002."
+        )
+    ]

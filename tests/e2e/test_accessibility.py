@@ -239,7 +239,7 @@ def typical_action(page, path: str) -> None:
         expect(page.locator(key("lab_verdict"))).to_contain_text("FAIL", timeout=60_000)
     elif path == "/Self_test":
         page.locator(key("quiz_seed_0")).get_by_role("radio").last.check(force=True)
-        settle(page)
+        _click(page, f"{key('quiz_seed_check_0')} button")  # graded on Check (issue 33)
         expect(page.locator(f"{MAIN} [role='alert'], {MAIN} [role='status']").first).to_be_visible()
     elif path == "/Model_pair_lab":
         _pick(page, "lm_mode", "Step round by round", f"{key('lm_next')} button")
@@ -378,10 +378,14 @@ def test_keyboard_answers_the_self_test(screen_context):
     _open(page, "/Self_test")
     _skip_to_the_lesson(page)
     _tab_to(page, key("quiz_seed_0"))
-    page.keyboard.press("ArrowRight")  # a radio group: the arrows choose
+    page.keyboard.press("ArrowRight")  # a radio group: the arrows choose, grade nothing
     settle(page)
-    feedback = page.locator(f"{MAIN} [role='alert'], {MAIN} [role='status']").first
-    expect(feedback).to_be_visible()
+    feedback = page.locator(f"{MAIN} [role='alert'], {MAIN} [role='status']")
+    expect(feedback).to_have_count(0)
+    _tab_to(page, f"{key('quiz_seed_check_0')} button")
+    page.keyboard.press("Enter")  # Check grades the choice
+    settle(page)
+    expect(feedback.first).to_be_visible()
     _tab_to(page, f"{key('quiz_answer')} input")
     page.keyboard.type("0.5")
     page.keyboard.press("Enter")
