@@ -21,12 +21,15 @@ PREFIX = "serve"
 CUSTOM = "custom"
 K_MAX = SERVING_K_MAX  # the pages offer K = 1..8 (the Model pair lab measures these too)
 # Typed hardware in page units: name -> (label, core field, scale to SI, lo, hi, step).
+# Every step is 0.001 with each minimum on that grid: a browser flags a number input whose
+# value is off the grid of min + n * step as "invalid" (issue 33 item 6), and presets such as
+# 3,350 GB/s or 165.2 TFLOP/s must read as valid.
 HW_FIELDS = {
-    "hw_bw": ("memory bandwidth (GB/s per chip)", "bandwidth", 1e9, 0.1, 100_000.0, 100.0),
-    "hw_tflops": ("dense bf16 (TFLOP/s per chip)", "peak_flops", 1e12, 0.001, 100_000.0, 10.0),
-    "hw_mem": ("memory (GB per chip)", "memory", 1e9, 0.1, 10_000.0, 8.0),
-    "hw_link": ("link between chips (GB/s each way)", "link_bandwidth", 1e9, 0.1, 10_000.0, 10.0),
-    "hw_lat": ("all-reduce latency (µs)", "link_latency_s", 1e-6, 0.0, 10_000.0, 1.0),
+    "hw_bw": ("memory bandwidth (GB/s per chip)", "bandwidth", 1e9, 0.1, 100_000.0, 0.001),
+    "hw_tflops": ("dense bf16 (TFLOP/s per chip)", "peak_flops", 1e12, 0.001, 100_000.0, 0.001),
+    "hw_mem": ("memory (GB per chip)", "memory", 1e9, 0.1, 10_000.0, 0.001),
+    "hw_link": ("link between chips (GB/s each way)", "link_bandwidth", 1e9, 0.1, 10_000.0, 0.001),
+    "hw_lat": ("all-reduce latency (µs)", "link_latency_s", 1e-6, 0.0, 10_000.0, 0.001),
 }
 # Typed target: name -> (label, lo, hi) of a whole number.
 TARGET_INTS = {

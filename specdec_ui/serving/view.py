@@ -135,7 +135,7 @@ def _target_inputs(state: PageState) -> None:
     cols[0].number_input(
         "parameters (billions)",
         *settings.PARAMS_B,
-        step=1.0,
+        step=1e-6,  # on its minimum's grid: the browser reads a preset's 70.552388 as valid
         format="%.3f",
         key=state.key("t_params"),
         on_change=to_custom,
@@ -187,9 +187,7 @@ def _draft_inputs(state: PageState) -> None:
 def _workload_inputs(state: PageState) -> None:
     cols = st.columns(3)
     cols[0].number_input("batch size b", *settings.BATCH, step=1, key=state.key("batch"))
-    cols[1].number_input(
-        "context n (tokens)", *settings.CONTEXT, step=256, key=state.key("context")
-    )
+    cols[1].number_input("context n (tokens)", *settings.CONTEXT, step=1, key=state.key("context"))
     cols[2].number_input(
         "prompt tokens per step (prefill)",
         *settings.PREFILL,

@@ -162,7 +162,7 @@ def inputs(state: PageState) -> None:
             "Rounds to simulate",
             presets.VARIANT_MIN_ROUNDS,
             presets.VARIANT_MAX_ROUNDS,
-            step=10_000,
+            step=presets.VARIANT_MIN_ROUNDS,  # min + n * step: the browser reads 50,000 as valid
             key="var_rounds",
         )
         seed_control("var")
