@@ -37,6 +37,7 @@ import streamlit as st
 from specdec_ui.kit.chart_text import ChartText, chart_text
 from specdec_ui.kit.qr import LinkTooLongError, is_local_link, qr_png
 from specdec_ui.kit.share import share_query
+from specdec_ui.kit.tables import show_table
 from specdec_ui.kit.text import md_escape
 from specdec_ui.kit.theme import presenter_figure
 from specdec_ui.registry import PageInfo
@@ -431,19 +432,29 @@ DATA_LABEL = "🔢 This chart's numbers as a table"
 
 
 def chart_table(text: ChartText) -> None:
-    """The chart's summary and its data as a table, folded under the chart (every cell is
-    plain text: labels a student typed are escaped for st.table's markdown)."""
+    """The chart's summary and its data as a table, folded under the chart. The cells are
+    the numbers as chart_text wrote them (kit.tables escapes labels a student typed for
+    st.table's markdown; the headers are escaped here); the table's name says which chart
+    it belongs to (:func:`table_name`)."""
     if not text.rows:
         return
     with st.expander(DATA_LABEL):
         st.caption(md_escape(text.summary))
-        frame = pd.DataFrame(
-            [[md_escape(cell) for cell in row] for row in text.rows],
-            columns=[md_escape(c) for c in text.columns],
-        )
-        st.table(frame, hide_index=True)
+        frame = pd.DataFrame(list(text.rows), columns=[md_escape(c) for c in text.columns])
+        show_table(frame, name=table_name(text.summary))
         if text.note:
             st.caption(md_escape(text.note))
+
+
+TABLE_NAME_WORDS = 14  # a table's name: the start of its chart's summary, this many words
+
+
+def table_name(summary: str) -> str:
+    """A chart's data table's accessible name: "Numbers of the chart: " and the start of
+    the chart's summary (its first sentence, at most :data:`TABLE_NAME_WORDS` words)."""
+    first = summary.split(". ")[0].split()
+    short = " ".join(first[:TABLE_NAME_WORDS]) + (" …" if len(first) > TABLE_NAME_WORDS else "")
+    return f"Numbers of the chart: {short.rstrip('.')}" if short else "Numbers of a chart"
 
 
 def share_link(params: Mapping[str, str] | None = None) -> str | None:

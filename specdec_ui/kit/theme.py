@@ -246,9 +246,12 @@ def presenter_figure(fig: go.Figure, *, theme_type: str | None = None) -> go.Fig
         title = {"text": title} if isinstance(title, str) else dict(title)
         title["font"] = _at_least(title.get("font"), PRESENTER_TITLE_SIZE)
         layout["title"] = title
-    layout["legend"] = dict(layout.get("legend") or {})
-    layout["legend"]["font"] = _at_least(layout["legend"].get("font"), PRESENTER_FONT_SIZE)
-    for name in [k for k in layout if k.startswith(_AXIS_PREFIXES)] or ["xaxis", "yaxis"]:
+    layout["legend"] = _presenter_legend(layout.get("legend") or {})
+    if isinstance(layout.get("coloraxis"), dict):
+        coloraxis = dict(layout["coloraxis"])
+        coloraxis["colorbar"] = _presenter_colorbar(coloraxis.get("colorbar") or {})
+        layout["coloraxis"] = coloraxis
+    for name in _axis_names(layout, spec.get("data") or ()):
         layout[name] = _presenter_axis(layout.get(name) or {}, ink, grid)
     annotations = []
     for note in layout.get("annotations") or ():
@@ -263,6 +266,31 @@ def presenter_figure(fig: go.Figure, *, theme_type: str | None = None) -> go.Fig
         layout["shapes"] = shapes
     data = [_presenter_trace(trace, swap) for trace in spec.get("data") or ()]
     return go.Figure(data=data, layout=layout)
+
+
+def _axis_names(layout: dict, traces) -> list[str]:
+    """Every cartesian axis the figure draws: ``xaxis`` and ``yaxis`` always, those the
+    layout names and those a trace refers to (``"x2"`` -> ``xaxis2``). An axis left out
+    would take Streamlit's chart theme (its template sets tick labels of 12.75 px, issue 33),
+    not the figure's font."""
+    names = {"xaxis", "yaxis"} | {k for k in layout if k.startswith(_AXIS_PREFIXES)}
+    for trace in traces:
+        for letter in ("x", "y"):
+            ref = trace.get(f"{letter}axis")
+            if isinstance(ref, str) and ref.startswith(letter):
+                names.add(f"{letter}axis{ref[1:]}")
+    return sorted(names)
+
+
+def _presenter_legend(legend: dict) -> dict:
+    """The legend's items and its title (Streamlit's theme draws that small) at the size."""
+    legend = dict(legend)
+    legend["font"] = _at_least(legend.get("font"), PRESENTER_FONT_SIZE)
+    title = legend.get("title")
+    title = {"text": title} if isinstance(title, str) else dict(title or {})
+    title["font"] = _at_least(title.get("font"), PRESENTER_FONT_SIZE)
+    legend["title"] = title
+    return legend
 
 
 def _presenter_shape(shape: dict, swap: dict) -> dict:

@@ -265,6 +265,16 @@ def difference_figure(result: sc.SimulationResult, labels) -> go.Figure:
     )
 
 
+# How token_table and rounds_table show on screen (kit.tables; the CSV keeps every digit)
+TOKEN_TABLE_FORMATS = {
+    "target p": "%.4f",
+    "draft q": "%.4f",
+    "expected (lossless)": "{:,.1f}",
+    "emitted share": "%.4f",
+}
+ROUNDS_TABLE_FORMATS = {"expected rounds": "{:,.1f}", "share": "%.4f", "theory": "%.4f"}
+
+
 def token_table(result: sc.SimulationResult, report: sc.LosslessnessReport, labels) -> pd.DataFrame:
     """One row per token: p, q, observed and expected counts, shares."""
     observed = result.emitted_counts

@@ -28,6 +28,7 @@ from specdec_ui.kit.engine_view import engine_panel
 from specdec_ui.kit.page_state import PageState
 from specdec_ui.kit.presenter import chart
 from specdec_ui.kit.share import LinkReader
+from specdec_ui.kit.tables import show_table
 from specdec_ui.kit.text import md_escape
 from specdec_ui.kit.widgets import MAX_SEED, seed_control, show_error, show_source
 from specdec_ui.losslessness import figures
@@ -569,8 +570,16 @@ def engine_numbers(run: SimulatedRun) -> None:
 def counts_and_download(run: SimulatedRun) -> None:
     """The tables behind the charts and the run as CSV."""
     with st.expander("The counts behind the charts"):
-        st.dataframe(figures.token_table(run.result, run.report, run.labels), hide_index=True)
-        st.dataframe(figures.rounds_table(run.result), hide_index=True)
+        show_table(
+            figures.token_table(run.result, run.report, run.labels),
+            name="Emitted tokens against p and q: counts and shares per token",
+            formats=figures.TOKEN_TABLE_FORMATS,
+        )
+        show_table(
+            figures.rounds_table(run.result),
+            name="Tokens per round: rounds observed and expected",
+            formats=figures.ROUNDS_TABLE_FORMATS,
+        )
     settings = {"variant": run.result.variant, "K": run.result.k_drafts}
     settings |= {"rounds simulated": run.result.n_rounds, "seed": run.settings["seed"]}
     download_results(

@@ -14,6 +14,7 @@ import streamlit as st
 from specdec_ui.kit.announce import announce_change
 from specdec_ui.kit.presenter import chart
 from specdec_ui.kit.stepper import StepLabels, stepper, steps_below
+from specdec_ui.kit.tables import show_table
 from specdec_ui.kit.text import md_escape
 from specdec_ui.kit.widgets import download_csv
 from specdec_ui.round import codec, state
@@ -115,13 +116,12 @@ def decisions(shared: state.SharedRound, index: int) -> None:
             "\n".join(f"{s.index + 1}. {md_escape(s.title)}" for s in story.steps[: index + 1])
         )
         if is_result:
-            trace = shared.trace
-            st.dataframe(
+            trace = shared.trace  # "—" where a number does not apply (no ratio at the end)
+            show_table(
                 trace,
-                hide_index=True,
-                placeholder="—",  # a number that does not apply (no ratio for the final token)
-                column_config={
-                    name: st.column_config.NumberColumn(format="%.4f")
+                name="The round's trace: each position's token, p, q, coin and decision",
+                formats={
+                    name: "%.4f"
                     for name in trace.select_dtypes("number").columns
                     if name != "position"
                 },

@@ -21,6 +21,7 @@ from specdec_ui.kit.announce import announce, announce_change
 from specdec_ui.kit.page_state import PageState
 from specdec_ui.kit.share import LinkReader
 from specdec_ui.kit.simple_mode import simple
+from specdec_ui.kit.tables import show_table
 from specdec_ui.kit.text import md_escape
 from specdec_ui.kit.widgets import MAX_SEED, show_error
 from specdec_ui.words import QUESTION_KIND_LABELS
@@ -237,7 +238,7 @@ def question_and_answer_box(fresh: Fresh) -> None:
     st.subheader(heading)
     st.write(md_escape(question.prompt))
     if fresh.kind != "expected_tokens":
-        st.dataframe(
+        show_table(
             pd.DataFrame(
                 {
                     "token": question.labels,
@@ -246,7 +247,9 @@ def question_and_answer_box(fresh: Fresh) -> None:
                 }
             )
             .set_index("token")
-            .T.rename_axis("distribution"),  # a named index: no empty header cell (issue 28)
+            .T.rename_axis("distribution")  # a named index: no empty header cell (issue 28)
+            .reset_index(),  # the row names as the first column, under its header
+            name=f"Question {fresh.number}: target p and draft q of each token",
             width="content",
         )
     st.text_input(

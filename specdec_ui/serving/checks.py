@@ -16,6 +16,7 @@ from specdec_core import serving_measured as sm
 from specdec_core import serving_published as sp
 from specdec_ui.kit.page_state import PageState
 from specdec_ui.kit.presenter import chart
+from specdec_ui.kit.tables import show_table
 from specdec_ui.kit.text import md_escape
 from specdec_ui.kit.widgets import download_csv
 from specdec_ui.runtime.figure_cache import shared_figure
@@ -87,6 +88,13 @@ def error_table(context: int, k: int) -> pd.DataFrame:
     )
 
 
+def _error_formats(k: int) -> dict[str, str]:
+    """How :func:`error_table`'s columns show (kit.tables)."""
+    formats = {"step, measured (ms)": "%.2f", "step, model (ms)": "%.2f"}
+    formats |= {f"v({k}), measured": "%.2f", f"v({k}), model": "%.2f"}
+    return formats | {"step error (%)": "%+.0f%%"}
+
+
 def _error_words(context: int, k: int) -> str:
     """What the errors say, computed: the plain step's worst error up to batch 128 and the
     verify's, and v at batch 64."""
@@ -121,7 +129,11 @@ def measured_section(state: PageState) -> None:
     )
     st.markdown(_error_words(context, k))
     with st.expander("The error at each batch size"):
-        st.dataframe(error_table(context, k), hide_index=True, key="serve_measured_table")
+        show_table(
+            error_table(context, k),
+            name=f"The model against the H200 at each batch size, {context:,} tokens of context",
+            formats=_error_formats(k),
+        )
 
 
 # ----------------------------------------------------------------------------- published
@@ -156,11 +168,12 @@ def published_section() -> None:
         f"Median error of the {used} rows that test the model: **{median:.0%}** "
         f"({left_out} circular row left out: its alpha was fitted from its own result)."
     )
-    config = {name: st.column_config.NumberColumn(format=f) for name, f in NUMBER_FORMATS.items()}
-    config["source"] = st.column_config.TextColumn(width="medium")
-    config["setting"] = st.column_config.TextColumn(width="large")
     table = shared_figure("serve.published", "display", lambda: figures.published_display(rows))
-    st.dataframe(table, hide_index=True, column_config=config, key="serve_published")
+    show_table(
+        table,
+        name="Published results beside the model's predictions, with each error",
+        formats=NUMBER_FORMATS,
+    )
     st.caption(
         "Speedups are at batch 1 unless the setting says otherwise; rows in ms check one plain "
         "step, rows in tokens/s a speculative run. The model misses where acceptance is not the "

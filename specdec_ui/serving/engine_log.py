@@ -17,6 +17,7 @@ from specdec_core import SpecDecError
 from specdec_ui.kit.engine_figures import position_rates_figure
 from specdec_ui.kit.page_state import PageState
 from specdec_ui.kit.presenter import chart
+from specdec_ui.kit.tables import show_table
 from specdec_ui.kit.widgets import show_error
 from specdec_ui.runtime.figure_cache import shared_figure
 from specdec_ui.serving import settings
@@ -188,15 +189,16 @@ def _log_results(state: PageState, log: DecodedLog) -> None:
         )
         return
     left, right = st.columns([2, 3])
-    left.dataframe(
+    show_table(
         {
             "position i": list(range(1, m.k + 1)),
             "r_i": list(m.rates),
-            "r_i / r_(i-1)": ["—" if c is None else f"{c:.3f}" for c in m.conditional_rates],
-            "alpha^i": [round(m.fitted_alpha**i, 3) for i in range(1, m.k + 1)],
+            "r_i / r_(i-1)": list(m.conditional_rates),  # None: "—"
+            "alpha^i": [m.fitted_alpha**i for i in range(1, m.k + 1)],
         },
-        hide_index=True,
-        key="serve_log_table",
+        name="Your log by draft position: rates, their ratios and the fitted alpha^i",
+        formats={"r_i": "%.3f", "r_i / r_(i-1)": "%.3f", "alpha^i": "%.3f"},
+        where=left,
     )
     with right:
         title = "Your log, position by position"

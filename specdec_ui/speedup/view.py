@@ -20,6 +20,7 @@ from specdec_ui.kit.announce import announce_change
 from specdec_ui.kit.page_state import PageState
 from specdec_ui.kit.presenter import chart
 from specdec_ui.kit.share import LinkReader
+from specdec_ui.kit.tables import show_table
 from specdec_ui.kit.text import md_escape
 from specdec_ui.kit.widgets import download_csv, show_error
 from specdec_ui.presets import CUSTOM, DEFAULT_SPEED_PRESET, MAX_COST, SpeedPreset
@@ -33,6 +34,17 @@ TABLE4_SHORT = {
     "paper measured": "measured",
     "formula - paper expected": "formula − expected",
 }
+# The ms-per-token table's short headers (a phone shows K, ms / token and speedup without
+# a sideways swipe) and formats (kit.tables: a screen reader hears them as shown)
+TIME_HEADERS = {
+    "time per token": "ms / token",
+    "speedup (x)": "speedup",
+    "E[tokens per round]": "E[tokens]",
+    "cost per round": "ms / round",
+}
+TIME_FORMATS = {"ms / token": "%.2f", "speedup": "%.2fx", "E[tokens]": "%.4f", "ms / round": "%.2f"}
+TABLE4_FORMATS = {"alpha": "%.2f", "c": "%.2f", "formula": "%.1f", "expected": "%.1f"}
+TABLE4_FORMATS |= {"measured": "%.1f", "formula − expected": "%+.1f"}
 SPEEDUP_TOL = 1e-9  # a speedup within this of 1 is "no gain"
 # The cost fields' step (ms). Their minimums (0 and 0.001) lie on this grid, so every cost
 # the page takes (a multiple of 0.001 ms) passes the browser's step check (issue 33: with
@@ -487,18 +499,10 @@ def time_table(s: Speed) -> None:
     table = figures.time_table(s.alpha, table_k, s.c_q, s.c_p)
     # The answers first, with short headers: a 390 px phone shows K, ms per token and
     # speedup without a sideways swipe (the table scrolls inside its own box for the rest).
-    st.dataframe(
-        table,
-        hide_index=True,
-        column_config={
-            "K": st.column_config.NumberColumn("K", width=40),
-            "time per token": st.column_config.NumberColumn(
-                "ms / token", format="%.2f", width=90, help="time per token, in ms"
-            ),
-            "speedup (x)": st.column_config.NumberColumn("speedup", format="%.2fx", width=80),
-            "E[tokens per round]": st.column_config.NumberColumn("E[tokens]", format="%.4f"),
-            "cost per round": st.column_config.NumberColumn("ms / round", format="%.2f"),
-        },
+    show_table(
+        table.rename(columns=TIME_HEADERS),
+        name=f"Milliseconds per token and speedup for each K, at alpha = {s.alpha:g}",
+        formats=TIME_FORMATS,
     )
     st.caption(
         f"Target alone: {s.c_p:g} ms per token. Best in this table: K = "
@@ -511,10 +515,10 @@ def published_table() -> None:
     """Leviathan et al.'s Table 4 beside the formula, folded."""
     with st.expander("Leviathan et al. 2023, Table 4: the formula's speedup against the measured"):
         # Short headers so all eleven columns fit the expander (the last one was cut off).
-        st.dataframe(
+        show_table(
             figures.published_table().drop(columns="row").rename(columns=TABLE4_SHORT),
-            hide_index=True,
-            width="stretch",
+            name="Leviathan et al. 2023, Table 4: speedup by the formula, expected and measured",
+            formats=TABLE4_FORMATS,
         )
         st.caption(
             "T5-XXL target on translation (EnDe) and summarisation (CNNDM). The formula "

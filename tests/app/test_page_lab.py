@@ -14,6 +14,7 @@ from specdec_ui.kit.text import md_escape
 from specdec_ui.losslessness import work as losslessness_work
 from specdec_ui.words import rule_words
 from tests.app.conftest import figures, open_page
+from tests.app.shown_tables import shown_table
 
 PAGE = "pages/scripts/losslessness.py"
 BROKEN = [r.name for r in rules_of_kind(RuleKind.BUG_OF, lab="losslessness")]
@@ -96,8 +97,10 @@ def test_strict_verification_passes_with_shorter_rounds():
     emitted = float(re.search(r"This run emitted ([0-9.]+) tokens per round", words).group(1))
     assert abs(emitted - 1.3233) < 0.005 + 0.01  # shown to 2 decimals; 5 sd of a 100,000-round mean
     assert any(r"\beta^n (1-\beta)" in formula.value for formula in at.latex)
-    rounds = at.dataframe[1].value  # the counts behind the tokens-per-round chart
-    np.testing.assert_allclose(rounds["theory"], sc.tokens_per_round_distribution([0.245] * 4))
+    rounds = shown_table(at, "expected rounds")  # the counts behind the tokens-per-round chart
+    law = sc.tokens_per_round_distribution([0.245] * 4)
+    np.testing.assert_allclose(rounds.value["theory"], law)
+    assert list(rounds.shown["theory"]) == [f"{x:.4f}" for x in law]  # as shown and heard
 
 
 def test_strict_opens_from_a_link_and_switching_back_hides_its_numbers():

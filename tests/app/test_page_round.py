@@ -11,6 +11,7 @@ import specdec_core as sc
 from specdec_ui.round.codec import ROUND_KEYS
 from specdec_ui.words import example_note, example_source
 from tests.app.conftest import figures, open_page
+from tests.app.shown_tables import shown_table
 
 PAGE = "pages/scripts/round.py"
 
@@ -500,9 +501,13 @@ def test_play_to_end_shows_a_numeric_trace_without_an_arrow_fallback():
         log.setLevel(level)
     assert not at.exception
     assert not [r for r in records if r.exc_info], [r.getMessage() for r in records]
-    (trace,) = at.dataframe
+    trace = shown_table(at, "coin u")
     frame = trace.value
     for name in ("p(x)", "q(x)", "ratio p/q", "a = min(1, p/q)", "coin u"):
         assert frame[name].dtype.kind == "f", (name, frame[name].dtype)
     assert frame["ratio p/q"].isna().iloc[-1]  # the final token has no ratio: shown as "—"
-    assert trace.proto.placeholder == "—"
+    assert trace.shown["ratio p/q"].iloc[-1] == "—"
+    # as shown and read aloud (issue 33): 4 decimals, and a kept token is a tick with a word
+    assert list(trace.shown["p(x)"]) == [f"{x:.4f}" for x in frame["p(x)"]]
+    assert set(trace.shown["emitted"]) <= {"✓ yes", "✗ no"}
+    assert trace.name.startswith("The round's trace")

@@ -5,6 +5,7 @@ import numpy as np
 import specdec_core as sc
 from specdec_core import quiz
 from tests.app.conftest import open_page
+from tests.app.shown_tables import shown_table
 
 PAGE = "pages/scripts/self_test.py"
 KINDS = list(quiz.QUESTION_KINDS)
@@ -153,7 +154,9 @@ def test_vocabulary_size_changes_the_question():
     question = _question(1, "alpha", v=7)
     at.text_input(key="quiz_answer").input(question.answer_text).run()
     assert any(s.value.startswith("Right") for s in at.success)
-    assert len(at.dataframe[0].value.columns) == 7
+    table = shown_table(at, "distribution")  # a column per token after the row names
+    assert len(table.value.columns) == 1 + 7
+    assert list(table.shown["distribution"]) == ["target p", "draft q"]
 
 
 def test_source_expander():

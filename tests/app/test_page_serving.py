@@ -14,6 +14,7 @@ from specdec_ui.serving import cases as serving_cases
 from specdec_ui.serving import figures as serving_figures
 from specdec_ui.serving import view as serving_view
 from tests.app.conftest import figures, open_page
+from tests.app.shown_tables import shown_table
 
 PAGE = "pages/scripts/serving.py"
 DEFAULT_ANSWER = (
@@ -308,9 +309,13 @@ def test_the_engine_log_decoder_reads_the_llama_cpp_and_vllm_logs():
     assert _metric(at, "mean acceptance length AL") == "2.92"
     m = sc.metrics_from_rates([0.805, 0.632, 0.483])
     assert _metric(at, "fitted alpha (i.i.d. model)") == f"{m.fitted_alpha:.3f}"
-    table = next(d.value for d in at.dataframe if "r_i" in d.value.columns)
-    assert list(table["r_i"]) == [0.805, 0.632, 0.483]
-    assert list(table["r_i / r_(i-1)"]) == ["0.805", f"{0.632 / 0.805:.3f}", f"{0.483 / 0.632:.3f}"]
+    log_table = shown_table(at, "r_i")
+    assert list(log_table.value["r_i"]) == [0.805, 0.632, 0.483]
+    shown = log_table.shown  # as the screen shows it and a screen reader reads it (issue 33)
+    assert list(shown["r_i"]) == ["0.805", "0.632", "0.483"]
+    assert list(shown["r_i / r_(i-1)"]) == ["0.805", f"{0.632 / 0.805:.3f}", f"{0.483 / 0.632:.3f}"]
+    assert list(shown["alpha^i"]) == [f"{m.fitted_alpha**i:.3f}" for i in (1, 2, 3)]
+    assert "by draft position" in log_table.name
     chart = _figure(at, "Your log, position by position")  # the engine panel's own chart
     assert chart["data"][0]["y"] == [0.805, 0.632, 0.483]
     assert chart["data"][2]["y"] == pytest.approx([m.fitted_alpha**i for i in (1, 2, 3)])
@@ -356,7 +361,12 @@ def test_a_typed_log_that_increases_is_refused_and_the_fit_can_be_used_above():
 
 def test_published_checks_table_shows_each_error_the_median_and_no_raw_none():
     at = open_page(PAGE)
-    table = next(d.value for d in at.dataframe if "error (%)" in d.value.columns)
+    published = shown_table(at, "error (%)")
+    table = published.value
+    assert published.name.startswith("Published results")
+    assert list(published.shown["error (%)"]) == [
+        f"{100 * r.relative_error:+.0f}%" for r in sp.published_checks()
+    ]
     rows = sp.published_checks()
     assert len(table) == len(rows)
     assert list(table["published"])[:2] == ["3.40x", "2.80x"]

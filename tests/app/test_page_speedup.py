@@ -10,6 +10,7 @@ from specdec_ui import presets
 from specdec_ui.kit.text import md_escape
 from specdec_ui.speedup import figures as speedup_figures
 from tests.app.conftest import figures, open_page
+from tests.app.shown_tables import shown_table
 
 PAGE = "pages/scripts/speedup.py"
 
@@ -19,7 +20,7 @@ def _optimum(at) -> str:
 
 
 def _table(at):
-    return at.dataframe[0].value
+    return shown_table(at, "ms / token").value
 
 
 def _values(v) -> np.ndarray:
@@ -41,7 +42,7 @@ def test_default_is_seed_003_ex8():
     assert _optimum(at) == "Best K = 4 (speedup 1.85x)"
     table = _table(at)
     rows = {
-        int(k): round(float(t), 2) for k, t in zip(table["K"], table["time per token"], strict=True)
+        int(k): round(float(t), 2) for k, t in zip(table["K"], table["ms / token"], strict=True)
     }
     assert (rows[2], rows[4], rows[8]) == (22.83, 21.64, 25.01)
     assert min(rows, key=rows.get) == 4

@@ -11,6 +11,8 @@ Screenshots go to tests/e2e/artifacts/.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -75,8 +77,8 @@ def test_serving_at_1366_shows_every_metric_whole_and_every_chart(screen_context
     cut = _cut_metrics(page)
     assert not cut, f"metric text cut at 1366 px: {cut}"
     assert assert_charts_drew(page, minimum=len(CHARTS)) >= len(CHARTS)
-    # the published table is a canvas grid (its cells are checked for "None" by AppTest)
-    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_attached()
+    # the published table, named (its cells are checked for "None" by AppTest)
+    expect(page.get_by_role("table", name=re.compile("^Published results"))).to_be_attached()
     words = " ".join(page.locator('[data-testid="stMarkdownContainer"]').all_inner_texts())
     assert "None" not in words.split()
 

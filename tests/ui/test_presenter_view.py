@@ -75,6 +75,24 @@ def test_every_chart_text_is_at_least_18_px_in_presenter_view(name):
     assert json.loads(fig.to_json()) == before  # pure: the page's figure is unchanged
 
 
+def test_axes_the_layout_does_not_name_get_the_presenter_size_too():
+    # Issue 33, item 5: the overlap chart names only its y axis; its x axis (the token
+    # labels) took Streamlit's chart theme, 12.75 px, in presenter view.
+    overlap = _figures()["overlap"]
+    assert "tickfont" not in (overlap.to_plotly_json()["layout"].get("xaxis") or {})
+    layout = json.loads(presenter_figure(overlap, theme_type="light").to_json())["layout"]
+    assert layout["xaxis"]["tickfont"]["size"] >= PRESENTER_FONT_SIZE
+    assert layout["xaxis"]["tickfont"]["color"] == "#000000"  # the ink, not the theme's grey
+    two = go.Figure(
+        [go.Bar(x=["a"], y=[1]), go.Bar(x=["b"], y=[2], xaxis="x2", yaxis="y3")],
+        layout={"legend": {"title": {"text": "kind"}}},
+    )
+    layout = json.loads(presenter_figure(two, theme_type=None).to_json())["layout"]
+    for axis in ("xaxis", "yaxis", "xaxis2", "yaxis3"):  # the traces' axes, named or not
+        assert layout[axis]["tickfont"]["size"] >= PRESENTER_FONT_SIZE, axis
+    assert layout["legend"]["title"]["font"]["size"] >= PRESENTER_FONT_SIZE
+
+
 def test_the_pages_own_charts_are_smaller_than_that():
     # Proof the size check can fail: the normal view has text below 18 px (or unset).
     spec = json.loads(_figures()["coin"].to_json())
