@@ -217,10 +217,17 @@ def speedup_vs_batch_figure(
         annotations.append(_slower_everywhere())
     if current is not None:
         traces.append(_current_marker(*current))
-    if server is not None:
-        value = server.speedup(sweep.alpha)
-        traces.append(_server_marker(1, value, f"{plotly_escape(server.label)}: {value:.2f}x"))
     shape, label = hline(1.0, "no gain (1x)", color=COLORS["discarded"], position="left")
+    if server is not None:
+        # the line at 1 parts the two labels at the left edge: the server's on its point's
+        # side of the line, "no gain" on the other (they overlapped at a server near 1x)
+        value = server.speedup(sweep.alpha)
+        above = value >= 1.0
+        text = f"{plotly_escape(server.label)}: {value:.2f}x"
+        traces.append(
+            _server_marker(1, value, text, position=f"{'top' if above else 'bottom'} right")
+        )
+        label["yanchor"] = "top" if above else "bottom"
     return make_figure(
         traces,
         title=title or f"Speedup vs batch size ({round_label(sweep)})",

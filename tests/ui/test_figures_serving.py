@@ -47,6 +47,21 @@ def test_speedup_vs_batch_draws_the_core_curve_best_k_and_break_even():
     assert fig.layout.shapes[0].y0 == 1.0  # the no-gain line
 
 
+@pytest.mark.parametrize(
+    "costs", [(0.2, 1.6), (0.35, 1.6), (0.3, 2.0), (0.9, 3.5)]
+)  # 1.27x, 1.02x, 0.95x, 0.43x
+def test_the_servers_label_and_no_gain_sit_on_opposite_sides_of_the_line_at_1(costs):
+    server = sv.ServerCosts("this server, tiny GPT pair", 4, 400e-6, *costs)
+    sweep = _sweep()
+    fig = serving_figures.speedup_vs_batch_figure(sweep, break_even=None, server=server)
+    value = server.speedup(0.75)
+    marker = _trace(fig, serving_figures.SERVER_NAME)
+    no_gain = next(a for a in fig.layout.annotations if a.text == "no gain (1x)")
+    above = value >= 1
+    assert marker.textposition == ("top right" if above else "bottom right"), value
+    assert no_gain.yanchor == ("top" if above else "bottom"), value  # the other side
+
+
 def test_a_break_even_batch_near_the_left_edge_is_labelled_to_its_right():
     sweep = _sweep()
     fig = serving_figures.speedup_vs_batch_figure(sweep, break_even=2, current=None)
