@@ -63,11 +63,13 @@ def _check_decimal_commas(body: str, name: str, error: type[SpecDecError]) -> No
         parts = piece.rstrip("%").split(",")
         if len(pieces) == 1 and not unit and all(float(x) <= 1 for x in parts):
             return
-        point = piece.replace(",", ".")
+        point, two = piece.replace(",", "."), f"{parts[0]}{unit}, {parts[1]}{unit}"
+        if len(piece) > 20:  # a huge entry is quoted cut short, never echoed whole
+            point, two = "it", "them"
         raise error(
             f"{name}: entry {i + 1} ({_short(piece)}) looks like a decimal comma; type "
             f"{point} with a point (a comma separates entries here; for two entries "
-            f"type {parts[0]}{unit}, {parts[1]}{unit} with a space)."
+            f"type {two} with a space)."
         )
 
 

@@ -17,7 +17,7 @@ import string
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import specdec_core as sc
@@ -171,6 +171,7 @@ def test_parse_number_refuses_what_float_would_take(token):
 
 @HOSTILE
 @given(text=hostile_text, normalize=st.booleans())
+@example(text="1" * 400 + ",1000000000000000000000;", normalize=False)  # a huge decimal comma
 def test_parse_distribution_returns_a_distribution_or_a_clear_error(text, normalize):
     try:
         x = sc.parse_distribution(text, name="p", normalize=normalize)
