@@ -46,7 +46,7 @@ ALGORITHM = r"""
 3. For $i = 1, \dots, K$: keep $x_i$ if a uniform coin $u_i < \min(1, p_i(x_i) / q_i(x_i))$;
    stop at the first rejection.
 4. On a rejection at position $i$, emit a sample of the leftover
-   $\mathrm{norm}(\max(0, p_i - q_i))$ instead.
+   $\operatorname{norm}(\max(0, p_i - q_i))$ instead.
 5. If all K were kept, emit a free bonus token sampled from $p_{K+1}$.
 """
 SEED_000_ALPHA = 0.85  # sum_x min(p, q) of seed 000's p and q

@@ -8,7 +8,8 @@ What the switch does (a page helper calls these; pages stay thin):
   ``present=1`` a page adds to its own link so a reload keeps the view.
 - ``presenter_style()`` adds static CSS (less padding, larger text) and a static key
   script: the right arrow / Page Down of a clicker presses the page's ``*_next`` button,
-  the left arrow / Page Up its ``*_back`` button. Both strings are module constants:
+  the left arrow / Page Up its ``*_back`` button, one press after the other's rerun has
+  ended (a clicker's quick presses all count). Both strings are module constants:
   no user text ever reaches them (tests/test_security.py checks that).
 - ``app_style()`` adds the static CSS of every page, in both views (``APP_CSS``): long
   formulas wrap after "=" instead of being cut at the right edge, and on a phone (narrow
@@ -19,7 +20,9 @@ What the switch does (a page helper calls these; pages stay thin):
   the figure's text alternative (:mod:`specdec_ui.kit.chart_text`) is its accessible name, and
   its numbers follow as a table in an expander (issue 28).
 - ``app_style()`` also runs ``A11Y_JS`` on every page (the skip link, keyboard-reachable
-  scrolling boxes, charts' SVG hidden behind their names).
+  scrolling boxes, charts' SVG hidden behind their names; issue 33: the charts' toolbars
+  and heading anchors out of the Tab order, names without emoji, help texts as
+  descriptions, the focus kept when its button becomes disabled).
 - ``qr_button()`` draws "📱 Show QR code" (top-right corner in presenter view, the sidebar
   in normal view); it opens the page's current link as a large QR code in a dialog.
 - ``share_panel(link)`` shows the QR code of the page's link, the link itself (with
@@ -155,6 +158,23 @@ APP_CSS = """<style>
 # - the SVG inside a named chart (``chart(alt=...)`` makes its box a figure named by the
 #   chart's summary) is hidden from screen readers, which would read its tick labels one
 #   by one; the summary and the data table under the chart carry the same numbers.
+# Issue 33 (less noise, nothing lost):
+# - plotly's mode bar leaves the Tab order and the accessibility tree (its numbers are in
+#   the chart's table; a mouse still gets it on hover), and so does plotly's off-screen
+#   "js-plotly-tester" drawing; a heading's "Link to heading" anchor leaves both too;
+# - a slider is named once (Streamlit's range input has an aria-label and an
+#   aria-labelledby that repeats it); a number field's Increment / Decrement say which
+#   field; a button, an expander, a switch or a page link whose words hold an emoji or an
+#   arrow is named by its words alone ("Next", not "Next black right-pointing triangle"),
+#   and a stepper's Back / Next repeated under a chart on a phone (``*_below``) says so
+#   ("Next (under the chart)"), so the two pairs have different names;
+# - a "Help for ..." button is described by its help text (``aria-describedby``, a hidden
+#   copy of the text Streamlit shows in its tooltip, which exists only while shown), and so
+#   is the control it helps; Enter or Space shows the tooltip again after Escape hid it;
+# - focus is never lost: when the focused button becomes disabled (the last Next, Back at
+#   the first step, Reset, Play to end) or is redrawn, the focus moves to the nearest
+#   enabled button of the same row (towards Back after a forward move, towards Next after
+#   a backward one), or to the same button redrawn, instead of falling to the page body.
 A11Y_JS = """<script>
 (() => {
   if (window.__specdecA11y) { return; }
@@ -200,12 +220,170 @@ A11Y_JS = """<script>
     for (const svg of document.querySelectorAll(named)) {
       if (!svg.hasAttribute("aria-hidden")) { svg.setAttribute("aria-hidden", "true"); }
     }
+    quiet();
+    names();
+    helps();
+    refocus();
+  };
+  const set = (el, name, value) => {
+    if (el.getAttribute(name) !== value) { el.setAttribute(name, value); }
+  };
+  const quiet = () => {
+    const noise = '.modebar-container, #js-plotly-tester, '
+      + '[data-testid="stHeaderActionElements"]';
+    for (const box of document.querySelectorAll(noise)) {
+      set(box, "aria-hidden", "true");
+      for (const el of box.querySelectorAll("a, button")) { set(el, "tabindex", "-1"); }
+    }
+    const ranges = '[data-testid="stSlider"] input[type="range"]';
+    for (const input of document.querySelectorAll(ranges)) {
+      if (input.hasAttribute("aria-labelledby") && input.getAttribute("aria-label")) {
+        input.removeAttribute("aria-labelledby");
+      }
+    }
+    for (const step of document.querySelectorAll('[data-testid^="stNumberInputStep"]')) {
+      const field = step.closest('[data-testid="stNumberInput"]');
+      const input = field && field.querySelector("input");
+      const what = step.dataset.testid === "stNumberInputStepUp" ? "Increment" : "Decrement";
+      if (input && input.getAttribute("aria-label")) {
+        set(step, "aria-label", what + " " + input.getAttribute("aria-label"));
+      }
+    }
+  };
+  // words without emoji, arrows and the triangles of "Next ▶" (a screen reader reads them)
+  const SYMBOLS = new RegExp("[\\\\p{Extended_Pictographic}\\u2190-\\u21FF\\u25A0-\\u25FF"
+    + "\\u2B05-\\u2B07\\uFE0F\\u200D\\u20E3]", "gu");
+  const plain = (text) => text.replace(SYMBOLS, "").replace(/\\s+/g, " ").trim();
+  const shown = (el) => {  // the words shown, without icons hidden from screen readers
+    let out = "";
+    const walk = (node) => {
+      if (node.nodeType === 3) { out += node.textContent; return; }
+      if (node.nodeType !== 1 || node.getAttribute("aria-hidden") === "true"
+          || node.dataset.testid === "stIconMaterial") { return; }
+      for (const child of node.childNodes) { walk(child); }
+      if (/^(P|DIV|LI)$/.test(node.tagName)) { out += " "; }
+    };
+    walk(el);
+    return out;
+  };
+  const NAMED = 'button, summary, a[data-testid="stSidebarNavLink"], [role="tab"], '
+    + 'input[role="switch"]';
+  const names = () => {
+    for (const el of document.querySelectorAll(NAMED)) {
+      if (el.closest(".modebar-container")) { continue; }
+      const ours = el.getAttribute("data-specdec-name");
+      const label = el.getAttribute("aria-label");
+      // an aria-label of the page's own (not ours) is the source; else the words shown
+      const fromLabel = label !== null && label !== ours;
+      if (fromLabel) { el.setAttribute("data-specdec-label", label); }
+      const source = fromLabel ? label : (el.getAttribute("data-specdec-label") || shown(el));
+      let name = plain(source);
+      const below = el.closest("[class*='st-key-'][class*='_below']");
+      if (name && below && el.tagName === "BUTTON") {
+        name += " (under the chart)";
+      }
+      const raw = source.replace(/\\s+/g, " ").trim();
+      if (!name || (name === raw && !fromLabel && ours === null)) { continue; }
+      if (name !== label) { el.setAttribute("aria-label", name); }
+      set(el, "data-specdec-name", name);
+    }
+  };
+  // help texts: Streamlit renders a tooltip's text only while it is shown; its React props
+  // hold it from the start (read only, copied as plain text into hidden elements)
+  let store = null;
+  const helpText = (target) => {
+    const key = Object.keys(target).find((k) => k.startsWith("__reactFiber$"));
+    let fiber = key ? target[key] : null;
+    for (let depth = 0; fiber && depth < 12; depth++, fiber = fiber.return) {
+      const props = fiber.memoizedProps;
+      if (props && typeof props.content === "string" && props.content.trim()) {
+        return props.content;
+      }
+    }
+    const tip = target.getAttribute("aria-describedby");
+    const shownTip = tip ? document.getElementById(tip) : null;
+    return shownTip ? shownTip.textContent : "";
+  };
+  const describe = (el, id) => {
+    const ids = (el.getAttribute("aria-describedby") || "").split(/\\s+/).filter(Boolean);
+    if (!ids.includes(id)) { el.setAttribute("aria-describedby", [...ids, id].join(" ")); }
+  };
+  const helps = () => {
+    for (const target of document.querySelectorAll('[data-testid="stTooltipHoverTarget"]')) {
+      const help = target.querySelector('[data-testid="stTooltipIcon"] button')
+        || (target.closest('[data-testid="stTooltipIcon"]') && target.querySelector("button"));
+      if (!help) { continue; }
+      // as written (its arrows say which keys), less markdown's bold and code marks
+      const text = helpText(target).replace(/\\*\\*|`/g, "").replace(/\\s+/g, " ").trim();
+      if (!text) { continue; }
+      if (!store) {
+        store = document.createElement("div");
+        store.hidden = true;
+        store.id = "specdec-help-texts";
+        document.body.appendChild(store);
+      }
+      let copy = [...store.children].find((c) => c.textContent === text);
+      if (!copy) {
+        copy = document.createElement("span");
+        copy.id = "specdec-help-" + store.children.length;
+        copy.textContent = text;
+        store.appendChild(copy);
+      }
+      describe(help, copy.id);
+      const box = target.closest('[data-testid="stElementContainer"]');
+      const control = box && box.querySelector(
+        'input:not([type="hidden"]), textarea, [role="combobox"], [data-testid^="stBaseButton"]');
+      if (control && control !== help) { describe(control, copy.id); }
+    }
+  };
+  document.addEventListener("keydown", (event) => {
+    const help = event.target.closest
+      && event.target.closest('[data-testid="stTooltipIcon"] button');
+    if (!help || !["Enter", " "].includes(event.key)) { return; }
+    event.preventDefault();
+    help.blur();  // the tooltip shows on focus: focus it again
+    help.focus();
+  }, true);
+  // focus: remember the focused button and its row; put it back when it is lost
+  let last = null;
+  document.addEventListener("focusin", (event) => {
+    const el = event.target;
+    if (el.tagName === "BUTTON" && el.closest("[class*='st-key-']")) {
+      const box = el.closest("[class*='st-key-']");
+      const key = [...box.classList].find((c) => c.startsWith("st-key-"));
+      const row = box.parentElement && box.parentElement.closest("[class*='st-key-']");
+      const rowKey = row ? [...row.classList].find((c) => c.startsWith("st-key-")) : null;
+      last = { el, key, rowKey, backward: /_(back|first)(_below)?$/.test(key) };
+    } else {
+      last = null;
+    }
+  });
+  const refocus = () => {
+    const active = document.activeElement;
+    if (!last) { return; }
+    const { el, key, rowKey, backward } = last;
+    const lost = !active || active === document.body || (active === el && el.disabled);
+    if (!lost || (el.isConnected && !el.disabled)) { return; }  // not lost, or left by hand
+    const same = document.querySelector("." + key + " button");
+    let next = same && !same.disabled ? same : null;
+    const row = rowKey ? document.querySelector("." + rowKey) : null;
+    if (!next && row) {
+      const buttons = [...row.querySelectorAll("button")];
+      const at = buttons.findIndex((b) => b.closest("." + key));
+      const order = backward ? [...buttons.slice(at + 1), ...buttons.slice(0, at).reverse()]
+        : [...buttons.slice(0, at).reverse(), ...buttons.slice(at + 1)];
+      next = order.find((b) => !b.disabled && b.offsetParent !== null) || null;
+    }
+    if (next) { next.focus({ preventScroll: true }); }
   };
   let queued = false;
   const later = () => {
     if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; fix(); }); }
   };
-  new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
+  new MutationObserver(later).observe(document.body, {
+    childList: true, subtree: true, characterData: true, attributes: true,
+    attributeFilter: ["disabled", "aria-label", "aria-labelledby", "aria-describedby"],
+  });
   window.addEventListener("resize", later);
   later();
 })();
@@ -213,16 +391,39 @@ A11Y_JS = """<script>
 
 # Static key script (runs once per browser tab; a flag on window stops a second listener).
 # It presses the visible, enabled button of an element whose key ends in _next / _back, and
-# only while presenter view is on and the focus is not in a field, slider or menu.
+# only while presenter view is on and the focus is not in a field, slider, menu or data grid,
+# nor in a box that scrolls that way (issue 33: → on a focused table that scrolls sideways,
+# at 200 % zoom, scrolls it; Page Down in a box that scrolls down scrolls it).
+# Issue 33, a clicker's quick presses: each press is queued, and the next one is pressed only
+# once the rerun of the one before has ended (the app's ``data-test-script-state`` went to
+# "running" and back to "notRunning"; a press whose rerun never starts is given up after
+# 2 s). A click during a rerun replaced that rerun's button press, so four quick presses
+# moved two or three steps. A press queued in the browser, not counted on the server: the
+# page's own rule (a step from the position kept now, a disabled Next at the end) decides
+# each press, and a queued press is dropped when its button is disabled by then (the end).
 PRESENTER_KEYS_JS = """<script>
 (() => {
   if (window.__specdecPresenterKeys) { return; }
   window.__specdecPresenterKeys = true;
   const NEXT = ["ArrowRight", "PageDown"];
   const BACK = ["ArrowLeft", "PageUp"];
+  const MAX_QUEUED = 12;
+  const GIVE_UP_MS = 2000;
   const typing = (el) => el && el.closest && el.closest(
     "input, textarea, select, [contenteditable='true'], [role='slider'], [role='listbox'], " +
-    "[role='combobox'], [role='menu'], [role='tablist']");
+    "[role='combobox'], [role='menu'], [role='tablist'], [data-testid='stDataFrame']");
+  // a box between the focus and the page that can scroll on this key's axis
+  const scrolls = (el, sideways) => {
+    const page = document.querySelector('[data-testid="stMain"]');
+    for (let box = el; box && box !== page && box !== document.body; box = box.parentElement) {
+      const style = getComputedStyle(box);
+      const overflow = sideways ? style.overflowX : style.overflowY;
+      const room = sideways ? box.scrollWidth - box.clientWidth
+        : box.scrollHeight - box.clientHeight;
+      if (["auto", "scroll"].includes(overflow) && room > 1) { return true; }
+    }
+    return false;
+  };
   const button = (suffix) => {
     for (const box of document.querySelectorAll("[class*='st-key-']")) {
       const mine = [...box.classList].some((c) => c.startsWith("st-key-") && c.endsWith(suffix));
@@ -231,6 +432,33 @@ PRESENTER_KEYS_JS = """<script>
     }
     return null;
   };
+  const app = () => document.querySelector('[data-testid="stApp"]');
+  const idle = () => {
+    const a = app();
+    return !a || a.getAttribute("data-test-script-state") !== "running";
+  };
+  const queue = [];
+  let waiting = null;  // {ran, since}: the press whose rerun has not ended yet
+  new MutationObserver(() => {
+    if (waiting && !idle()) { waiting.ran = true; }
+  }).observe(document.documentElement, {
+    subtree: true, attributes: true, attributeFilter: ["data-test-script-state"],
+  });
+  const pump = () => {
+    if (waiting) {
+      if (!idle()) { waiting.ran = true; }
+      const over = waiting.ran ? idle() : Date.now() - waiting.since > GIVE_UP_MS;
+      if (!over) { setTimeout(pump, 25); return; }
+      waiting = null;
+    }
+    if (!queue.length) { return; }
+    if (!idle()) { setTimeout(pump, 25); return; }
+    const target = button(queue.shift());
+    if (!target) { pump(); return; }  // at the end (or the start): this press does nothing
+    waiting = { ran: false, since: Date.now() };
+    target.click();
+    setTimeout(pump, 25);
+  };
   document.addEventListener("keydown", (event) => {
     const on = getComputedStyle(document.documentElement)
       .getPropertyValue("--specdec-presenter").trim() === "1";
@@ -238,8 +466,11 @@ PRESENTER_KEYS_JS = """<script>
       return;
     }
     const suffix = NEXT.includes(event.key) ? "_next" : BACK.includes(event.key) ? "_back" : "";
-    const target = suffix ? button(suffix) : null;
-    if (target) { event.preventDefault(); target.click(); }
+    if (!suffix || scrolls(event.target, event.key.startsWith("Arrow"))) { return; }
+    if (!button(suffix) && !waiting && !queue.length) { return; }
+    event.preventDefault();
+    if (queue.length < MAX_QUEUED) { queue.push(suffix); }
+    pump();
   });
 })();
 </script>"""

@@ -10,6 +10,9 @@ stack on a phone the way columns do: Back and Next stay side by side under the t
 at least 44 px tall (``kit.presenter.APP_CSS``). :func:`steps_below` repeats Back and Next
 under a step's chart for a phone (``{prefix}_below``, hidden on wider screens), so a
 student taps through the steps with the chart in view instead of scrolling up and down.
+A screen reader hears the buttons' words without their arrows ("Next"), the repeated row as
+"Back (under the chart)" / "Next (under the chart)", and when the focused button becomes
+disabled (the last Next) the focus moves to the nearest enabled one (``kit.presenter.A11Y_JS``).
 """
 
 from __future__ import annotations

@@ -147,7 +147,9 @@ after a typical action): no axe violation of the WCAG 2.0, 2.1 and 2.2 A and AA 
   table").
 - Every control works with the keyboard alone, with a visible focus ring; "Skip to the
   lesson" is the first thing Tab reaches. Presenter view's → / Page Down never step while
-  you type in a field.
+  you type in a field or scroll a box sideways, and quick presses of a clicker all count.
+  When the button you pressed becomes disabled (the last Next), the focus moves to the
+  nearest button still enabled; a "Help for ..." button is described by its help text.
 - One h1 per page, headings in order, every input named in words, the page language set;
   the app's error messages are announced (an alert).
 - Text and buttons have a contrast of at least 4.5:1 in both themes; colours come from a
@@ -158,7 +160,8 @@ after a typical action): no axe violation of the WCAG 2.0, 2.1 and 2.2 A and AA 
 
 **Known not to conform, or not checked**
 - The charts' own mouse features (hover values, zoom, the chart toolbar) do not work with
-  a keyboard or a screen reader; the same numbers are in each chart's table.
+  a keyboard or a screen reader, and the toolbar is kept out of the Tab order and the
+  accessibility tree; the same numbers are in each chart's table.
 - At 320 px width a select box shows only the start of a long option (its open list shows
   it whole), and some chart titles are cut at the chart's edge (the chart's description
   and table hold the same words).

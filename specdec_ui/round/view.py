@@ -79,16 +79,21 @@ def step_panel(shared: state.SharedRound, index: int) -> None:
         with st.container(key="round_why"):
             st.markdown(f"### {md_escape(step.title)}")
             st.markdown(f"**Why this step?** {md_escape(step.why)}")
+    last = len(shared.story.steps) - 1
+    # The charts' names leave out the step's title: the heading above says it (issue 33:
+    # heard three times a step). A phone (columns stacked): Back / Next right under the
+    # step's last chart, the coin on a coin step (issue 33: under the bars, it was pushed
+    # off-screen below the row that stays on the bottom edge).
     if coin_fig is not None:
         with coin_box:
-            alt = f"The interval from 0 to 1 split at a: keep below, reject above. {step.title}."
+            alt = "The interval from 0 to 1 split at a: keep below, reject above."
             chart(coin_fig, key="round_chart_coin", alt=alt)
+            steps_below("round", STEP_KEY, 0, last, labels=LABELS)
             st.caption(COIN_NOTE)
     with chart_box:
-        alt = f"Bar chart. {main_fig.layout.title.text}. {step.title}."
-        chart(main_fig, key="round_chart_main", alt=alt)
-        # a phone (columns stacked): Back / Next right under the step's chart
-        steps_below("round", STEP_KEY, 0, len(shared.story.steps) - 1, labels=LABELS)
+        chart(main_fig, key="round_chart_main", alt=f"Bar chart. {main_fig.layout.title.text}.")
+        if coin_fig is None:
+            steps_below("round", STEP_KEY, 0, last, labels=LABELS)
     st.latex(step.latex)  # full width: a long formula would be clipped in the text column
 
 

@@ -27,10 +27,12 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from .conftest import (
+    ARTIFACTS,
     COLOR_SCHEMES,
     PHONE_VIEWPORT,
     PRESENTER_VIEWPORT,
     artifact,
+    assert_charts_drew,
     key,
     laid_out,
     settle,
@@ -431,6 +433,84 @@ def test_presenter_keys_never_step_while_a_student_types(screen_context):
     page.keyboard.press("PageDown")
     settle(page)
     expect(progress).to_have_text(re.compile(r"^Step 2 of"))
+
+
+# --- issue 33: few Tab stops per page, none in a chart's toolbar -------------------------
+
+# What the focus is on, for the report: a name, and whether it is noise (plotly's mode bar,
+# a heading's link anchor).
+TAB_STOP_JS = """() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) { return null; }
+  const name = (el.getAttribute("aria-label") || el.innerText || el.tagName).trim();
+  return {name: name.replace(/\\s+/g, " ").slice(0, 50),
+          noise: Boolean(el.closest(".modebar-container, [data-testid='stHeaderActionElements']"))};
+}"""
+# Tab stops on each page's first screen at 1366 x 768 with the noise gone (issue 33 counted
+# 152 on the Serving lab: 8 toolbar buttons a chart and a "Link to heading" a heading among
+# them). A page may gain a few (a question, a control) but not a chart's toolbar: the bound
+# is these plus 10, and less than one toolbar (8) more where a page has a single chart.
+TAB_STOPS_NOW = {
+    "/": 29,
+    "/Step_through_a_round": 26,
+    "/Speedup_explorer": 44,
+    "/Losslessness_lab": 47,
+    "/Self_test": 39,
+    "/Model_pair_lab": 46,
+    "/Variants_lab": 45,
+    "/Serving_lab": 103,  # its many inputs, and two data grids (toolbar, canvases)
+}
+TAB_STOP_MARGIN = 10
+TOOLBAR_BUTTONS = 8  # plotly's mode bar in Streamlit 1.67
+
+
+def tab_stops(page, limit: int = 250) -> list[dict]:
+    """Every stop of one Tab round through the page, from the top to the page body."""
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    stops = []
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        stop = page.evaluate(TAB_STOP_JS)
+        if stop is None or (stops and stop["name"] == stops[0]["name"]):
+            return stops
+        stops.append(stop)
+    return stops
+
+
+def test_tab_stops_per_page_are_few(screen_context):
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
+    report, too_many, noisy = [], [], []
+    for path in PAGES:
+        _open(page, path)
+        charts = page.locator(f"{MAIN} [data-testid='stPlotlyChart']").count()
+        toolbar = TOOLBAR_BUTTONS * charts - 1 if charts else TAB_STOP_MARGIN
+        bound = TAB_STOPS_NOW[path] + min(TAB_STOP_MARGIN, toolbar)
+        stops = tab_stops(page)
+        report.append(f"{path}: {len(stops)} Tab stops (bound {bound}, {charts} charts)")
+        if len(stops) > bound:
+            too_many.append(report[-1])
+        noisy += [f"{path}: {s['name']}" for s in stops if s["noise"]]
+    print("\n".join(report))  # the report (pytest -s shows it; the artifact keeps it)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "tab-stops.txt").write_text("\n".join(report) + "\n")
+    assert not noisy, f"toolbar buttons or heading anchors in the Tab order: {noisy}"
+    assert not too_many, f"too many Tab stops: {too_many}\n" + "\n".join(report)
+
+
+def test_tab_stop_check_counts_the_toolbars_without_the_script(screen_context):
+    """The check above can fail: without the accessibility script (its run-once flag set
+    before the page loads) every chart's toolbar is back in the Tab order, and counted."""
+    context = screen_context(PRESENTER_VIEWPORT, "light")
+    context.add_init_script("window.__specdecA11y = true;")
+    page = context.new_page()
+    page.goto("/Speedup_explorer")
+    settle(page, timeout=60_000)
+    charts = assert_charts_drew(page, minimum=4)
+    laid_out(page)
+    stops = tab_stops(page)
+    noise = sum(s["noise"] for s in stops)
+    assert noise >= TOOLBAR_BUTTONS * charts >= 24, (noise, charts)
+    assert len(stops) > TAB_STOPS_NOW["/Speedup_explorer"] + TAB_STOP_MARGIN, len(stops)
 
 
 # --- 4: the app's own errors are announced ------------------------------------------------

@@ -211,7 +211,7 @@ STEPPERS = [  # page, stepper prefix, the step's chart, its progress words ("{}"
     (
         "/Step_through_a_round?mode=preset&preset=000-rejection",
         "round",
-        "round_chart_main",
+        "round_chart_coin|round_chart_main",  # a coin step: the coin (issue 33)
         r"^Step {} of \d+$",
     ),
     ("/Model_pair_lab?mode=step&t=1.0", "lm", "lm_bars|lm_final", r"^Round {} of \d+: drag"),
