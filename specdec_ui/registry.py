@@ -110,6 +110,14 @@ PAGES: tuple[PageInfo, ...] = (
         "cost decide, and under load the gain turns into a slowdown. Why yours may be slower, "
         "and what an engine's acceptance numbers mean.",
     ),
+    PageInfo(
+        "pages/scripts/classroom.py",
+        "Class",
+        "🏫",
+        "Class",
+        "The whole class takes part: join by a code or QR code, answer the pages' questions from "
+        "every phone and pool the class's rounds to watch the tokens follow p (or a bug drift).",
+    ),
 )
 
 
