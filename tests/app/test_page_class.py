@@ -187,6 +187,10 @@ def test_phones_pool_their_rounds_on_the_projector():
     tokens, lengths = figures(teacher)
     assert np.allclose(tokens["data"][0]["y"], np.array(pool.emitted) / sum(pool.emitted))
     assert sum(lengths["data"][0]["y"]) == pytest.approx(1)
+    alts = [c.proto.alt for c in teacher.get("plotly_chart")]  # the charts' text alternatives
+    assert alts[0].startswith(f"{sum(pool.emitted)} pooled tokens") and "p-value" in alts[0]
+    assert alts[1].startswith("120 pooled rounds, mean")
+    assert len([e for e in teacher.get("expander") if "as a table" in e.proto.label]) == 2
     assert "E(alpha, K) = 3.71" in lengths["layout"]["title"]["text"]
 
 
