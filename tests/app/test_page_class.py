@@ -121,7 +121,7 @@ def test_a_reload_rejoins_with_the_answers_and_the_teacher_link_gives_the_contro
     first.button(key="class_send").click().run()
     again = phone(code, me)  # a reload: a new session with the same link
     assert _param(again, "me") == me
-    assert "Your answer so far: B" in texts(again)
+    assert "Sent: B." in texts(again)
     assert store().view(code).students == 1
     other = open_page(CLASS, {"class": code, "teach": key})
     assert not other.exception
