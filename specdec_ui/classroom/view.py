@@ -150,27 +150,37 @@ def start_or_join() -> None:
 
 
 def join_panel(seat: Seat) -> None:
-    """The join code, its link and its QR code, large; the teacher's own link folded."""
+    """The join code, its link and its QR code, large (folded once a question is asked, so
+    the question and its answers fill the projector; unfold it for latecomers); the
+    teacher's own link folded in the sidebar, which presenter view keeps closed."""
     link = share_link({JOIN_PARAM: seat.code})
-    code_box, text = st.columns([2, 3], vertical_alignment="center")
-    if link:
-        try:
-            png = qr_png(link, scale=QR_CLASS_SCALE)
-        except LinkTooLongError as err:
-            code_box.info(f"No QR code: {err}. Type the code instead.", icon="🔗")
-        else:
-            code_box.image(png, width=QR_CLASS_WIDTH, alt="QR code of the class's join link")
-    with text:
-        st.markdown(f"## Join code: **{md_escape(' '.join(seat.code))}**")
-        st.caption("Scan the QR code, or open the Class page and type the code.")
-        st.code(link or f"/Class?join={seat.code}", language=None, wrap_lines=True)
-        if link and is_local_link(link):
-            st.caption(LOCAL_NOTE)
+    try:
+        asked = store().view(seat.code).asked is not None
+    except ClassroomError:
+        asked = False  # live_answers says why
+    spaced = " ".join(seat.code)
+    with st.expander(
+        f"📱 Join code {spaced}: scan the QR code or type the code", expanded=not asked
+    ):
+        code_box, text = st.columns([2, 3], vertical_alignment="center")
+        if link:
+            try:
+                png = qr_png(link, scale=QR_CLASS_SCALE)
+            except LinkTooLongError as err:
+                code_box.info(f"No QR code: {err}. Type the code instead.", icon="🔗")
+            else:
+                code_box.image(png, width=QR_CLASS_WIDTH, alt="QR code of the class's join link")
+        with text:
+            st.markdown(f"## Join code: **{md_escape(spaced)}**")
+            st.caption("Scan the QR code, or open the Class page and type the code.")
+            st.code(link or f"/Class?join={seat.code}", language=None, wrap_lines=True)
+            if link and is_local_link(link):
+                st.caption(LOCAL_NOTE)
     own = share_link({CLASS_PARAM: seat.code, TEACH_PARAM: seat.teacher_key or ""})
-    with st.expander("🔑 Your teacher link (keep it private)"):
+    with st.sidebar.expander("🔑 Your teacher link (keep it private)"):
         st.caption(
             "It gives this class's controls back after a reload or on another computer. "
-            "Never show it: the join link and QR code above carry the code only."
+            "Never show it: the join link and QR code carry the code only."
         )
         st.code(own or f"/Class?class={seat.code}&teach=…", language=None, wrap_lines=True)
 
@@ -233,12 +243,12 @@ def _short_question(question_id: str) -> str:
 
 
 def _question_text(found: ClassQuestion, *, choices: bool = True) -> None:
-    """The question (the page's own markdown) and, for a choice, its lettered choices (a
-    phone's answer buttons carry them)."""
+    """The question (the page's own markdown) and its lettered choices or what its number
+    is (a phone's answer widget says them)."""
     st.markdown(f"**{md_escape(found.page.title)}, question {found.index}:** {found.question.ask}")
     for i, choice in enumerate(found.question.choices if choices else ()):
         st.markdown(f"**{LETTERS[i]}.** {choice}")
-    if found.question.number:
+    if found.question.number and choices:
         st.caption(f"Answer with a number: {found.question.unit}.")
 
 

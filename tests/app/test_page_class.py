@@ -192,6 +192,7 @@ def test_phones_pool_their_rounds_on_the_projector():
     assert alts[1].startswith("120 pooled rounds, mean")
     assert len([e for e in teacher.get("expander") if "as a table" in e.proto.label]) == 2
     assert "E(alpha, K) = 3.71" in lengths["layout"]["title"]["text"]
+    assert "p-value" in tokens["layout"]["title"]["text"]
 
 
 @pytest.mark.parametrize(("rule", "drifts"), [("correct", False), ("resample_from_p", True)])

@@ -76,9 +76,10 @@ def test_three_phones_answer_and_pool_on_the_projector(screen_context):
     projector = screen_context(PRESENTER_VIEWPORT, "light").new_page()
     code, link = _start(projector)
     assert link.endswith(f"/Class?join={code}") and "teach" not in link
-    teach_box = projector.get_by_text("Your teacher link", exact=False)
-    teach_box.click()
-    teacher_link = projector.locator(f'{MAIN} [data-testid="stCode"]').last.inner_text().strip()
+    # The teacher's own link is in the sidebar, which presenter view keeps closed.
+    sidebar = projector.locator('[data-testid="stSidebar"]')
+    expect(sidebar.get_by_text("Your teacher link", exact=False)).not_to_be_in_viewport()
+    teacher_link = sidebar.locator('[data-testid="stCode"] code').text_content(timeout=SLOW).strip()
     assert "teach=" in teacher_link and "teach=" not in projector.url
     _press(projector, "class_ask")  # the first question: Home's, multiple choice (B)
     phones = [screen_context(PHONE_VIEWPORT, "light").new_page() for _ in range(3)]
