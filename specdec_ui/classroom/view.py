@@ -121,9 +121,14 @@ def _start() -> None:
 
 
 def _join() -> None:
-    typed = normalise_code(st.session_state.get("class_code") or "")
-    if not typed:
+    typed = st.session_state.get("class_code") or ""
+    if not typed.strip():
         st.session_state[MESSAGE_KEY] = ("error", "Type the class code from the projector.")
+        return
+    try:
+        typed = normalise_code(typed)
+    except ClassroomError as err:  # not a code at all: its length or characters
+        st.session_state[MESSAGE_KEY] = ("error", str(err))
         return
     st.query_params.clear()
     st.query_params[JOIN_PARAM] = typed
@@ -202,8 +207,23 @@ def _ask(seat: Seat, question_id: str) -> None:
     found = asking.find_question(question_id)
     if found is not None:
         _act("ask", seat, found.asked())
-        st.session_state["class_pick_page"] = found.page.url_path
-        st.session_state["class_pick_question"] = found.question_id
+        st.session_state["class_pick_page"] = found.page.title
+        st.session_state["class_pick_question"] = _short_question(found)
+
+
+def _ask_picked(seat: Seat) -> None:
+    title = st.session_state.get("class_pick_page")
+    shown = st.session_state.get("class_pick_question")
+    found = next(
+        (
+            c
+            for c in asking.class_questions()
+            if (c.page.title, _short_question(c)) == (title, shown)
+        ),
+        None,
+    )
+    if found is not None:
+        _ask(seat, found.question_id)
 
 
 def _ask_next(seat: Seat) -> None:
@@ -218,28 +238,25 @@ def _ask_next(seat: Seat) -> None:
 def teacher_controls(seat: Seat) -> None:
     """Pick a page and its question and ask it; reveal, next question, reset, end."""
     catalogue = asking.class_questions()
-    pages = list(dict.fromkeys(c.page.url_path for c in catalogue))
-    titles = {c.page.url_path: c.page.title for c in catalogue}
     left, right = st.columns([1, 2])
-    page = left.selectbox("Page", pages, format_func=titles.get, key="class_pick_page")
-    ids = [c.question_id for c in catalogue if c.page.url_path == page]
-    if st.session_state.get("class_pick_question") not in ids:
-        st.session_state["class_pick_question"] = ids[0]
-    picked = right.selectbox(
-        "Question", ids, format_func=_short_question, key="class_pick_question"
-    )
+    pages = list(dict.fromkeys(c.page.title for c in catalogue))
+    page = left.selectbox("Page", pages, key="class_pick_page")
+    shown = [_short_question(c) for c in catalogue if c.page.title == page]
+    if st.session_state.get("class_pick_question") not in shown:
+        st.session_state["class_pick_question"] = shown[0]
+    right.selectbox("Question", shown, key="class_pick_question")
     row = st.container(horizontal=True)
-    row.button("❓ Ask", key="class_ask", on_click=_ask, args=(seat, picked), type="primary")
+    row.button("❓ Ask", key="class_ask", on_click=_ask_picked, args=(seat,), type="primary")
     row.button("👁️ Reveal answers", key="class_reveal", on_click=_act, args=("reveal", seat))
     row.button("⏭️ Next question", key="class_next", on_click=_ask_next, args=(seat,))
     row.button("🔄 Reset answers and pools", key="class_reset", on_click=_act, args=("reset", seat))
     row.button("⏹️ End the class", key="class_end", on_click=_act, args=("end", seat))
 
 
-def _short_question(question_id: str) -> str:
-    found = asking.find_question(question_id)
-    text = found.question.ask if found else question_id
-    return f"{found.index if found else '?'}. {text[:90]}{'…' if len(text) > 90 else ''}"
+def _short_question(found: ClassQuestion) -> str:
+    """A question as the picker lists it: its number on its page and its first words."""
+    text = found.question.ask
+    return f"{found.index}. {text[:90]}{'…' if len(text) > 90 else ''}"
 
 
 def _question_text(found: ClassQuestion, *, choices: bool = True) -> None:
