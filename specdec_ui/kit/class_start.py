@@ -9,7 +9,6 @@ code only. Once the session holds a class, the button says "🏫 Class CODE" and
 from __future__ import annotations
 
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
 from specdec_ui.kit.text import md_escape
 from specdec_ui.runtime.classroom import ClassroomError, store
@@ -55,5 +54,5 @@ def class_button(where, *, key: str) -> None:
         return
     try:
         st.switch_page(CLASS_PAGE, query_params={CLASS_PARAM: code})
-    except StreamlitAPIException:  # a page file run on its own (no router): no Class page
+    except st.errors.StreamlitAPIException:  # a page file run on its own (no router)
         st.info(f"Class {code} has started: open the Class page to show its join code.")
