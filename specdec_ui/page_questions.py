@@ -43,9 +43,23 @@ class Question:
     ask: str
     answer: str
     facts: tuple[tuple[str, float], ...] = ()
+    # Asked in class (specdec_ui.classroom): multiple choice (``choices``, ``right`` the index
+    # of the right one) or a number (the fact named ``number``, within ``tolerance``, the half
+    # unit of the last digit its worked answer writes; ``unit`` says what the number is).
+    choices: tuple[str, ...] = ()
+    right: int = 0
+    number: str = ""
+    tolerance: float = 0.0
+    unit: str = ""
 
     def fact(self, name: str) -> float:
         return dict(self.facts)[name]
+
+
+def _tol(x: float, digits: int = 3) -> float:
+    """Half a unit of the last of ``digits`` significant digits of ``x``: the tolerance its
+    worked answer implies (``_f(x, digits)``)."""
+    return 0.5 * 10.0 ** (np.floor(np.log10(abs(x))) - digits + 1) if x else 0.5 * 10.0**-digits
 
 
 def _f(x: float, digits: int = 3) -> str:
@@ -76,6 +90,14 @@ def home_questions() -> tuple[Question, ...]:
             "them too. When all 3 are kept, one more token is sampled from it: the **bonus**. "
             f"So a round emits between 1 and K + 1 = {k + 1} tokens.",
             (("K + 1", k + 1),),
+            choices=(
+                "The draft adds a fourth token of its own",
+                "The target's pass also gives its distribution after the last draft: a bonus "
+                "token when all 3 are kept",
+                "The target runs twice in such a round",
+                "It cannot: a round emits at most K tokens",
+            ),
+            right=1,
         ),
         Question(
             "In the timeline a draft step costs 1 time unit and a target pass 4. How long do "
@@ -85,6 +107,9 @@ def home_questions() -> tuple[Question, ...]:
             "because all three drafts were kept; a rejection makes it emit fewer tokens for "
             "the same time.",
             (("speculative", spec_time), ("alone", plain_time), ("ratio", plain_time / spec_time)),
+            number="speculative",
+            tolerance=_tol(spec_time),
+            unit="the speculative round, in time units",
         ),
         Question(
             "The worked round has p = [0.40, 0.25, 0.20, 0.10, 0.05] and q = [0.30, 0.30, "
@@ -93,6 +118,9 @@ def home_questions() -> tuple[Question, ...]:
             f"**{_f(alpha, 2)}**: the chance that one drafted token is kept. With K = 3 a "
             f"round then emits on average (1 − alpha⁴) / (1 − alpha) = **{_f(e)}** tokens.",
             (("alpha", alpha), ("E", e)),
+            number="alpha",
+            tolerance=_tol(alpha, 2),
+            unit="alpha",
         ),
     )
 
@@ -112,6 +140,9 @@ def round_questions() -> tuple[Question, ...]:
             f"u < a: 0.72 < {_f(a_b)}, so B is **kept**. Over many rounds B survives "
             f"{_f(100 * a_b)}% of the time.",
             (("a", a_b), ("percent", 100 * a_b)),
+            number="a",
+            tolerance=_tol(a_b),
+            unit="the chance a that B is kept",
         ),
         Question(
             "In the rejection example B is rejected. Where does the replacement token come "
@@ -127,6 +158,9 @@ def round_questions() -> tuple[Question, ...]:
                 ("A", float(residual[0])),
                 ("C", float(residual[2])),
             ),
+            number="A",
+            tolerance=_tol(float(residual[0])),
+            unit="the chance that the replacement is A",
         ),
         Question(
             "After B is rejected, why is C (drafted after B) never checked, however likely "
@@ -134,6 +168,14 @@ def round_questions() -> tuple[Question, ...]:
             "The draft wrote C assuming B came before it. Once B is replaced, C's context is "
             "gone, and so is the meaning of its probabilities: the round ends at the first "
             "rejection and every later draft is discarded unchecked.",
+            choices=(
+                "C is too unlikely under the target to be worth checking",
+                "C is checked in the next round instead",
+                "C was drafted assuming B came before it: once B is replaced, C's "
+                "probabilities mean nothing",
+                "The target pass stops early to save time",
+            ),
+            right=2,
         ),
     )
 
@@ -153,6 +195,9 @@ def speedup_questions() -> tuple[Question, ...]:
             "round emit on average?",
             f"E = (1 − 0.7⁵) / (1 − 0.7) = **{_f(e4, 4)}** tokens: at least 1, at most 5.",
             (("E", e4),),
+            number="E",
+            tolerance=_tol(e4, 4),
+            unit="tokens a round, on average",
         ),
         Question(
             "A draft step takes 5 ms and a target pass 40 ms. What does one token cost at "
@@ -160,6 +205,9 @@ def speedup_questions() -> tuple[Question, ...]:
             f"A round costs 4 × 5 + 40 = {_f(round4)} ms for {_f(e4, 4)} tokens: "
             f"**{t4:.2f} ms** per token against 40 ms, a speedup of **{s4:.2f}x**.",
             (("round", round4), ("E", e4), ("ms per token", t4), ("speedup", s4)),
+            number="speedup",
+            tolerance=0.005,
+            unit="the speedup at K = 4 (x)",
         ),
         Question(
             "Same alpha = 0.7 and costs (5 ms, 40 ms): why not K = 8, which drafts twice as much?",
@@ -175,6 +223,9 @@ def speedup_questions() -> tuple[Question, ...]:
                 ("speedup 8", s8),
                 ("best", best),
             ),  # fmt: skip
+            number="best",
+            tolerance=0.0,
+            unit="the best K",
         ),
     )
 
@@ -196,6 +247,13 @@ def lab_questions() -> tuple[Question, ...]:
             "Exactly p = [0.40, 0.25, 0.20, 0.10, 0.05], up to noise: keeping x with "
             "probability min(1, p/q) gives min(p, q), and the resample from the normalised "
             "leftover adds max(0, p − q), which together make p. The chi-square test checks it.",
+            choices=(
+                "Like q, since the drafts come from q",
+                "Between p and q, depending on alpha",
+                "min(p, q), normalised",
+                "Like p, up to noise, whatever q is",
+            ),
+            right=3,
         ),
         Question(
             "Same p = [0.40, 0.25, 0.20, 0.10, 0.05] and q = [0.30, 0.30, 0.15, 0.15, 0.10], "
@@ -222,6 +280,9 @@ def lab_questions() -> tuple[Question, ...]:
                 ("A shown", float(shown[0])),
                 ("rounds", DEFAULT_ROUNDS),
             ),
+            number="B shown",
+            tolerance=_tol(float(shown[1]), 3),
+            unit="B's share of the emitted tokens in the chart, under the bug",
         ),
         Question(
             "With K = 4, what share of the rounds keeps all four drafts and gets the bonus, "
@@ -230,6 +291,9 @@ def lab_questions() -> tuple[Question, ...]:
             f"only (the first draft rejected): 1 − alpha = **{_f(1 - alpha, 2)}**. The "
             "tokens-per-round chart shows both bars.",
             (("alpha", alpha), ("all kept", alpha**k), ("1 - alpha", 1 - alpha)),
+            number="all kept",
+            tolerance=_tol(alpha**k),
+            unit="the share of rounds that keep all four drafts",
         ),
     )
 
@@ -247,11 +311,17 @@ def self_test_questions() -> tuple[Question, ...]:
             "tokens the draft over-proposes are thinned out to exactly what the target wants. "
             "\u201cp ≥ q\u201d would never keep x, and the output would no longer follow p.",
             (("a", a),),
+            number="a",
+            tolerance=_tol(a, 2),
+            unit="the chance that x is kept",
         ),
         Question(
             "p = [0.5, 0.3, 0.2] and q = [0.2, 0.6, 0.2]. How often is a drafted token kept?",
             f"alpha = Σ min(p, q) = 0.2 + 0.3 + 0.2 = **{_f(alpha, 2)}** (= 1 − TV(p, q)).",
             (("alpha", alpha),),
+            number="alpha",
+            tolerance=_tol(alpha, 2),
+            unit="alpha",
         ),
     )
 
@@ -268,6 +338,14 @@ def model_pair_questions() -> tuple[Question, ...]:
             "At T = 0 both models put all their probability on their top token. A draft is "
             "kept exactly when it is the target's top token, and a rejected one is replaced "
             "by the target's top token: every token is the one the target alone would pick.",
+            choices=(
+                "A draft is kept only when it is the target's top token, and a rejected one is "
+                "replaced by the target's top token",
+                "The draft was trained to copy the target exactly",
+                "At T = 0 no draft is ever kept",
+                "The target checks every token twice",
+            ),
+            right=0,
         ),
         Question(
             "A run keeps alpha = 0.64 of its checked drafts at K = 3; a draft step costs "
@@ -284,6 +362,9 @@ def model_pair_questions() -> tuple[Question, ...]:
                 ("1.18", k * c + 1),
                 ("1.68", k * c + v),
             ),  # fmt: skip
+            number="corrected",
+            tolerance=_tol(corrected),
+            unit="the corrected formula's speedup (x)",
         ),
         Question(
             "The default run uses a fixed K, yet some rounds drafted nothing. How, and what "
@@ -291,6 +372,14 @@ def model_pair_questions() -> tuple[Question, ...]:
             "The default draft looks its guesses up (in the prompt, or in a table of the "
             "target's habits) and proposes only what it finds; K is the most it may propose. "
             "With nothing found, the round is one plain target step: one token, one call.",
+            choices=(
+                "Every draft was rejected: K draft steps for one token",
+                "The draft found nothing to propose: the round is one plain target step, one "
+                "token for one call",
+                "K was set to 0 by mistake",
+                "The target skipped that round",
+            ),
+            right=1,
         ),
     )
 
@@ -311,6 +400,9 @@ def variants_questions() -> tuple[Question, ...]:
             f"beta_2 = **{_f(beta2, 3)}**. A second candidate rescues a position the first "
             "one lost.",
             (("beta1", beta1), ("beta2", beta2)),
+            number="beta2",
+            tolerance=_tol(beta2),
+            unit="beta_2, the chance one of two candidates is kept",
         ),
         Question(
             "Strict verification keeps a draft only when the target's own sample is the same "
@@ -318,6 +410,9 @@ def variants_questions() -> tuple[Question, ...]:
             f"beta = Σ p q = **{_f(strict, 3)}** against alpha = Σ min(p, q) = "
             f"**{_f(alpha, 2)}**. Both rules emit exactly p, but strict rounds are much shorter.",
             (("beta", strict), ("alpha", alpha)),
+            number="beta",
+            tolerance=_tol(strict),
+            unit="beta, the strict rule's keep chance",
         ),
         Question(
             "Typical acceptance (Medusa) never looks at q and is faster. Why does it fail the "
@@ -325,6 +420,14 @@ def variants_questions() -> tuple[Question, ...]:
             "It keeps any draft the target finds likely enough, with no coin that corrects "
             "for how often the draft proposes it, and takes argmax p after a rejection. The "
             "output then leans towards likely tokens: fluent, fast, and not distributed as p.",
+            choices=(
+                "It uses too few drafts for the test",
+                "The test had too few rounds",
+                "It keeps likely drafts with no coin that corrects for how often the draft "
+                "proposes them, so the output leans towards likely tokens",
+                "It samples its bonus token from q",
+            ),
+            right=2,
         ),
     )
 

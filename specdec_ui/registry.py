@@ -119,6 +119,14 @@ PAGES: tuple[PageInfo, ...] = (
         "on the right numbers, with the question to ask), simple mode and printable "
         "worksheets with answer keys.",
     ),
+    PageInfo(
+        "pages/scripts/classroom.py",
+        "Class",
+        "🏫",
+        "Class",
+        "The whole class takes part: join by a code or QR code, answer the pages' questions from "
+        "every phone and pool the class's rounds to watch the tokens follow p (or a bug drift).",
+    ),
 )
 
 

@@ -109,6 +109,10 @@ MAPPING: dict[str, str] = {
     "serving_checks_view": "serving.checks",
     "serving_log_view": "serving.engine_log",
     "figures_serving": "serving.figures",
+    # issue 34's Class page, born in its room: where a flat-layout branch's modules would go
+    "classroom_view": "classroom.view",
+    "classroom_asking": "classroom.asking",
+    "figures_classroom": "classroom.figures",
 }
 
 ROOMS: dict[str, list[str]] = {
@@ -146,6 +150,7 @@ PAGE_ROOMS: dict[str, tuple[str, str]] = {
     "variants": ("Variants lab", ", its table of variants and its figures"),
     "serving": ("Serving lab", ", its settings, cases, checks, engine-log decoder and figures"),
     "teach": ("Teach with it", ", its lesson path and printable worksheets"),
+    "classroom": ("Class", ", its questions and experiments and its figures"),
 }
 PACKAGE_DOC = (
     'specdec_ui: the Streamlit side of the lab, in rooms (README\'s "The house").\n\n'

@@ -16,6 +16,7 @@ with page_frame(__file__):  # the app's own title, not the page's
     view.timeline()
     view.algorithm_and_numbers()
     view.cards()
+    view.start_a_class()
     view.share_and_sources()
     show_source(sc.verify_round)
     accessibility_statement()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 import specdec_core as sc
+from specdec_ui.kit.class_start import class_button
 from specdec_ui.kit.presenter import chart, share_page
 from specdec_ui.page_questions import questions_box, questions_for
 from specdec_ui.registry import PAGES, available_pages
@@ -126,6 +127,17 @@ def cards() -> None:
     missing = len(PAGES) - 1 - len(pages)
     if missing:
         st.caption(f"{missing} more page(s) are on the way.")
+
+
+def start_a_class() -> None:
+    """ "🏫 Start a class" (issue 34): a class session on the Class page, for the projector."""
+    st.header("Teach with the whole class")
+    st.write(
+        "Start a class: the projector shows a join code and its QR code, the phones answer "
+        "the pages' questions and pool their rounds, and the class sees the answers and "
+        "whether its tokens follow p."
+    )
+    class_button(st.container(), key="class_home")
 
 
 def share_and_sources() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from specdec_ui.kit import presenter, simple_mode
+from specdec_ui.kit import class_start, presenter, simple_mode
 from specdec_ui.kit.text import md_escape
 from specdec_ui.presets import MAX_SEED
 from specdec_ui.registry import PageInfo, page_info
@@ -38,6 +38,7 @@ def page_setup(page_file: str | Path) -> PageInfo:
     presenter.presenter_style()
     presenter.app_style()
     presenter.qr_button()  # the share link as a large QR code, from the first screen
+    class_start.class_button(st.sidebar, key="class_sidebar")  # issue 34: a class session
     processes.warm_up()  # the helper processes start soon after the first page (once)
     return info
 

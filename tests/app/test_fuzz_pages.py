@@ -112,6 +112,7 @@ PAGE_PARAMS = {
         "epsilon",
         "delta",
     ],
+    "pages/scripts/classroom.py": ["join", "me", "class", "teach"],
 }
 PAGES = sorted(PAGE_PARAMS)
 N_LINKS = 10  # random links per page

@@ -49,6 +49,7 @@ PAGES = [
     "/Model_pair_lab",
     "/Variants_lab?rounds=20000",
     "/Teach_with_it",
+    "/Class",
 ]
 DRAWN = "svg.main-svg"
 

@@ -26,6 +26,7 @@ PAGES = [
     ("Self-test", "/Self_test", "Self-test", False),
     ("Model pair lab", "/Model_pair_lab", "Model pair", True),
     ("Teach with it", "/Teach_with_it", "Teach with it", False),
+    ("Class", "/Class", "Class", False),
 ]
 
 
