@@ -237,9 +237,6 @@ def lab_questions() -> tuple[Question, ...]:
     q = np.array(sc.parse_distribution(preset.q_text, name="q"))
     alpha = sc.acceptance_rate(p, q)
     k = DEFAULT_K
-    law = sc.emitted_distribution("resample_from_p", p, q)  # a drafted position's token
-    e, bonus = sc.expected_tokens(alpha, k), alpha**k  # tokens a round; rounds with the bonus
-    shown = ((e - bonus) * law + bonus * p) / e  # every emitted token: what the chart counts
     return (
         Question(
             "The preset's target is p = [0.40, 0.25, 0.20, 0.10, 0.05]. If the algorithm is "
@@ -255,35 +252,7 @@ def lab_questions() -> tuple[Question, ...]:
             ),
             right=3,
         ),
-        Question(
-            "Same p = [0.40, 0.25, 0.20, 0.10, 0.05] and q = [0.30, 0.30, 0.15, 0.15, 0.10], "
-            "K = 4. Switch on the bug \u201cresample from p\u201d: which token comes out too "
-            "often, and by how much?",
-            f"At a drafted position the bug emits min(p, q) + (1 − alpha) p, with 1 − alpha = "
-            f"{_f(1 - alpha, 2)}: B {_f(law[1], 4)} of the time instead of 0.25, A only "
-            f"{_d(law[0])} instead of 0.40. The chart counts every emitted token, and the "
-            f"bonus token (in alpha⁴ = {_f(bonus, 3)} of the rounds) comes from p, untouched "
-            f"by the bug: of E = {_f(e, 3)} tokens a round, {_f(e - bonus, 3)} come from "
-            f"drafted positions. So the bars settle at **B {_f(shown[1], 3)}** and "
-            f"**A {_f(shown[0], 3)}** (D and E too often as well); a run of "
-            f"{DEFAULT_ROUNDS:,} rounds lands within a few thousandths of these. Tokens the "
-            "draft over-proposes (q > p) are kept as often as the target allows and then come "
-            "back from p again.",
-            (
-                ("1 - alpha", 1 - alpha),
-                ("B", float(law[1])),
-                ("A", float(law[0])),
-                ("bonus share", bonus),
-                ("E", e),
-                ("drafted", e - bonus),
-                ("B shown", float(shown[1])),
-                ("A shown", float(shown[0])),
-                ("rounds", DEFAULT_ROUNDS),
-            ),
-            number="B shown",
-            tolerance=_tol(float(shown[1]), 3),
-            unit="B's share of the emitted tokens in the chart, under the bug",
-        ),
+        _lab_bug_question(p, q, alpha, k),
         Question(
             "With K = 4, what share of the rounds keeps all four drafts and gets the bonus, "
             "and what share emits one token only?",
@@ -295,6 +264,43 @@ def lab_questions() -> tuple[Question, ...]:
             tolerance=_tol(alpha**k),
             unit="the share of rounds that keep all four drafts",
         ),
+    )
+
+
+def _lab_bug_question(p: np.ndarray, q: np.ndarray, alpha: float, k: int) -> Question:
+    """The Losslessness lab's bug question: what the chart shows under "resample from p"
+    (every emitted token, the bonus from p included), beside a drafted position's law."""
+    law = sc.emitted_distribution("resample_from_p", p, q)  # a drafted position's token
+    e, bonus = sc.expected_tokens(alpha, k), alpha**k  # tokens a round; rounds with the bonus
+    shown = ((e - bonus) * law + bonus * p) / e  # every emitted token: what the chart counts
+    return Question(
+        "Same p = [0.40, 0.25, 0.20, 0.10, 0.05] and q = [0.30, 0.30, 0.15, 0.15, 0.10], "
+        "K = 4. Switch on the bug \u201cresample from p\u201d: which token comes out too "
+        "often, and by how much?",
+        f"At a drafted position the bug emits min(p, q) + (1 − alpha) p, with 1 − alpha = "
+        f"{_f(1 - alpha, 2)}: B {_f(law[1], 4)} of the time instead of 0.25, A only "
+        f"{_d(law[0])} instead of 0.40. The chart counts every emitted token, and the "
+        f"bonus token (in alpha⁴ = {_f(bonus, 3)} of the rounds) comes from p, untouched "
+        f"by the bug: of E = {_f(e, 3)} tokens a round, {_f(e - bonus, 3)} come from "
+        f"drafted positions. So the bars settle at **B {_f(shown[1], 3)}** and "
+        f"**A {_f(shown[0], 3)}** (D and E too often as well); a run of "
+        f"{DEFAULT_ROUNDS:,} rounds lands within a few thousandths of these. Tokens the "
+        "draft over-proposes (q > p) are kept as often as the target allows and then come "
+        "back from p again.",
+        (
+            ("1 - alpha", 1 - alpha),
+            ("B", float(law[1])),
+            ("A", float(law[0])),
+            ("bonus share", bonus),
+            ("E", e),
+            ("drafted", e - bonus),
+            ("B shown", float(shown[1])),
+            ("A shown", float(shown[0])),
+            ("rounds", DEFAULT_ROUNDS),
+        ),
+        number="B shown",
+        tolerance=_tol(float(shown[1]), 3),
+        unit="B's share of the emitted tokens in the chart, under the bug",
     )
 
 
@@ -484,6 +490,9 @@ def _serving_break_even(setup: sv.ServingSetup, acc: sv.Acceptance) -> Question:
             ("price at", price[b]),
             ("fits", sv.max_batch(setup)),
         ),
+        number="break-even",
+        tolerance=0.0,
+        unit="the batch where speculation stops paying",
     )
 
 
@@ -516,6 +525,9 @@ def _serving_verify(setup: sv.ServingSetup, acc: sv.Acceptance) -> Question:
             ("v fits", v(b_fit)),
             ("fits", b_fit),
         ),
+        number="bound",
+        tolerance=0.0,
+        unit="the batch from which the verify is bound by arithmetic",
     )
 
 
@@ -551,6 +563,9 @@ def _serving_k_large(setup: sv.ServingSetup) -> Question:
             ("best", best),
             ("best speedup", best_x),
         ),
+        number="best",
+        tolerance=0.0,
+        unit="the best K at batch 64",
     )
 
 

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from specdec_ui.classroom import asking
+from specdec_ui.page_questions import questions_for
+from specdec_ui.registry import available_pages
 from specdec_ui.runtime import classroom
 from specdec_ui.runtime.classroom import store
 from tests.app.conftest import figures, open_app, open_page
@@ -246,3 +248,15 @@ def test_home_and_the_sidebar_start_a_class():
     assert store().view(held["code"]).students == 0
     assert "Join code:" in texts(at)
     assert at.button(key="class_sidebar").label == f"🏫 Class {held['code']}"
+
+
+@pytest.mark.parametrize("page", [p for p in available_pages() if questions_for(p.path)])
+def test_every_page_question_can_be_asked_in_class(page):
+    """A question without an answer format silently drops out of the class's picker."""
+    asked = {cq.question for cq in asking.class_questions() if cq.page == page}
+    for question in questions_for(page.path):
+        assert asking.askable(question) and question in asked, (page.title, question.ask[:60])
+        if question.number:  # the right number is one the core computed, within its range
+            right = question.fact(question.number)
+            cq = next(c for c in asking.class_questions() if c.question == question)
+            assert cq.span[0] <= right <= cq.span[1], (page.title, right, cq.span)
