@@ -29,7 +29,7 @@ def test_ci_runs_the_readme_test_command_verbatim():
     marker = "# Keep this line identical to the test command in README.md (a test checks it)."
     assert lines[lines.index(marker) + 1] == test_command
     ci = "\n".join(lines)
-    assert "apt-get install" in ci and "chromium" in ci
+    assert "apt-get install" in ci and "chromium" in ci and "redis-server" in ci
     assert "fail_on_no_tests $?" in lines[-1]  # the full run's exit code, 5 included
     assert '"$1" -eq 5' in ci  # pytest's "no tests collected" is a failure
 
@@ -109,7 +109,7 @@ def test_runtime_requirements_are_pinned_to_compatible_ranges():
         if line and not line.startswith("#")
     ]
     names = {re.split(r"[<>=]", line)[0] for line in lines}
-    assert names == {"streamlit", "numpy", "scipy", "plotly", "pandas", "segno"}
+    assert names == {"streamlit", "numpy", "scipy", "plotly", "pandas", "segno", "redis"}
     assert all(">=" in line and "<" in line for line in lines)
 
 

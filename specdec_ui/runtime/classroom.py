@@ -253,6 +253,11 @@ def check_name(what: str, name: object) -> str:
     return name
 
 
+def check_question_id(question_id: object) -> str:
+    """A question id as the store keeps it (text of 1..MAX_NAME characters)."""
+    return check_name("question id", question_id)
+
+
 def check_asked(asked: Asked) -> Asked:
     """A question the class can answer: a choice among 2..MAX_CHOICES or a finite range."""
     if not isinstance(asked, Asked):
@@ -278,12 +283,12 @@ def check_asked(asked: Asked) -> Asked:
 
 def check_value(asked: Asked, value: object) -> float:
     """The answer as a float, or :class:`AnswerRefused` naming what is allowed."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        try:
-            value = float(str(value).strip())
-        except ValueError:
-            value = math.nan
-    number = float(value)
+    try:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            value = str(value).strip()[:40]
+        number = float(value)
+    except (ValueError, OverflowError):
+        number = math.nan
     if asked.kind == "choice":
         allowed = f"one of the choices 0 to {asked.choices - 1}"
         if not (math.isfinite(number) and number.is_integer() and 0 <= number < asked.choices):
@@ -476,6 +481,7 @@ class MemoryClassStore:
     def add_rounds(
         self, code: str, student: str, name: str, emitted: Sequence[int], lengths: Sequence[int]
     ) -> None:
+        check_name("experiment name", name)
         with self._lock:
             state = self._student(code, student)
             found = state.pools.get(name)
@@ -493,14 +499,17 @@ class MemoryClassStore:
             return view_of(self._class(code), self.label)
 
     def my_answer(self, code: str, student: str, question_id: str) -> float | None:
+        check_question_id(question_id)
         with self._lock:
             return self._class(code).answers.get(question_id, {}).get(student)
 
     def tally(self, code: str, question_id: str) -> dict[float, int]:
+        check_question_id(question_id)
         with self._lock:
             return tally_of(self._class(code), question_id)
 
     def pool(self, code: str, name: str) -> Pool:
+        check_name("experiment name", name)
         with self._lock:
             return pool_of(self._class(code), name)
 
@@ -544,7 +553,7 @@ class MemoryClassStore:
 
     def _student(self, code: str, student: str) -> ClassState:
         state = self._class(code)
-        if student not in state.students:
+        if not isinstance(student, str) or student not in state.students:
             raise ClassNotFound(
                 f"This phone has not joined class {state.code} (or the class was restarted): "
                 "open the join link or type the code again."
@@ -583,14 +592,19 @@ def make_store(url: str | None) -> ClassStore:
     """In-process for no URL; Redis (with its in-process fallback) for ``redis://...``."""
     if not url:
         return MemoryClassStore()
-    if url.startswith(("redis://", "rediss://", "unix://")):
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        return MemoryClassStore(
+            label=f"{IN_PROCESS} ({STORE_ENV} is not a redis://host:port/db URL, so classes "
+            "live in this server only)"
+        )
+    try:
         from specdec_ui.runtime.classroom_redis import ResilientStore  # redis only when asked
-
-        return ResilientStore(url)
-    raise ClassroomError(
-        f"{STORE_ENV} must be empty (classes in this process) or a redis://host:port/db URL, "
-        f"not {url[:60]!r}."
-    )
+    except ImportError as err:
+        return MemoryClassStore(
+            label=f"{IN_PROCESS} (the redis client is not installed: {err}; pip install -r "
+            "requirements.txt; classes live in this server only)"
+        )
+    return ResilientStore(url)
 
 
 def store() -> ClassStore:

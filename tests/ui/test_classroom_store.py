@@ -357,5 +357,28 @@ def test_the_process_store_is_in_process_by_default(monkeypatch):
         assert isinstance(cr.store(), MemoryClassStore)
     finally:
         cr.reset_store_for_tests()
-    with pytest.raises(ClassroomError, match="redis://host:port/db"):
-        cr.make_store("http://example")
+    bad = cr.make_store("http://example")  # no traceback: in-process, and it says why
+    code, _ = bad.start()
+    assert bad.view(code).backend.startswith("in-process (SPECDEC_STORE is not a redis://")
+
+
+ODD_CALLS = [
+    lambda st, code, s: st.answer(code, s, CHOICE.question_id, 10**400),
+    lambda st, code, s: st.answer(code, s, CHOICE.question_id, [1]),
+    lambda st, code, s: st.answer(code, ["x"], CHOICE.question_id, 1),
+    lambda st, code, s: st.answer(code, s, ["q"], 1),
+    lambda st, code, s: st.tally(code, ["q"]),
+    lambda st, code, s: st.my_answer(code, s, None),
+    lambda st, code, s: st.join(["list"]),
+    lambda st, code, s: st.add_rounds(code, s, ["lab"], [1], [1]),
+    lambda st, code, s: st.pool(code, None),
+]
+
+
+@pytest.mark.parametrize("call", ODD_CALLS)
+def test_odd_input_is_a_clear_refusal_never_a_traceback(st, call):
+    code, key = st.start()
+    s = st.join(code)
+    st.ask(code, key, CHOICE)
+    with pytest.raises(ClassroomError):
+        call(st, code, s)
