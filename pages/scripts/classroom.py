@@ -7,10 +7,9 @@ from specdec_ui.classroom import view
 from specdec_ui.kit.page_frame import page_frame
 
 INTRO = (
-    "The whole class takes part. The teacher starts a class and the projector shows a join "
-    "code with its QR code; each phone joins without a name, answers the question the "
-    "teacher asks and runs rounds of the experiment the teacher opens. The projector shows "
-    "the answers coming in and, pooled from every phone, whether the class's tokens follow p."
+    "The whole class takes part: phones join by the code on the projector (no name), answer "
+    "the teacher's questions and run rounds, and the projector shows the class's answers and "
+    "whether its pooled tokens follow p."
 )
 
 with page_frame(__file__, INTRO) as frame:

@@ -136,18 +136,18 @@ def pool_tokens_figure(labels, p_target, emitted, fit: sc.GoodnessOfFit | None) 
             "marker": {"color": COLORS["p"], "symbol": "diamond", "size": 14},
         },
     ]
-    test = "no tokens yet" if fit is None else f"chi-square p-value {fmt(fit.p_value)}"
+    test = "no tokens yet" if fit is None else f"p-value {fmt(fit.p_value)}"
     summary = (
         f"{int(total)} pooled tokens; shares "
         + listing([f"{labels[i]} {fmt(s)}" for i, s in enumerate(shares)])
         + "; target p "
         + listing([f"{labels[i]} {fmt(v)}" for i, v in enumerate(p_arr)])
-        + f"; {test}."
+        + f"; chi-square {test}."
     )
     rows = [(labels[i], int(counts[i]), shares[i], p_arr[i]) for i in range(len(labels))]
     return make_figure(
         traces,
-        title=f"The class's tokens against p: {int(total):,} tokens, {test}",
+        title=f"Tokens against p: {test}",
         height=380,
         xaxis={"title": {"text": "token"}},
         yaxis={"title": {"text": "share of emitted tokens"}, "rangemode": "tozero"},
@@ -181,12 +181,13 @@ def pool_lengths_figure(lengths, alpha: float, k: int) -> go.Figure:
             "marker": {"color": COLORS["theory"], "symbol": "diamond", "size": 14},
         },
     ]
-    said = "no rounds yet" if not rounds else f"mean {mean:.2f} tokens a round"
-    summary = f"{int(rounds)} pooled rounds, {said}; E(alpha = {alpha:.2f}, K = {k}) = {e:.2f}."
+    said = "no rounds yet" if not rounds else f"mean {mean:.2f}"
+    mean_words = f", mean {mean:.2f} tokens a round" if rounds else ""
+    summary = f"{int(rounds)} pooled rounds{mean_words}; E(alpha = {alpha:.2f}, K = {k}) = {e:.2f}."
     rows = [(i, int(c), s, t) for i, c, s, t in zip(n, counts, shares, law, strict=True)]
     return make_figure(
         traces,
-        title=f"Tokens per round: {said} against E(alpha, K) = {e:.2f}",
+        title=f"Tokens a round: {said}, E(alpha, K) = {e:.2f}",
         height=380,
         xaxis={"title": {"text": "tokens emitted in a round"}, "dtick": 1},
         yaxis={"title": {"text": "share of rounds"}, "rangemode": "tozero"},

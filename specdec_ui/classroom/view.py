@@ -77,6 +77,12 @@ def _teacher_seat(code: str) -> Seat:
     if not held or held["code"] != code:
         del st.query_params[CLASS_PARAM]
         st.query_params[JOIN_PARAM] = code
+        st.info(
+            "This browser does not hold the teacher key of this class, so it joined as a "
+            "student. The teacher gets the controls back with the teacher link (🔑 on the "
+            "teacher's screen).",
+            icon="ℹ️",
+        )
         return _student_seat(code)
     store().view(code)  # ClassNotFound for an ended or expired class
     return Seat(code, teacher_key=held["key"])
@@ -127,14 +133,14 @@ def start_or_join() -> None:
     """A teacher starts a class; a student types the code (or scans the projector's QR)."""
     teach, join = st.columns(2)
     with teach.container(border=True):
-        st.subheader("👩‍🏫 Teach")
+        st.header("👩‍🏫 Teach")
         st.write(
             "Start a class: the projector shows a join code and its QR code, you ask the "
             "pages' questions and the class's phones answer and run rounds."
         )
         st.button("🏫 Start a class", key="class_start", on_click=_start, type="primary")
     with join.container(border=True):
-        st.subheader("📱 Join")
+        st.header("📱 Join")
         st.write("Scan the QR code on the projector, or type the class code. No name needed.")
         st.text_input("Class code (6 letters and digits)", max_chars=12, key="class_code")
         st.button("Join the class", key="class_join", on_click=_join)
@@ -144,27 +150,37 @@ def start_or_join() -> None:
 
 
 def join_panel(seat: Seat) -> None:
-    """The join code, its link and its QR code, large; the teacher's own link folded."""
+    """The join code, its link and its QR code, large (folded once a question is asked, so
+    the question and its answers fill the projector; unfold it for latecomers); the
+    teacher's own link folded in the sidebar, which presenter view keeps closed."""
     link = share_link({JOIN_PARAM: seat.code})
-    code_box, text = st.columns([2, 3], vertical_alignment="center")
-    if link:
-        try:
-            png = qr_png(link, scale=QR_CLASS_SCALE)
-        except LinkTooLongError as err:
-            code_box.info(f"No QR code: {err}. Type the code instead.", icon="🔗")
-        else:
-            code_box.image(png, width=QR_CLASS_WIDTH, alt="QR code of the class's join link")
-    with text:
-        st.markdown(f"## Join code: **{md_escape(' '.join(seat.code))}**")
-        st.caption("Scan the QR code, or open the Class page and type the code.")
-        st.code(link or f"/Class?join={seat.code}", language=None, wrap_lines=True)
-        if link and is_local_link(link):
-            st.caption(LOCAL_NOTE)
+    try:
+        asked = store().view(seat.code).asked is not None
+    except ClassroomError:
+        asked = False  # live_answers says why
+    spaced = " ".join(seat.code)
+    with st.expander(
+        f"📱 Join code {spaced}: scan the QR code or type the code", expanded=not asked
+    ):
+        code_box, text = st.columns([2, 3], vertical_alignment="center")
+        if link:
+            try:
+                png = qr_png(link, scale=QR_CLASS_SCALE)
+            except LinkTooLongError as err:
+                code_box.info(f"No QR code: {err}. Type the code instead.", icon="🔗")
+            else:
+                code_box.image(png, width=QR_CLASS_WIDTH, alt="QR code of the class's join link")
+        with text:
+            st.markdown(f"## Join code: **{md_escape(spaced)}**")
+            st.caption("Scan the QR code, or open the Class page and type the code.")
+            st.code(link or f"/Class?join={seat.code}", language=None, wrap_lines=True)
+            if link and is_local_link(link):
+                st.caption(LOCAL_NOTE)
     own = share_link({CLASS_PARAM: seat.code, TEACH_PARAM: seat.teacher_key or ""})
-    with st.expander("🔑 Your teacher link (keep it private)"):
+    with st.sidebar.expander("🔑 Your teacher link (keep it private)"):
         st.caption(
             "It gives this class's controls back after a reload or on another computer. "
-            "Never show it: the join link and QR code above carry the code only."
+            "Never show it: the join link and QR code carry the code only."
         )
         st.code(own or f"/Class?class={seat.code}&teach=…", language=None, wrap_lines=True)
 
@@ -226,12 +242,13 @@ def _short_question(question_id: str) -> str:
     return f"{found.index if found else '?'}. {text[:90]}{'…' if len(text) > 90 else ''}"
 
 
-def _question_text(found: ClassQuestion) -> None:
-    """The question (the page's own markdown) and, for a choice, its lettered choices."""
+def _question_text(found: ClassQuestion, *, choices: bool = True) -> None:
+    """The question (the page's own markdown) and its lettered choices or what its number
+    is (a phone's answer widget says them)."""
     st.markdown(f"**{md_escape(found.page.title)}, question {found.index}:** {found.question.ask}")
-    for i, choice in enumerate(found.question.choices):
+    for i, choice in enumerate(found.question.choices if choices else ()):
         st.markdown(f"**{LETTERS[i]}.** {choice}")
-    if found.question.number:
+    if found.question.number and choices:
         st.caption(f"Answer with a number: {found.question.unit}.")
 
 
@@ -344,16 +361,17 @@ def live_pool(seat: Seat) -> None:
 # ------------------------------------------------------------------------ the phone
 
 
-def _send(seat: Seat, found: ClassQuestion, value: float | None) -> None:
+def _send(seat: Seat, found: ClassQuestion, value: float | None) -> bool:
+    """Send this phone's answer; False (and why shown) when it was refused."""
     if value is None:
         st.warning("Choose or type an answer first, then press Send.", icon="✋")
-        return
+        return False
     try:
         store().answer(seat.code, seat.student, found.question_id, value)
     except ClassroomError as err:
         show_error(err)
-        return
-    st.success(f"Sent: {found.label(value)}. A new answer replaces this one until the reveal.")
+        return False
+    return True
 
 
 def _answer_widget(found: ClassQuestion) -> float | None:
@@ -386,7 +404,7 @@ def phone_question(seat: Seat) -> None:
     if found is None:
         st.info("Waiting for the teacher's question…", icon="⏳")
         return
-    _question_text(found)
+    _question_text(found, choices=now.revealed)
     if now.revealed:
         right = found.label(found.right_value)
         said = "none" if mine is None else found.label(mine)
@@ -394,10 +412,10 @@ def phone_question(seat: Seat) -> None:
         st.info(f"Revealed: the right answer is {right}. Yours: {said}{mark}.", icon="👁️")
         return
     value = _answer_widget(found)
-    if st.button("📨 Send", key="class_send", type="primary"):
-        _send(seat, found, value)
-    elif mine is not None:
-        st.caption(f"Your answer so far: {found.label(mine)} (Send again to change it).")
+    if st.button("📨 Send", key="class_send", type="primary") and _send(seat, found, value):
+        mine = value
+    if mine is not None:  # kept over the panel's refreshes and a reload
+        st.success(f"Sent: {found.label(mine)}. A new answer replaces it until the reveal.")
 
 
 def _run_rounds(seat: Seat, exp: Experiment) -> None:
@@ -427,7 +445,7 @@ def phone_rounds(seat: Seat) -> None:
         return  # phone_question says why
     if exp is None:
         return
-    st.subheader("🧪 The class's experiment")
+    st.header("🧪 The class's experiment")
     st.markdown(
         f"{md_escape(LAB_PRESETS[exp.preset].label)}, K = {exp.k}, rule: "
         f"{md_escape(_rule_label(exp.rule))}."

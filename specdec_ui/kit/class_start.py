@@ -9,6 +9,7 @@ code only. Once the session holds a class, the button says "🏫 Class CODE" and
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from specdec_ui.kit.text import md_escape
 from specdec_ui.runtime.classroom import ClassroomError, store
@@ -50,5 +51,9 @@ def class_button(where, *, key: str) -> None:
     if not where.button(label, key=key, help=hint):
         return
     code = held["code"] if held else start_class()
-    if code is not None:
+    if code is None:
+        return
+    try:
         st.switch_page(CLASS_PAGE, query_params={CLASS_PARAM: code})
+    except StreamlitAPIException:  # a page file run on its own (no router): no Class page
+        st.info(f"Class {code} has started: open the Class page to show its join code.")

@@ -121,7 +121,7 @@ def test_a_reload_rejoins_with_the_answers_and_the_teacher_link_gives_the_contro
     first.button(key="class_send").click().run()
     again = phone(code, me)  # a reload: a new session with the same link
     assert _param(again, "me") == me
-    assert "Your answer so far: B" in texts(again)
+    assert "Sent: B." in texts(again)
     assert store().view(code).students == 1
     other = open_page(CLASS, {"class": code, "teach": key})
     assert not other.exception
@@ -192,6 +192,7 @@ def test_phones_pool_their_rounds_on_the_projector():
     assert alts[1].startswith("120 pooled rounds, mean")
     assert len([e for e in teacher.get("expander") if "as a table" in e.proto.label]) == 2
     assert "E(alpha, K) = 3.71" in lengths["layout"]["title"]["text"]
+    assert "p-value" in tokens["layout"]["title"]["text"]
 
 
 @pytest.mark.parametrize(("rule", "drifts"), [("correct", False), ("resample_from_p", True)])

@@ -52,6 +52,7 @@ PAGES = (
     "/Model_pair_lab",
     "/Variants_lab",
     "/Serving_lab",
+    "/Class",
 )
 VIEWS = {
     "1366": (PRESENTER_VIEWPORT, ""),
@@ -250,6 +251,9 @@ def typical_action(page, path: str) -> None:
         why.first.click()
         settle(page)
         expect(page.locator(key("serve_why_now"))).to_be_visible()
+    elif path == "/Class":
+        _click(page, f"{key('class_start')} button")
+        expect(page.get_by_text("Join code:", exact=False)).to_be_visible()
     laid_out(page)
 
 

@@ -48,6 +48,7 @@ PAGES = [
     "/Self_test",
     "/Model_pair_lab",
     "/Variants_lab?rounds=20000",
+    "/Class",
 ]
 DRAWN = "svg.main-svg"
 

@@ -25,6 +25,7 @@ PAGES = [
     ("Losslessness lab", "/Losslessness_lab", "Losslessness lab", True),
     ("Self-test", "/Self_test", "Self-test", False),
     ("Model pair lab", "/Model_pair_lab", "Model pair", True),
+    ("Class", "/Class", "Class", False),
 ]
 
 
