@@ -295,14 +295,15 @@ def print_table(rows: list[dict]) -> None:
         print(f"| {r['backend']} | {r['phones']} | " + " | ".join(cells) + " |")
     print("\nCounts and memory\n")
     print("| backend | phones | lesson s | answers sent / counted | rounds sent / pooled "
-          "| throttled | errors | RSS growth MB | Redis used MB |")  # fmt: skip
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| throttled | errors | RSS growth MB | Redis used MB | store at the end |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         redis_mb = f"{r['redis_mb']:.1f}" if "redis_mb" in r else "-"
         print(
             f"| {r['backend']} | {r['phones']} | {r['wall_s']:.1f} | {r['answers_sent']} / "
             f"{r['answers_counted']} | {r['rounds_sent']} / {r['rounds_pooled']} | "
-            f"{r['throttled']} | {len(r['errors'])} | {r['rss_growth_mb']:.1f} | {redis_mb} |"
+            f"{r['throttled']} | {len(r['errors'])} | {r['rss_growth_mb']:.1f} | {redis_mb} | "
+            f"{r['store'][:60]} |"
         )
     for r in rows:
         for err in sorted(set(r["errors"]))[:3]:

@@ -162,6 +162,7 @@ class ClassState:
     students: set[str] = dataclasses.field(default_factory=set)
     answers: dict[str, dict[str, float]] = dataclasses.field(default_factory=dict)
     pools: dict[str, PoolState] = dataclasses.field(default_factory=dict)
+    seq: int = 0  # Redis: the class's change number this state includes (0 in-process)
 
     def copy(self) -> ClassState:
         """A deep copy (sets, dicts and pools copied)."""

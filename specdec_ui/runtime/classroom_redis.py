@@ -86,13 +86,14 @@ REDIS_DOWN = (redis.exceptions.RedisError, OSError)  # Redis gone, or answering 
 SLOW = (redis.exceptions.TimeoutError, TimeoutError)  # Redis there but slow to answer
 DOWN_AFTER_S = 5.0  # only replies that time out for this long (none answered) mean "gone"
 MAX_COPIES = 2 * MAX_CLASSES  # local copies of classes kept by one process
+MAX_JOURNAL = 20_000  # this process's writes a class's copy re-applies to a newer snapshot
 
 _START = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[5]) then return 'full' end
 if redis.call('EXISTS', KEYS[2]) == 1 then return 'taken' end
 redis.call('HSET', KEYS[2], 'key', ARGV[4], 'exp', ARGV[2], 'asked', '', 'qid', '',
-           'rev', '0', 'pool', '')
+           'rev', '0', 'pool', '', 'seq', '0')
 redis.call('EXPIREAT', KEYS[2], math.ceil(tonumber(ARGV[2])))
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
 redis.call('EXPIRE', KEYS[1], ARGV[6])
@@ -100,11 +101,13 @@ return 'ok'
 """
 _JOIN = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'nf' end
-if ARGV[1] ~= '' and redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return ARGV[1] end
+if ARGV[1] ~= '' and redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then
+  return ARGV[1] .. ':0'
+end
 if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 'full' end
 redis.call('SADD', KEYS[2], ARGV[2])
 redis.call('EXPIREAT', KEYS[2], ARGV[4])
-return ARGV[2]
+return ARGV[2] .. ':' .. redis.call('HINCRBY', KEYS[1], 'seq', 1)
 """
 _ASK = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'nf' end
@@ -114,7 +117,7 @@ if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 0 then
   redis.call('EXPIREAT', KEYS[2], ARGV[4])
 end
 redis.call('HSET', KEYS[1], 'asked', ARGV[2], 'qid', ARGV[1], 'rev', '0')
-return 'ok'
+return 'ok:' .. redis.call('HINCRBY', KEYS[1], 'seq', 1)
 """
 _SET_POOL = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'nf' end
@@ -126,7 +129,7 @@ if not shape then
   redis.call('EXPIREAT', KEYS[2], ARGV[4])
 end
 redis.call('HSET', KEYS[1], 'pool', ARGV[1])
-return 'ok'
+return 'ok:' .. redis.call('HINCRBY', KEYS[1], 'seq', 1)
 """
 # The throttle: KEYS[t] is a list of the phone's last sends (newest first), ARGV now, limit.
 _THROTTLE = """
@@ -141,6 +144,28 @@ local function wait(key, now, limit)
   return 0
 end
 """
+# The whole class at once (atomic): meta, students, answers of the asked question and of
+# ARGV[2], every pool with its counts and students. Reads keys under ARGV[1] (the class's prefix).
+_SNAPSHOT = """
+local meta = redis.call('HGETALL', KEYS[1])
+if #meta == 0 then return {} end
+local base = ARGV[1]
+local qid = redis.call('HGET', KEYS[1], 'qid')
+local answers = {}
+for _, q in ipairs({qid, ARGV[2]}) do
+  if q and q ~= '' and (q ~= qid or #answers == 0) then
+    answers[#answers + 1] = {q, redis.call('HGETALL', base .. ':a:' .. q)}
+  end
+end
+local shapes = redis.call('HGETALL', base .. ':pools')
+local pools = {}
+for i = 1, #shapes, 2 do
+  local p = base .. ':p:' .. shapes[i]
+  pools[#pools + 1] = {shapes[i], shapes[i + 1], redis.call('HGETALL', p),
+                       redis.call('SMEMBERS', base .. ':ps:' .. shapes[i])}
+end
+return {meta, redis.call('SMEMBERS', base .. ':st'), answers, pools}
+"""
 _ANSWER = (
     _THROTTLE
     + """
@@ -153,7 +178,7 @@ local w = wait(KEYS[4], tonumber(ARGV[4]), tonumber(ARGV[5]))
 if w > 0 then return tostring(w) end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
 redis.call('EXPIREAT', KEYS[3], ARGV[6])
-return 'ok'
+return 'ok:' .. redis.call('HINCRBY', KEYS[1], 'seq', 1)
 """
 )
 _ADD_ROUNDS = (
@@ -168,7 +193,7 @@ for i = 7, #ARGV, 2 do redis.call('HINCRBY', KEYS[4], ARGV[i], ARGV[i + 1]) end
 redis.call('SADD', KEYS[5], ARGV[1])
 redis.call('EXPIREAT', KEYS[4], ARGV[6])
 redis.call('EXPIREAT', KEYS[5], ARGV[6])
-return 'ok'
+return 'ok:' .. redis.call('HINCRBY', KEYS[1], 'seq', 1)
 """
 )
 
@@ -228,8 +253,10 @@ class RedisClassStore:
                 "set_pool": _SET_POOL,
                 "answer": _ANSWER,
                 "add_rounds": _ADD_ROUNDS,
+                "snapshot": _SNAPSHOT,
             }.items()
         }
+        self._tls = threading.local()  # .seq: the class's change number of this thread's last write
 
     # ---- the teacher
     def start(self) -> tuple[str, str]:
@@ -263,7 +290,9 @@ class RedisClassStore:
         code, meta = self._teacher(code, teacher_key)
         if not meta.get("asked"):
             raise ClassroomError(f"Class {code} has no question asked to reveal.")
-        self.r.hset(_k(code), "rev", "1")
+        with self.r.pipeline(transaction=True) as pipe:
+            pipe.hset(_k(code), "rev", "1").hincrby(_k(code), "seq", 1)
+            self._tls.seq = pipe.execute()[1]
 
     def set_pool(self, code: str, teacher_key: str, name: str, vocab: int, max_len: int) -> None:
         check_name("experiment name", name)
@@ -273,7 +302,7 @@ class RedisClassStore:
             keys=[_k(code), _k(code, "pools")],
             args=[name, _shape(vocab, max_len), MAX_POOLS, _exp(meta)],
         )
-        if done not in ("ok", "nf", "full"):
+        if "," in done:
             v, k1 = done.split(",")
             raise ClassroomError(
                 f"The experiment {name!r} pools V = {v}, K + 1 = {k1}; "
@@ -286,7 +315,8 @@ class RedisClassStore:
         with self.r.pipeline(transaction=True) as pipe:
             pipe.delete(*self._answer_and_pool_keys(code), _k(code, "qs"), _k(code, "pools"))
             pipe.hset(_k(code), mapping={"asked": "", "qid": "", "rev": "0", "pool": ""})
-            pipe.execute()
+            pipe.hincrby(_k(code), "seq", 1)
+            self._tls.seq = pipe.execute()[-1]
 
     def end(self, code: str, teacher_key: str) -> None:
         code, _ = self._teacher(code, teacher_key)
@@ -303,8 +333,11 @@ class RedisClassStore:
         )
         if got == "full":
             raise ClassFull(f"Class {code} is full: at most {MAX_STUDENTS} students a class.")
-        self._outcome(code, "nf" if got == "nf" else "ok")
-        return got
+        if got == "nf":
+            raise not_found(code)
+        student_id, _, seq = got.rpartition(":")
+        self._tls.seq = int(seq)
+        return student_id
 
     def answer(self, code: str, student: str, question_id: str, value: float) -> float:
         code = normalise_code(code)
@@ -363,25 +396,17 @@ class RedisClassStore:
         """The whole class as a :class:`ClassState`: students, the answers of the asked
         question (and of ``question_id``), every pool. ClassNotFound when it is gone."""
         code = normalise_code(code)
-        with self.r.pipeline(transaction=True) as pipe:
-            pipe.hgetall(_k(code)).smembers(_k(code, "st")).hgetall(_k(code, "pools"))
-            meta, students, shapes = pipe.execute()
+        got = self._scripts["snapshot"](keys=[_k(code)], args=[_k(code), question_id or ""])
+        meta = _pairs(got[0]) if got else {}
         self._check_alive(code, meta)
         state = ClassState(code, meta["key"], float(meta["exp"]), _asked_from(meta["asked"]))
         state.revealed, state.pool_name = meta["rev"] == "1", meta["pool"] or None
-        state.students = set(students)
-        qids = sorted({q for q in (meta["qid"], question_id) if q})
-        with self.r.pipeline(transaction=True) as pipe:
-            for qid in qids:
-                pipe.hgetall(_k(code, "a", qid))
-            for name in shapes:
-                pipe.hgetall(_k(code, "p", name)).smembers(_k(code, "ps", name))
-            got = pipe.execute()
-        for qid, answers in zip(qids, got, strict=False):
-            state.answers[qid] = {s: float(v) for s, v in answers.items()}
-        rest = got[len(qids) :]
-        for i, name in enumerate(shapes):
-            state.pools[name] = _pool_state(shapes[name], rest[2 * i], set(rest[2 * i + 1]))
+        state.seq = int(meta.get("seq", 0))
+        state.students = set(got[1])
+        for qid, answers in got[2]:
+            state.answers[qid] = {s: float(v) for s, v in _pairs(answers).items()}
+        for name, shape, counts, students in got[3]:
+            state.pools[name] = _pool_state(shape, _pairs(counts), set(students))
         return state
 
     # ---------------------------------------------------------------- helpers
@@ -426,8 +451,9 @@ class RedisClassStore:
     def _outcome(
         self, code: str, done: str, kind: str = "", state: ClassState | None = None
     ) -> None:
-        """Turn a script's answer into the refusal it stands for (or nothing for 'ok')."""
-        if done == "ok":
+        """Turn a script's answer into the refusal it stands for (or nothing for 'ok:<seq>')."""
+        if done.startswith("ok:"):
+            self._tls.seq = int(done[3:])
             return
         if done == "nf":
             raise not_found(code)
@@ -453,6 +479,11 @@ class RedisClassStore:
         raise throttled(kind, float(done))
 
 
+def _pairs(flat: list[str]) -> dict[str, str]:
+    """A Lua HGETALL's flat [field, value, ...] as a dict."""
+    return dict(zip(flat[::2], flat[1::2], strict=True))
+
+
 def _exp(meta: dict[str, str]) -> int:
     return math.ceil(float(meta["exp"]))
 
@@ -475,6 +506,8 @@ class ResilientStore:
         self._lock = threading.Lock()
         self._copies: dict[str, tuple[float, ClassState]] = {}  # code -> (read at, state)
         self._refreshing: set[str] = set()
+        # code -> this process's writes (seq, change, result) not yet in the copy's snapshot
+        self._journal: dict[str, list[tuple[int, Callable, object]]] = {}
         self._slow_since: float | None = None  # first timeout since Redis last answered
 
     @property
@@ -620,28 +653,35 @@ class ResilientStore:
         has gone away (or goes away during this write)."""
         if self.down is None:
             try:
+                self.primary._tls.seq = 0
                 result = on_redis()
                 self._slow_since = None  # Redis answered
-                self._copy_write(code or result[0], copy, result)
+                self._copy_write(code or result[0], copy, result, self.primary._tls.seq)
                 return result
             except REDIS_DOWN as err:
                 self._trouble(err)
         return on_local()
 
-    def _copy_write(self, code: str, copy: Callable | None, result: object) -> None:
+    def _copy_write(self, code: str, copy: Callable | None, result: object, seq: int) -> None:
+        """Apply this process's write (the class's change number ``seq``) to the local copy
+        now, and journal it for a snapshot that was read before it landed."""
         code = normalise_code(code)
         with self._lock:
             entry = self._copies.get(code)
-            if copy is None or entry is None:
+            if copy is None:
                 self._copies.pop(code, None)
-            else:
-                try:
-                    copy(entry[1], result)
-                    return
-                except (LookupError, ClassroomError):
-                    self._copies.pop(code, None)  # read afresh below
-        if copy is not None:
-            self._fresh(code, None)
+                self._journal.pop(code, None)
+                return
+            if seq:
+                journal = self._journal.setdefault(code, [])
+                journal.append((seq, copy, result))
+                del journal[:-MAX_JOURNAL]
+            if entry is not None and entry[1].seq >= seq:
+                return  # the copy already holds it
+            if entry is not None and _apply(entry[1], [(seq, copy, result)]):
+                return
+            self._copies.pop(code, None)  # read afresh below
+        self._fresh(code, None)
 
     def _read(self, code: str, compute: Callable, on_local: Callable, question_id=None):  # noqa: ANN001, ANN202
         if self.down is None:
@@ -674,10 +714,14 @@ class ResilientStore:
             with self._lock:
                 self._refreshing.discard(code)
         with self._lock:
+            journal = [w for w in self._journal.get(code, []) if w[0] > state.seq]
+            self._journal[code] = journal  # the snapshot holds the rest
+            _apply(state, sorted(journal, key=lambda w: w[0]))
             self._copies[code] = (now, state)
             while len(self._copies) > MAX_COPIES:
                 oldest = min(self._copies, key=lambda c: self._copies[c][0])
                 del self._copies[oldest]
+                self._journal.pop(oldest, None)
         return state
 
     def _trouble(self, err: BaseException) -> None:
@@ -708,6 +752,17 @@ class ResilientStore:
             for _, state in self._copies.values():
                 self.local.adopt(state)
             self.down = message
+
+
+def _apply(state: ClassState, writes: list[tuple[int, Callable, object]]) -> bool:
+    """Apply this process's writes to ``state``; False when one does not fit. ``state.seq``
+    stays its snapshot's: writes of this process land out of order across threads."""
+    for _, copy, result in writes:
+        try:
+            copy(state, result)
+        except (LookupError, ClassroomError):
+            return False
+    return True
 
 
 def _refresh_after(state: ClassState, result: object) -> None:

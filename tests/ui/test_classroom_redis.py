@@ -327,3 +327,80 @@ def test_odd_input_is_a_clear_refusal_in_redis_too(client, server, call):
     with pytest.raises(ClassroomError):
         call(st, code, s)
     assert st.view(code).backend == "redis"  # refused, not taken for Redis trouble
+
+
+def test_the_local_copy_holds_every_write_of_this_process_through_racing_reads(monkeypatch):
+    """Snapshots read while this process writes (every read refreshes here): after Redis is
+    killed, the in-process class holds every answer and round this process sent."""
+    if redis is None or not REDIS_SERVER.exists():
+        _missing(f"{REDIS_SERVER} or the redis client not found: install both")
+    from specdec_ui.runtime import classroom_redis as crr
+
+    monkeypatch.setattr(crr, "SNAPSHOT_MAX_AGE_S", 0.0)
+    with run_redis() as own:
+        st = ResilientStore(own.url)
+        code, key = st.start()
+        st.ask(code, key, CHOICE)
+        st.set_pool(code, key, "lab", 4, 4)
+        n, stop = 40, threading.Event()
+
+        def reader() -> None:
+            while not stop.is_set():
+                st.view(code), st.pool(code, "lab"), st.tally(code, CHOICE.question_id)
+
+        def phone(i: int) -> None:
+            me = st.join(code)
+            st.answer(code, me, CHOICE.question_id, i % 4)
+            for _ in range(2):
+                st.add_rounds(code, me, "lab", [1, 0, 1, 0], [0, 1, 0, 0, 0])
+
+        readers = [threading.Thread(target=reader) for _ in range(3)]
+        phones = [threading.Thread(target=phone, args=(i,)) for i in range(n)]
+        for t in readers + phones:
+            t.start()
+        for t in phones:
+            t.join()
+        stop.set()
+        for t in readers:
+            t.join()
+        own.kill()
+        view = st.view(code)
+        assert view.backend.startswith("in-process (Redis unreachable:")
+        assert (view.students, view.answers) == (n, n)
+        assert st.tally(code, CHOICE.question_id) == {float(v): n // 4 for v in range(4)}
+        pool = st.pool(code, "lab")
+        assert (pool.students, pool.rounds, pool.emitted) == (n, 2 * n, (2 * n, 0, 2 * n, 0))
+
+
+def test_a_write_that_lands_while_a_snapshot_is_read_stays_in_the_copy(monkeypatch):
+    """The race made certain: this process answers while its snapshot is on the way (read
+    before the answer landed). The copy must still hold the answer when Redis then dies."""
+    if redis is None or not REDIS_SERVER.exists():
+        _missing(f"{REDIS_SERVER} or the redis client not found: install both")
+    from specdec_ui.runtime import classroom_redis as crr
+
+    monkeypatch.setattr(crr, "SNAPSHOT_MAX_AGE_S", 0.0)
+    with run_redis() as own:
+        st = ResilientStore(own.url)
+        code, key = st.start()
+        a, b = st.join(code), st.join(code)
+        st.ask(code, key, CHOICE)
+        st.set_pool(code, key, "lab", 4, 4)
+        st.view(code)  # a copy exists
+        read = st.primary.snapshot
+
+        def slow_snapshot(*args, **kwargs):
+            state = read(*args, **kwargs)  # read now, handed back after b's writes landed
+            monkeypatch.setattr(st.primary, "snapshot", read)
+            st.answer(code, b, CHOICE.question_id, 3)
+            st.add_rounds(code, b, "lab", [1, 1, 0, 0], [0, 2, 0, 0, 0])
+            return state
+
+        st.answer(code, a, CHOICE.question_id, 1)
+        monkeypatch.setattr(st.primary, "snapshot", slow_snapshot)
+        st.view(code)  # stores the snapshot read before b's writes
+        own.kill()
+        time.sleep(0.01)
+        assert st.view(code).backend.startswith("in-process (Redis unreachable:")
+        assert st.tally(code, CHOICE.question_id) == {1.0: 1, 3.0: 1}
+        assert st.pool(code, "lab").rounds == 2
