@@ -23,7 +23,9 @@ Measured:
 - **answers sent = answers counted**: per question, the answers whose Send came back with
   "Sent:" against the projector's "Answers in: N of M" read after every phone was done;
   the same for the pooled rounds ("N students pooled R rounds").
-- every refresh's count is at least the answers stored before it started (else "lost").
+- **stale refreshes**: projector refreshes that showed fewer answers than were stored before
+  they started (a Redis-backed replica reads a local copy up to 0.5 s old); an answer counts
+  as shown once a refresh after its Send reaches its rank, and one never shown is lost.
 
 All over Streamlit's websocket (``streamlit_ws.StreamlitSession(browser_like=True)``),
 loopback only, every loop bounded by a deadline.
@@ -110,28 +112,34 @@ class Refresh:
     count: int
 
 
-def answer_latencies(sent: list[Sent], refreshes: list[Refresh]) -> tuple[list[float], list[str]]:
-    """(Send -> counted latency of each answer, problems): an answer counts as shown by the
-    first refresh of its question that started after its Send came back; a refresh showing
-    fewer answers than were stored before it started is a problem ("lost")."""
-    latencies, problems = [], []
+def answer_latencies(
+    sent: list[Sent], refreshes: list[Refresh]
+) -> tuple[list[float], list[str], int]:
+    """(Send -> counted latency of each answer, problems, stale refreshes).
+
+    An answer is shown by the first refresh of its question that started after its Send
+    came back and whose count reached the answer's rank among the stored answers (with an
+    in-process store that is the first refresh after the Send; a Redis-backed replica reads
+    a local copy up to 0.5 s old, so it may take one refresh more). A refresh that shows
+    fewer answers than were stored before it started is *stale*; an answer no refresh
+    shows is a problem (lost).
+    """
+    latencies, problems, stale = [], [], 0
     by_q: dict[str, list[Refresh]] = {}
     for r in sorted(refreshes, key=lambda r: r.start):
         by_q.setdefault(r.qid, []).append(r)
+    acks = {qid: sorted(s.acked_at for s in sent if s.qid == qid) for qid in by_q}
     for qid, rows in by_q.items():
-        acks = sorted(s.acked_at for s in sent if s.qid == qid)
-        for r in rows:
-            stored = bisect.bisect_left(acks, r.start)
-            if r.count < stored:
-                problems.append(f"{qid}: refresh showed {r.count}, {stored} were stored (lost)")
+        stale += sum(r.count < bisect.bisect_left(acks[qid], r.start) for r in rows)
     for s in sent:
         rows = by_q.get(s.qid, [])
-        shown = next((r for r in rows if r.start >= s.acked_at), None)
+        rank = bisect.bisect_right(acks.get(s.qid, []), s.acked_at)
+        shown = next((r for r in rows if r.start >= s.acked_at and r.count >= rank), None)
         if shown is None:
             problems.append(f"{s.qid}: an answer never shown on the projector")
         else:
             latencies.append(shown.end - s.sent_at)
-    return latencies, problems
+    return latencies, problems, stale
 
 
 @dataclass
@@ -355,7 +363,7 @@ def summary(run: ClassRun) -> dict[str, object]:
     """The table's numbers (seconds, counts) and the bookkeeping's problems."""
     from load_test import pct  # the same percentile as the other scenarios
 
-    lat, problems = answer_latencies(run.sent, run.refreshes)
+    lat, problems, stale = answer_latencies(run.sent, run.refreshes)
     sent = Counter(s.qid for s in run.sent)
     for qid, n in sent.items():
         if run.counted.get(qid) != n:
@@ -368,6 +376,7 @@ def summary(run: ClassRun) -> dict[str, object]:
         "sent": sum(sent.values()),
         "counted": sum(run.counted.values()),
         "problems": problems,
+        "stale": stale,
     }
 
 
@@ -375,9 +384,9 @@ def print_runs(runs: list[ClassRun]) -> None:
     print(
         "| set-up | phones | answers sent / counted | Send -> on projector p50 / p95 / max (s) "
         "| panel refresh p50 / p95 / max (s) | rounds sent / pooled | phone reruns "
-        "| failed reruns | server RSS before -> after (MB) | wall (s) |"
+        "| failed reruns | stale refreshes | server RSS before -> after (MB) | wall (s) |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for run in runs:
         s = summary(run)
         lat, panel = s["lat"], s["panel"]
@@ -389,7 +398,7 @@ def print_runs(runs: list[ClassRun]) -> None:
             f"{lat[0]:.2f} / {lat[1]:.2f} / {lat[2]:.2f} | "
             f"{panel[0]:.2f} / {panel[1]:.2f} / {panel[2]:.2f} | "
             f"{run.rounds_sent} / {run.rounds_counted} | {len(run.phone_s)} | "
-            f"{len(run.failures)} | {rss} | {run.wall_s:.0f} |"
+            f"{len(run.failures)} | {s['stale']} | {rss} | {run.wall_s:.0f} |"
         )
     for run in runs:
         s = summary(run)
