@@ -247,6 +247,7 @@ async def projector(url: str, cookie: str | None, run: ClassRun, sh: Shared, dea
             await _refresh_until(
                 s, run, q.qid, lambda q=q: sh.done_q[q.qid] >= run.phones, deadline
             )
+            await asyncio.sleep(0.6)  # a Redis-backed replica's local copy: at most 0.5 s old
             run.counted[q.qid] = await _projector_refresh(s, run, q.qid) or 0
             r = await s.click("class_reveal")
             _record(run, run.panel_s, r, "projector reveal", "Right answer")
