@@ -5,6 +5,7 @@
     python benchmarks/load_test.py --url http://127.0.0.1:8501 --pid 1234
     python benchmarks/load_test.py --scenario classroom      # benchmarks/classroom.py, ~6 min
     python benchmarks/load_test.py --scenario classroom --only open,same_k
+    python benchmarks/load_test.py --scenario class --phones 30,200   # benchmarks/class_load.py
 
 Each simulated student opens the "Step through a round" page with seed 000's
 preset, clicks Next through the whole round (8 clicks), switches to the
@@ -31,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import re
 import statistics
 import sys
 import time
@@ -245,15 +247,28 @@ async def run_soak(
     return level, samples
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+BOX = " │─╭╮╰╯┃━"  # rich's traceback frame (Streamlit logs a script's error with rich)
+
+
 def tracebacks(log: Path | None) -> list[str]:
-    """The first line after each 'Traceback' in the server log ([] without a log)."""
+    """The error line of each traceback in the server log ([] without a log): plain Python
+    tracebacks ("Traceback (most recent call last):") and rich's framed ones (colour codes
+    stripped), which is how Streamlit 1.67 logs an exception in a script."""
     if log is None or not log.exists():
         return []
-    lines = log.read_text(errors="replace").splitlines()
+    lines = [ANSI.sub("", x) for x in log.read_text(errors="replace").splitlines()]
     found = []
     for i, line in enumerate(lines):
-        if line.startswith("Traceback"):
-            tail = next((x for x in lines[i + 1 :] if x and not x.startswith(" ")), "")
+        if line.startswith("Traceback") or ("Traceback (most recent call last)" in line):
+            tail = next(
+                (
+                    x
+                    for x in lines[i + 1 :]
+                    if x.strip() and x[0] not in BOX and "Traceback" not in x
+                ),
+                "",
+            )
             found.append(tail[:200])
     return found
 
@@ -339,9 +354,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=180.0, help="per level, seconds")
     parser.add_argument(
         "--scenario",
-        choices=["levels", "classroom"],
+        choices=["levels", "classroom", "class"],
         default="levels",
-        help="levels: the classes above and the soak; classroom: benchmarks/classroom.py",
+        help="levels: the classes above and the soak; classroom: benchmarks/classroom.py; "
+        "class: a class session (projector and phones, benchmarks/class_load.py)",
+    )
+    parser.add_argument(
+        "--phones", default="30", help="class sizes of the class scenario (comma-separated)"
+    )
+    parser.add_argument(
+        "--replicas",
+        type=int,
+        default=2,
+        help="class scenario: also run it on this many replicas behind nginx with Redis (0: no)",
     )
     parser.add_argument(
         "--only",
@@ -355,6 +380,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # progress shows when piped to a file
     levels_n, think = checked_args(parser, args)
+    if args.scenario == "class":
+        from class_load import class_main  # starts and stops its own servers
+
+        return class_main(args)
 
     proc, log = None, args.log
     if args.url:

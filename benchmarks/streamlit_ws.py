@@ -18,7 +18,14 @@ the values of every widget it has seen and sends them all on each rerun;
 ``sendRerunBackMsg`` adds the query string and the page hash). Only the parts a
 load test needs are implemented: no caching of ForwardMsgs by hash (the client
 reports no cached hashes, so the server sends every message in full; a browser
-would receive less), no file uploads, no fragments.
+would receive less), no file uploads.
+
+With ``browser_like=True`` (the class scenario) a session also does what the frontend does
+for fragments and the address bar: it keeps the query string the server sets
+(``page_info_changed``) and sends it with every rerun; it learns each
+``st.fragment(run_every=...)`` from ``auto_rerun`` (fragment id and interval) and which
+fragment drew each widget (``Delta.fragment_id``); :meth:`rerun_fragment` is the timer's
+fragment rerun, and a click on a widget drawn by a fragment reruns only that fragment.
 """
 
 from __future__ import annotations
@@ -68,7 +75,14 @@ class RunResult:
 class StreamlitSession:
     """One browser tab: a websocket, the widget ids it has seen, the pages it knows."""
 
-    def __init__(self, base_url: str, *, timeout_s: float = 30.0, cookie: str | None = None):
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout_s: float = 30.0,
+        cookie: str | None = None,
+        browser_like: bool = False,
+    ):
         check_loopback(base_url)
         self.cookie = cookie  # sent with the websocket upgrade (a load balancer's affinity)
         self.response_headers: dict[str, str] = {}  # of the upgrade response
@@ -83,6 +97,10 @@ class StreamlitSession:
         self.disabled: dict[str, bool] = {}
         self.slider_max: dict[str, float] = {}
         self.values: dict[str, tuple[str, object]] = {}  # id -> (proto field, value)
+        self.browser_like = browser_like
+        self.query_string = ""  # the address bar's query (browser_like: sent with each rerun)
+        self.fragments: dict[str, float] = {}  # fragment id -> run_every interval (s)
+        self.widget_fragment: dict[str, str] = {}  # widget key -> the fragment that drew it
 
     async def connect(self) -> None:
         self.ws = await websockets.connect(
@@ -106,6 +124,7 @@ class StreamlitSession:
     async def open_page(self, page_name: str, query_string: str = "") -> RunResult:
         """Load a page as a browser does on a fresh tab (the URL path names the page)."""
         self.values.clear()
+        self.query_string = query_string
         msg = BackMsg()
         msg.rerun_script.query_string = query_string
         if page_name in self.pages:
@@ -124,14 +143,29 @@ class StreamlitSession:
     async def set_value(self, key: str, proto_field: str, value: object) -> RunResult:
         return await self._rerun_with(key, proto_field, value)
 
+    async def rerun_fragment(self, fragment_id: str) -> RunResult:
+        """What the frontend's ``run_every`` timer sends: a rerun of one fragment."""
+        msg = self._rerun_msg(fragment_id)
+        msg.rerun_script.is_auto_rerun = True
+        for wid, (proto_field, value) in self.values.items():
+            _set(msg.rerun_script.widget_states.widgets.add(), wid, proto_field, value)
+        return await self._run(msg)
+
+    def _rerun_msg(self, fragment_id: str = "") -> BackMsg:
+        msg = BackMsg()
+        msg.rerun_script.page_script_hash = self.page_hash
+        if self.browser_like:
+            msg.rerun_script.query_string = self.query_string
+            msg.rerun_script.fragment_id = fragment_id
+        return msg
+
     async def _rerun_with(
         self, key: str, proto_field: str, value: object, *, sticky: bool = True
     ) -> RunResult:
         if key not in self.widget_ids:
             return RunResult(0.0, f"no widget with key {key!r} on the page")
         wid = self.widget_ids[key]
-        msg = BackMsg()
-        msg.rerun_script.page_script_hash = self.page_hash
+        msg = self._rerun_msg(self.widget_fragment.get(key, ""))
         states = msg.rerun_script.widget_states
         for other_id, (other_field, other_value) in self.values.items():
             if other_id != wid:
@@ -150,11 +184,22 @@ class StreamlitSession:
             self.page_hash = fwd.navigation.page_script_hash
             self.pages = {p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages}
         elif kind == "delta":
+            seen = len(result.widget_ids)
             self._read_delta(fwd, result)
+            if self.browser_like and len(result.widget_ids) > seen:
+                key = list(result.widget_ids)[-1]  # the widget this delta drew
+                self.widget_fragment[key] = fwd.delta.fragment_id
+        elif kind == "page_info_changed" and self.browser_like:
+            self.query_string = fwd.page_info_changed.query_string
+        elif kind == "auto_rerun":
+            self.fragments[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
         elif kind == "script_finished":
             if fwd.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 return False  # the script called st.rerun(): a browser waits for that run
-            if fwd.script_finished != ForwardMsg.FINISHED_SUCCESSFULLY:
+            if fwd.script_finished not in (
+                ForwardMsg.FINISHED_SUCCESSFULLY,
+                ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
+            ):
                 result.status = f"script_finished={fwd.script_finished}"
             return True
         return False
@@ -184,9 +229,14 @@ class StreamlitSession:
         if result.ok and "exception" in result.element_types:
             result.status = "exception element"
         if result.ok and result.n_messages and result.widget_ids:
-            self.widget_ids = result.widget_ids
-            self.disabled = result.disabled
-            self.slider_max = result.slider_max
+            if msg.rerun_script.fragment_id:  # a fragment redraws its own widgets only
+                self.widget_ids.update(result.widget_ids)
+                self.disabled.update(result.disabled)
+                self.slider_max.update(result.slider_max)
+            else:
+                self.widget_ids = result.widget_ids
+                self.disabled = result.disabled
+                self.slider_max = result.slider_max
         return result
 
     @staticmethod
