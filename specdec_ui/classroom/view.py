@@ -402,7 +402,7 @@ def _answer_widget(found: ClassQuestion) -> float | None:
     low, high = found.span
     return st.number_input(
         f"Your answer: {q.unit} (a number from {low:g} to {high:g})",
-        value=None, step=0.01, format="%g", key=f"class_number_{key}",
+        value=None, step=1e-6, format="%g", key=f"class_number_{key}",  # typed answers valid
     )  # fmt: skip
 
 
