@@ -39,7 +39,7 @@ from tests.e2e.conftest import (
     overlapping_text,
     settle,
 )
-from tests.e2e.test_issue18_screens import _background, _contrast
+from tests.e2e.test_teacher_screens import _background, _contrast
 
 pytestmark = pytest.mark.e2e
 

@@ -1,5 +1,5 @@
 """Issue 25 ("a second teacher's walk"): AppTest proofs of items 1 and 9-12 and the smaller
-things (the browser proofs of items 2-8 are tests/e2e/test_issue25_screens.py).
+things (the browser proofs of items 2-8 are tests/e2e/test_steppers_in_one_screen.py).
 
 1. The Model pair lab's measured speedup is held 3 hours per server (not the 10 minutes of
    typed text, not at the mercy of the figure cache's LRU), under a key with the prompt's

@@ -2,7 +2,7 @@
 its field on the round page, the Speedup explorer's largest-K note and its heatmap range, the
 Variants lab's inputs in the main column and its numbers explained, the step headings, and
 the QR button on every page. Layout, sizes and colours are proved in Chromium
-(tests/e2e/test_issue18_screens.py)."""
+(tests/e2e/test_teacher_screens.py)."""
 
 from __future__ import annotations
 
