@@ -4,8 +4,9 @@
 the class, with an answer to unfold after the students have tried. Every question is about
 numbers a student can open on the page (its default preset or example), and every number in
 an answer is computed here by the core (:mod:`specdec_core`), never typed:
-``tests/app/test_held_speedup_and_page_questions.py`` recomputes each one and checks that an answer states no
-number that is neither given in its question nor one of its computed ``facts``.
+``tests/app/test_held_speedup_and_page_questions.py`` recomputes each one and checks that an
+answer states no number that is neither given in its question nor one of its computed
+``facts``.
 
 :func:`questions_for` gives a page's questions by its script path; :func:`questions_box`
 draws them (Streamlit) inside "What this page asks", each answer in its own folded box.
