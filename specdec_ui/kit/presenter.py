@@ -38,6 +38,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from specdec_ui.kit.chart_text import ChartText, chart_text
+from specdec_ui.kit.link_switch import LinkSwitch, parse_yes_no
 from specdec_ui.kit.qr import LinkTooLongError, is_local_link, qr_png
 from specdec_ui.kit.share import share_query
 from specdec_ui.kit.tables import show_table
@@ -49,8 +50,7 @@ PRESENT_PARAM = "present"
 STATE_KEY = "presenter"  # not a widget key: survives page switches
 TOGGLE_KEY = "presenter_toggle"
 SEEN_KEY = "presenter_link_seen"  # the last ``present`` value read from the link
-TRUE_WORDS = ("1", "true", "on", "yes")
-FALSE_WORDS = ("0", "false", "off", "no")
+SWITCH = LinkSwitch(PRESENT_PARAM, STATE_KEY, TOGGLE_KEY, SEEN_KEY)
 QR_WIDTH = 240  # px on screen: scannable from a phone a few metres from the projector
 
 # Static CSS for the projector layout. A module constant: never formatted with user text.
@@ -536,64 +536,33 @@ STEPPER_JS = """<script>
 
 def parse_present(raw: str | None) -> bool | None:
     """``present`` link value -> True/False, or None when absent or not a yes/no word."""
-    if raw is None:
-        return None
-    word = raw.strip().lower()
-    if word in TRUE_WORDS:
-        return True
-    if word in FALSE_WORDS:
-        return False
-    return None
+    return parse_yes_no(raw)
 
 
 def presenting() -> bool:
-    """Whether presenter view is on; a changed ``present`` link value is applied once.
-
-    The link is read only when its value differs from the last one seen, so a link
-    that still says ``present=1`` cannot switch the view back on after the toggle
-    turned it off (the toggle also removes the parameter).
-    """
-    raw = st.query_params.get(PRESENT_PARAM)
-    if raw != st.session_state.get(SEEN_KEY):
-        st.session_state[SEEN_KEY] = raw
-        wanted = parse_present(raw)
-        if wanted is not None:
-            st.session_state[STATE_KEY] = wanted
-    return bool(st.session_state.get(STATE_KEY, False))
-
-
-def _toggled() -> None:
-    st.session_state[STATE_KEY] = bool(st.session_state[TOGGLE_KEY])
+    """Whether presenter view is on; a changed ``present`` link value is applied once
+    (:class:`specdec_ui.kit.link_switch.LinkSwitch`)."""
+    return SWITCH.on()
 
 
 def presenter_toggle() -> bool:
     """The sidebar switch; returns the (possibly new) state."""
-    on = presenting()
-    st.session_state[TOGGLE_KEY] = on  # the widget's value is dropped on page switches
-    st.sidebar.toggle(
+    return SWITCH.toggle(
         "🖥️ Presenter view",
-        key=TOGGLE_KEY,
-        on_change=_toggled,
         help="Projector layout: inputs folded away, larger chart text, thicker lines. "
         "→ / Page Down (a clicker) presses Next, ← / Page Up presses Back. "
         "The link gets present=1 so a reload keeps it.",
     )
-    return on
 
 
 def link_params() -> dict[str, str]:
     """``{"present": "1"}`` in presenter view, else ``{}``: add it to the page's link."""
-    return {PRESENT_PARAM: "1"} if presenting() else {}
+    return SWITCH.link_params()
 
 
 def sync_link() -> None:
     """Write the presenter state into the address bar (after the page wrote its own)."""
-    on = presenting()
-    if on and st.query_params.get(PRESENT_PARAM) != "1":
-        st.query_params[PRESENT_PARAM] = "1"
-    elif not on and PRESENT_PARAM in st.query_params:
-        del st.query_params[PRESENT_PARAM]
-    st.session_state[SEEN_KEY] = st.query_params.get(PRESENT_PARAM)
+    SWITCH.sync_link()
 
 
 def presenter_style() -> None:

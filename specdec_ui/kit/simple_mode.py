@@ -16,14 +16,13 @@ What it folds away is listed in :data:`FOLDED` (the Teach page shows the list).
 
 from __future__ import annotations
 
-import streamlit as st
-
-from specdec_ui.kit.presenter import parse_present
+from specdec_ui.kit.link_switch import LinkSwitch
 
 SIMPLE_PARAM = "simple"
 STATE_KEY = "simple_mode"  # not a widget key: survives page switches
 TOGGLE_KEY = "simple_toggle"
 SEEN_KEY = "simple_link_seen"  # the last ``simple`` value read from the link
+SWITCH = LinkSwitch(SIMPLE_PARAM, STATE_KEY, TOGGLE_KEY, SEEN_KEY)  # kit/link_switch.py
 
 # What simple mode folds away, page by page (the Teach page lists it; the views say where).
 FOLDED: tuple[tuple[str, str], ...] = (
@@ -44,42 +43,23 @@ FOLDED: tuple[tuple[str, str], ...] = (
 def simple() -> bool:
     """Whether simple mode is on; a changed ``simple`` link value is applied once (so a
     link that still says ``simple=1`` cannot switch it back on after the toggle)."""
-    raw = st.query_params.get(SIMPLE_PARAM)
-    if raw != st.session_state.get(SEEN_KEY):
-        st.session_state[SEEN_KEY] = raw
-        wanted = parse_present(raw)  # the same yes/no words as present=
-        if wanted is not None:
-            st.session_state[STATE_KEY] = wanted
-    return bool(st.session_state.get(STATE_KEY, False))
-
-
-def _toggled() -> None:
-    st.session_state[STATE_KEY] = bool(st.session_state[TOGGLE_KEY])
+    return SWITCH.on()
 
 
 def link_params() -> dict[str, str]:
     """``{"simple": "1"}`` in simple mode, else ``{}``: add it to the page's link."""
-    return {SIMPLE_PARAM: "1"} if simple() else {}
+    return SWITCH.link_params()
 
 
 def sync_link() -> None:
     """Write the state into the address bar (a page switch cleared the query)."""
-    on = simple()
-    if on and st.query_params.get(SIMPLE_PARAM) != "1":
-        st.query_params[SIMPLE_PARAM] = "1"
-    elif not on and SIMPLE_PARAM in st.query_params:
-        del st.query_params[SIMPLE_PARAM]
-    st.session_state[SEEN_KEY] = st.query_params.get(SIMPLE_PARAM)
+    SWITCH.sync_link()
 
 
 def simple_toggle() -> bool:
     """The sidebar switch (and the link kept in step with it); returns the state."""
-    on = simple()
-    st.session_state[TOGGLE_KEY] = on  # the widget's value is dropped on page switches
-    st.sidebar.toggle(
+    on = SWITCH.toggle(
         "🌱 Simple mode",
-        key=TOGGLE_KEY,
-        on_change=_toggled,
         help="For a first lesson: folds away the guard, engine logs, the roofline model's "
         "checks and the advanced quiz kinds. The link gets simple=1 so a reload keeps it.",
     )
