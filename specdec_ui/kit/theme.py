@@ -211,15 +211,21 @@ def _text_on_fill(trace: dict) -> bool:
     return "inside" in position or position == "middle center"
 
 
-def _presenter_colorbar(colorbar: dict) -> dict:
-    """A colour bar with ticks and title at the presenter size."""
-    colorbar = dict(colorbar)
-    colorbar["tickfont"] = _at_least(colorbar.get("tickfont"), PRESENTER_FONT_SIZE)
-    title = colorbar.get("title")
+def _presenter_box(box: dict, font_key: str) -> dict:
+    """A colour bar (``font_key`` "tickfont") or a legend ("font"): its items and its title
+    (Streamlit's theme draws that small) at the presenter size."""
+    box = dict(box)
+    box[font_key] = _at_least(box.get(font_key), PRESENTER_FONT_SIZE)
+    title = box.get("title")
     title = {"text": title} if isinstance(title, str) else dict(title or {})
     title["font"] = _at_least(title.get("font"), PRESENTER_FONT_SIZE)
-    colorbar["title"] = title
-    return colorbar
+    box["title"] = title
+    return box
+
+
+def _presenter_colorbar(colorbar: dict) -> dict:
+    """A colour bar with ticks and title at the presenter size."""
+    return _presenter_box(colorbar, "tickfont")
 
 
 def presenter_figure(fig: go.Figure, *, theme_type: str | None = None) -> go.Figure:
@@ -283,14 +289,8 @@ def _axis_names(layout: dict, traces) -> list[str]:
 
 
 def _presenter_legend(legend: dict) -> dict:
-    """The legend's items and its title (Streamlit's theme draws that small) at the size."""
-    legend = dict(legend)
-    legend["font"] = _at_least(legend.get("font"), PRESENTER_FONT_SIZE)
-    title = legend.get("title")
-    title = {"text": title} if isinstance(title, str) else dict(title or {})
-    title["font"] = _at_least(title.get("font"), PRESENTER_FONT_SIZE)
-    legend["title"] = title
-    return legend
+    """The legend's items and its title at the presenter size."""
+    return _presenter_box(legend, "font")
 
 
 def _presenter_shape(shape: dict, swap: dict) -> dict:
