@@ -13,6 +13,7 @@ INTRO = (
 with page_frame(__file__, INTRO) as frame:
     page = view.page_state()
     page.warn_link()
+    view.class_pool()  # a phone that joined a class adds its rounds to the class's pool
     with inputs_area("⚙️ Inputs: p and q, K, rounds, seed, algorithm"):
         run_now = view.inputs(page)
 

@@ -19,6 +19,7 @@ INTRO = (
 with page_frame(__file__) as frame:
     # In both views the step comes first: the intro and the settings fold under the title.
     page_heading(frame.info, INTRO, presenting=True, questions=asks(frame.info))
+    view.class_pool()  # a phone that joined a class adds its rounds to the class's pool
     warning_box = st.container()
     state.open_state()
     with st.expander(state.settings_label(), key="round_settings"):

@@ -60,10 +60,16 @@ def seat() -> Seat | None:
             return _teacher_seat(normalise_code(params[CLASS_PARAM]))
         if params.get(JOIN_PARAM):
             return _student_seat(normalise_code(params[JOIN_PARAM]))
+        if (st.session_state.get(STUDENT_KEY) or {}).get("code"):  # back from another page,
+            return _student_seat(st.session_state[STUDENT_KEY]["code"])  # which drops the link
     except ClassroomError as err:
         show_error(err)
         if isinstance(err, ClassNotFound) and (held_class() or {}).get("code"):
             st.session_state.pop(TEACHER_KEY, None)
+        if isinstance(err, ClassNotFound) and not (
+            params.get(CLASS_PARAM) or params.get(JOIN_PARAM)
+        ):
+            st.session_state.pop(STUDENT_KEY, None)  # an ended class: no seat to come back to
     return None
 
 
@@ -435,7 +441,17 @@ def phone_question(seat: Seat) -> None:
         st.success(f"Sent: {found.label(mine)}. A new answer replaces it until the reveal.")
 
 
-def _run_rounds(seat: Seat, exp: Experiment) -> None:
+def describe(exp: Experiment) -> str:
+    """An experiment in words: its p and q, K and rule (markdown-escaped)."""
+    return (
+        f"{md_escape(LAB_PRESETS[exp.preset].label)}, K = {exp.k}, rule: "
+        f"{md_escape(_rule_label(exp.rule))}"
+    )
+
+
+def run_rounds(seat: Seat, exp: Experiment) -> None:
+    """One press: this phone's next batch of the experiment (its own seed) into the pool,
+    with what was added, or the store's refusal (ended class, too fast) said plainly."""
     seed = st.session_state.setdefault(SEED_KEY, secrets.randbelow(2**31))
     done = st.session_state.setdefault(MINE_KEY, {})
     batch = done.get(exp.name, 0)
@@ -463,12 +479,9 @@ def phone_rounds(seat: Seat) -> None:
     if exp is None:
         return
     st.header("🧪 The class's experiment")
-    st.markdown(
-        f"{md_escape(LAB_PRESETS[exp.preset].label)}, K = {exp.k}, rule: "
-        f"{md_escape(_rule_label(exp.rule))}."
-    )
+    st.markdown(f"{describe(exp)}.")
     if st.button(f"▶️ Run {ROUNDS_PER_PRESS} rounds", key="class_run"):
-        _run_rounds(seat, exp)
+        run_rounds(seat, exp)
     presses = st.session_state.get(MINE_KEY, {}).get(exp.name, 0)
     if presses:
         seed = st.session_state.get(SEED_KEY)

@@ -23,6 +23,7 @@ from specdec_core import variants as vr
 from specdec_core.errors import mismatch_message
 from specdec_core.rules import RULES, RuleKind, reference_rule, rules_of_kind
 from specdec_ui import presets
+from specdec_ui.classroom.pool_panel import pool_panel
 from specdec_ui.kit.announce import announce, announce_change
 from specdec_ui.kit.engine_view import engine_panel
 from specdec_ui.kit.page_state import PageState
@@ -598,3 +599,9 @@ def share(page: PageState, applied: dict[str, object]) -> None:
     if applied["preset"] == presets.CUSTOM:
         params |= {"p": applied["p_text"], "q": applied["q_text"]}
     page.share(params, caption=SHARE_CAPTION)
+
+
+def class_pool() -> None:
+    """A phone that joined a class on the Class page: add rounds of the class's experiment
+    to its pool from here (nothing shows in a session with no seat)."""
+    pool_panel()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from specdec_ui.classroom.pool_panel import pool_panel
 from specdec_ui.kit.announce import announce_change
 from specdec_ui.kit.presenter import chart
 from specdec_ui.kit.stepper import StepLabels, stepper, steps_below
@@ -169,3 +170,9 @@ def share_and_download(
         key="round_download",
         label="⬇️ Download the round trace (CSV)",
     )
+
+
+def class_pool() -> None:
+    """A phone that joined a class on the Class page: add rounds of the class's experiment
+    to its pool from here (nothing shows in a session with no seat)."""
+    pool_panel()
