@@ -740,8 +740,9 @@ def when_measured(choice: Choice, held: work.Held) -> None:
     until = held.measured_at + work.HOLD_S
     st.caption(
         f"Measured at {work.clock_text(held.measured_at, offset)} ({work.age_text(held.age_s)}) "
-        f"on this server, and kept until {work.clock_text(until, offset)}: everyone who opens "
-        "this run sees this same figure, so the class reads one number for the lesson."
+        f"{md_escape(work.where_held())}, and kept until {work.clock_text(until, offset)}: "
+        "everyone who opens this run sees this same figure, so the class reads one number "
+        "for the lesson."
     )
     with st.expander("🔁 Measure again (for the teacher)", key="lm_again_box"):
         st.write(AGAIN_HELP)

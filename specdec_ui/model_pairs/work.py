@@ -12,7 +12,10 @@
   process (:func:`measure_apart`), a typed prompt never leaves this process. A finished
   measurement is **held** for :data:`HOLD_S` (3 hours: a lesson sees one figure) under a
   key with a digest of the prompt, never its text (:func:`speed_key`), with the time it
-  finished; :func:`measure_again` replaces it on a teacher's request;
+  finished; :func:`measure_again` replaces it on a teacher's request. With
+  ``SPECDEC_STORE=redis://...`` the figure is held in Redis for every replica, one replica
+  measuring a run at a time (:mod:`specdec_ui.runtime.held_store`; in-process again if
+  Redis goes away);
 - :func:`get_speed`: the same measurement on the reference workload (default prompt,
   200 tokens, seed 0), once per (pair, K, T): the figure the Serving lab and the
   comparison line use;
@@ -22,7 +25,10 @@
 from __future__ import annotations
 
 import collections
+import contextlib
+import dataclasses
 import hashlib
+import json
 import math
 import statistics
 import threading
@@ -41,6 +47,7 @@ from specdec_core.lm.timing import SpeedMeasurement, impossible_reasons, measure
 from specdec_core.theory import expected_tokens
 from specdec_ui.kit.share import LinkReader, share_query
 from specdec_ui.presets import MAX_SEED, MODEL_PAIR_K_MAX
+from specdec_ui.runtime.held_store import RedisHeld, down_errors, shared_held
 from specdec_ui.runtime.processes import HelperTimeoutError, run_apart
 from specdec_ui.runtime.shared_work import TEXT_TTL_S, WaitStatus, shared_result, status
 
@@ -68,6 +75,7 @@ GREEDY_SEED_NOTE = (
 T = TypeVar("T")
 HOLD_S = 3 * 3600.0  # a finished measurement is kept this long: one figure for a lesson
 HOLD_MAX = 512  # measurements held at most (a few hundred bytes each); oldest go first
+LOCK_S = 600.0  # with Redis: one replica measures a run; the others wait at most this long
 AGAIN_AFTER_S = 60.0  # "measure again" is offered once the figure is this old
 SPEED_TOKENS, SPEED_REPEATS, SPEED_SEED = 200, 5, 0  # the reference workload of the timing
 TOKEN_KINDS = ("accepted", "resampled", "bonus", "plain")  # how a generated token was made
@@ -293,6 +301,45 @@ class Held:
         return max(0.0, time.time() - self.measured_at)
 
 
+def held_json(held: Held) -> str:
+    """``held`` as JSON of plain numbers and strings (what replicas share in Redis)."""
+    value = held.value
+    if isinstance(value, Unmeasured):
+        body = {"kind": "unmeasured", "reason": value.reason}
+    elif isinstance(value, SpeedMeasurement):
+        body = {"kind": "speed", "fields": dataclasses.asdict(value)}
+    else:
+        raise TypeError(f"a held value is a measurement, not {type(value).__name__}")
+    return json.dumps({"measured_at": held.measured_at, "value": body}, allow_nan=False)
+
+
+def _plain_field(value: object) -> object:
+    """A field read back from JSON: a number, a string, a bool, None or a list of numbers."""
+    if isinstance(value, list):
+        if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in value):
+            raise ValueError("a list in a held measurement holds numbers only")
+        return tuple(float(x) for x in value)
+    if value is None or isinstance(value, str | int | float):
+        return value
+    raise ValueError(f"a held measurement holds no {type(value).__name__}")
+
+
+def held_from_json(text: str) -> Held | None:
+    """The :class:`Held` of :func:`held_json`'s text, or None when it is not one (then the run
+    is measured again and the text replaced)."""
+    try:
+        data = json.loads(text)
+        at, body = data["measured_at"], data["value"]
+        if not isinstance(at, int | float) or isinstance(at, bool) or not math.isfinite(at):
+            return None
+        if body["kind"] == "unmeasured" and isinstance(body["reason"], str):
+            return Held(Unmeasured(body["reason"]), float(at))
+        fields = {name: _plain_field(v) for name, v in body["fields"].items()}
+        return Held(SpeedMeasurement(**fields), float(at)) if body["kind"] == "speed" else None
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
 class MeasurementHold:
     """Finished measurements, each kept ``hold_s`` (an :class:`Unmeasured`: ``retry_s``),
     at most ``max_entries`` (the oldest go first).
@@ -301,18 +348,43 @@ class MeasurementHold:
     with every figure of every page, so a class moving sliders pushed a measurement out
     within minutes and the next visitor measured again, on a busier machine (issue 25: the
     same run read 1.38x, then 1.31x, then 1.25x in one lesson). Keys hold no typed text.
+
+    With ``shared`` (:class:`specdec_ui.runtime.held_store.RedisHeld`, when
+    ``SPECDEC_STORE=redis://...``) the figure lives in Redis for every replica (issue 34 item
+    6): :meth:`get` reads it there (a local copy keeps what this process saw), :meth:`put`
+    writes it there with the hold's TTL, and :meth:`turn` lets one replica at a time measure
+    a run. When Redis stops answering, the hold goes on in-process from its local copies
+    (:attr:`backend` says so) for the rest of the process's life, as the class store does.
     """
 
-    def __init__(self, *, hold_s: float, retry_s: float, max_entries: int, clock=time.monotonic):
+    def __init__(
+        self,
+        *,
+        hold_s: float,
+        retry_s: float,
+        max_entries: int,
+        clock=time.monotonic,
+        shared: RedisHeld | None = None,
+        backend: str = "in-process",
+        lock_s: float = LOCK_S,
+        poll_s: float = 0.25,
+    ):
         self.hold_s, self.retry_s, self.max_entries = hold_s, retry_s, max_entries
         self.clock = clock
         self._lock = threading.Lock()
         self._items: collections.OrderedDict[Hashable, tuple[float, Held]] = (
             collections.OrderedDict()
         )
+        self.shared, self.backend = shared, backend
+        self.lock_s, self.poll_s = lock_s, poll_s
+        self._down = down_errors() if shared is not None else ()
 
     def get(self, key: Hashable) -> Held | None:
         """The held measurement of ``key``, or None (never held, or expired)."""
+        if (shared := self.shared) is not None:
+            found = self._ask(lambda: shared.get(key), _DOWN)
+            if found is not _DOWN:
+                return self._copy(key, found)
         with self._lock:
             item = self._items.get(key)
             if item is None or item[0] <= self.clock():
@@ -323,19 +395,101 @@ class MeasurementHold:
     def put(self, key: Hashable, held: Held) -> Held:
         """Hold ``held`` under ``key`` (replacing an older one); returns it."""
         keep = self.retry_s if isinstance(held.value, Unmeasured) else self.hold_s
+        if (shared := self.shared) is not None:
+            self._ask(lambda: shared.put(key, held_json(held), keep), None)
+        self._keep(key, held, keep)
+        return held
+
+    def clear(self) -> None:
+        if (shared := self.shared) is not None:
+            self._ask(shared.clear, None)
+        with self._lock:
+            self._items.clear()
+
+    @contextlib.contextmanager
+    def turn(self, key: Hashable, *, newer_than: float = -math.inf):
+        """Yields a held measurement of ``key`` finished after ``newer_than`` that another
+        replica made meanwhile (use it), or None: measure now. In Redis, None comes with
+        ``key``'s lock (``SET NX`` with a TTL of ``lock_s``), so one replica measures a run
+        while the others wait here for its figure; in-process it is None at once (the
+        shared store's single flight already measures a run once per process)."""
+        token, deadline = None, time.monotonic() + self.lock_s
+        try:
+            while (shared := self.shared) is not None and time.monotonic() < deadline:
+                found = self.get(key)
+                if found is not None and found.measured_at > newer_than:
+                    break
+                token = self._ask(lambda s=shared: s.lock(key, self.lock_s), None)
+                if token is not None:
+                    found = self.get(key)  # finished between the look and the lock?
+                    break
+                time.sleep(self.poll_s)
+            else:
+                found = None
+            yield found if found is not None and found.measured_at > newer_than else None
+        finally:
+            if token is not None and (shared := self.shared) is not None:
+                self._ask(lambda: shared.unlock(key, token), None)
+
+    # ---- Redis and the local copy
+    def _keep(self, key: Hashable, held: Held, keep: float) -> None:
         with self._lock:
             self._items.pop(key, None)
             self._items[key] = (self.clock() + keep, held)
             while len(self._items) > self.max_entries:
                 self._items.popitem(last=False)
+
+    def _copy(self, key: Hashable, found: tuple[str, float] | None) -> Held | None:
+        """The held value Redis returned, kept as this process's copy (the same object as
+        long as Redis holds the same figure)."""
+        if found is None:
+            with self._lock:
+                self._items.pop(key, None)
+            return None
+        text, left_s = found
+        with self._lock:
+            item = self._items.get(key)
+        if item is not None and held_json(item[1]) == text:
+            return item[1]
+        held = held_from_json(text)
+        if held is not None:
+            self._keep(key, held, left_s)
         return held
 
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
+    def _ask(self, call: Callable[[], T], on_down: object) -> T | object:
+        """``call()`` on Redis, or ``on_down`` once Redis has gone (the hold then goes on in
+        this process, and :attr:`backend` says why)."""
+        try:
+            return call()
+        except self._down as err:
+            reason = " ".join(f"{type(err).__name__}: {err}".split())[:120]
+            self.shared = None
+            self.backend = (
+                f"in-process (Redis unreachable: {reason}; the figure is held on this server "
+                "only, with every figure shown so far)"
+            )
+            return on_down
 
 
-HOLD = MeasurementHold(hold_s=HOLD_S, retry_s=TEXT_TTL_S, max_entries=HOLD_MAX)
+_DOWN = object()  # MeasurementHold._ask's answer once Redis has gone
+_SHARED_HELD, _HELD_BACKEND = shared_held()
+HOLD = MeasurementHold(
+    hold_s=HOLD_S,
+    retry_s=TEXT_TTL_S,
+    max_entries=HOLD_MAX,
+    shared=_SHARED_HELD,
+    backend=_HELD_BACKEND,
+)
+
+
+def where_held() -> str:
+    """Where the figure is held, in words for the page: this server, every replica (Redis),
+    or this server after Redis went away (with why)."""
+    if HOLD.shared is not None:
+        return "on one of this site's servers and shared by all of them (Redis)"
+    if HOLD.backend.startswith("in-process (Redis unreachable"):
+        return "on this server (" + HOLD.backend.removeprefix("in-process (")
+    return "on this server"
 
 
 def prompt_digest(prompt: str) -> str:
@@ -362,7 +516,10 @@ def _held_result(namespace: str, key: Hashable, measure: Callable[[], T], what: 
         return held
 
     def compute() -> Held:
-        return HOLD.put((namespace, key), Held(_or_why(measure, what), time.time()))
+        with HOLD.turn((namespace, key)) as found:  # Redis: one replica measures it
+            if found is not None:
+                return found
+            return HOLD.put((namespace, key), Held(_or_why(measure, what), time.time()))
 
     return shared_result(namespace, key, compute, lane="background", wait=wait, ttl_s=0.0)
 
@@ -426,10 +583,13 @@ def measure_again(request: RunRequest) -> bool:
     shared = request.shared(trace=False)
 
     def again() -> Held:
-        value = _or_why(lambda: measure_run(shared), "new speed measurement of this run")
-        if isinstance(value, Unmeasured):
-            return held  # the old figure stays; the timeout is not news for the class
-        return HOLD.put(("lm.run_speed", key), Held(value, time.time()))
+        with HOLD.turn(("lm.run_speed", key), newer_than=held.measured_at) as found:
+            if found is not None:
+                return found  # another replica measured it again meanwhile
+            value = _or_why(lambda: measure_run(shared), "new speed measurement of this run")
+            if isinstance(value, Unmeasured):
+                return held  # the old figure stays; the timeout is not news for the class
+            return HOLD.put(("lm.run_speed", key), Held(value, time.time()))
 
     shared_result("lm.run_speed_again", key, again, lane="background", wait=False, ttl_s=0.0)
     return True
