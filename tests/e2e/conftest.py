@@ -210,14 +210,19 @@ PHONE_VIEWPORT = {"width": 390, "height": 844}  # a phone held upright
 COLOR_SCHEMES = ("light", "dark")  # Chromium's prefers-color-scheme; the app has no theme.base
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def screen_context(browser, app_server):
-    """``screen_context(viewport, scheme)``: a new browser context (close it when done).
+    """``screen_context(viewport, scheme)``: a new browser context, closed when the test ends.
 
     The app follows the viewer's light/dark preference, so Chromium's
     prefers-color-scheme emulation switches the theme per context (the
     ``?embed_options=dark_theme`` link option works too, but it would travel with
     the page's own query parameters).
+
+    Per test, not per session: a context left open keeps its pages and their Streamlit
+    sessions alive, and a page with a self-refreshing fragment (the Class page reruns
+    every 1-2 s) kept the shared server busy for the rest of the run; the suite's open
+    contexts once took the machine's 24 GB.
     """
     opened = []
 
