@@ -226,6 +226,19 @@ def _pool_state(shape: str, counts: dict[str, str], students: set[str]) -> PoolS
     )
 
 
+def redis_client(url: str) -> redis.Redis:
+    """A client of ``url`` as every store of this app uses one (the class store, the held
+    speedup figure): text replies, short time-outs, one retry, so that a Redis that went
+    away is noticed within seconds and the store falls back in-process."""
+    return redis.Redis.from_url(
+        url,
+        decode_responses=True,
+        socket_timeout=2.0,
+        socket_connect_timeout=1.0,
+        retry=Retry(NoBackoff(), 1),
+    )
+
+
 class RedisClassStore:
     """The :class:`~specdec_ui.runtime.classroom.ClassStore` in Redis (all replicas share it).
 
@@ -236,13 +249,7 @@ class RedisClassStore:
 
     def __init__(self, client: redis.Redis | str, clock: Callable[[], float] = time.time) -> None:
         if isinstance(client, str):
-            client = redis.Redis.from_url(
-                client,
-                decode_responses=True,
-                socket_timeout=2.0,
-                socket_connect_timeout=1.0,
-                retry=Retry(NoBackoff(), 1),
-            )
+            client = redis_client(client)
         self.r, self.clock = client, clock
         self._scripts = {
             name: client.register_script(text)

@@ -64,18 +64,10 @@ class RedisHeld:
     backend = "redis"
 
     def __init__(self, client: object) -> None:
-        import redis  # only when a Redis store is asked for
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
+        if isinstance(client, str):  # imports redis: only when a Redis store is asked for
+            from specdec_ui.runtime.classroom_redis import redis_client
 
-        if isinstance(client, str):
-            client = redis.Redis.from_url(
-                client,
-                decode_responses=True,
-                socket_timeout=2.0,
-                socket_connect_timeout=1.0,
-                retry=Retry(NoBackoff(), 1),
-            )
+            client = redis_client(client)
         self.r = client
         self._unlock = client.register_script(_UNLOCK)
 
