@@ -8,7 +8,6 @@ installs redis-server), where a missing one is a failure.
 
 from __future__ import annotations
 
-import os
 import signal
 import threading
 import time
@@ -26,13 +25,7 @@ from specdec_ui.runtime.classroom import (
     NotTeacher,
     Throttled,
 )
-
-
-def _missing(reason: str) -> None:
-    if os.environ.get("SPECDEC_REQUIRE_OPTIONAL") == "1":
-        pytest.fail(f"SPECDEC_REQUIRE_OPTIONAL=1 but {reason}", pytrace=False)
-    pytest.skip(reason)
-
+from tests.ui.conftest import missing  # the Redis fixtures (server, client) live there too
 
 try:
     import redis
@@ -60,24 +53,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture(scope="module")
-def server():
-    if redis is None:
-        _missing("the redis client is not installed (pip install -r requirements.txt)")
-    if not REDIS_SERVER.exists():
-        _missing(f"{REDIS_SERVER} not found: install Debian's redis-server")
-    with run_redis() as running:
-        yield running
-
-
-@pytest.fixture
-def client(server):
-    c = redis.Redis.from_url(server.url, decode_responses=True)
-    c.flushdb()
-    yield c
-    c.close()
 
 
 @pytest.fixture
@@ -226,9 +201,9 @@ def test_two_stores_share_one_class(client, server):
 
 def test_redis_killed_mid_lesson_the_class_goes_on_in_process():
     if redis is None:
-        _missing("the redis client is not installed (pip install -r requirements.txt)")
+        missing("the redis client is not installed (pip install -r requirements.txt)")
     if not REDIS_SERVER.exists():
-        _missing(f"{REDIS_SERVER} not found: install Debian's redis-server")
+        missing(f"{REDIS_SERVER} not found: install Debian's redis-server")
     with run_redis() as own:
         projector, phones = ResilientStore(own.url), ResilientStore(own.url)
         code, key = projector.start()
@@ -263,7 +238,7 @@ def test_redis_killed_mid_lesson_the_class_goes_on_in_process():
 
 def test_a_slow_redis_is_busy_first_and_gone_only_after_a_while(monkeypatch):
     if redis is None or not REDIS_SERVER.exists():
-        _missing(f"{REDIS_SERVER} or the redis client not found: install both")
+        missing(f"{REDIS_SERVER} or the redis client not found: install both")
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
@@ -305,7 +280,7 @@ def test_the_process_store_follows_specdec_store(monkeypatch, server):
 
 def test_an_unreachable_redis_from_the_start_falls_back_with_a_message():
     if redis is None:
-        _missing("the redis client is not installed (pip install -r requirements.txt)")
+        missing("the redis client is not installed (pip install -r requirements.txt)")
     from benchmarks.local_server import free_port
 
     lonely = ResilientStore(f"redis://127.0.0.1:{free_port()}/0")
@@ -333,7 +308,7 @@ def test_the_local_copy_holds_every_write_of_this_process_through_racing_reads(m
     """Snapshots read while this process writes (every read refreshes here): after Redis is
     killed, the in-process class holds every answer and round this process sent."""
     if redis is None or not REDIS_SERVER.exists():
-        _missing(f"{REDIS_SERVER} or the redis client not found: install both")
+        missing(f"{REDIS_SERVER} or the redis client not found: install both")
     from specdec_ui.runtime import classroom_redis as crr
 
     monkeypatch.setattr(crr, "SNAPSHOT_MAX_AGE_S", 0.0)
@@ -376,7 +351,7 @@ def test_a_write_that_lands_while_a_snapshot_is_read_stays_in_the_copy(monkeypat
     """The race made certain: this process answers while its snapshot is on the way (read
     before the answer landed). The copy must still hold the answer when Redis then dies."""
     if redis is None or not REDIS_SERVER.exists():
-        _missing(f"{REDIS_SERVER} or the redis client not found: install both")
+        missing(f"{REDIS_SERVER} or the redis client not found: install both")
     from specdec_ui.runtime import classroom_redis as crr
 
     monkeypatch.setattr(crr, "SNAPSHOT_MAX_AGE_S", 0.0)

@@ -21,6 +21,7 @@ from specdec_core.lm.timing import SpeedMeasurement
 from specdec_ui.model_pairs import work
 from specdec_ui.runtime import held_store
 from specdec_ui.runtime.shared_work import MISSING
+from tests.ui.conftest import missing  # the Redis fixtures (server, client) live there too
 
 try:
     import redis
@@ -28,12 +29,6 @@ except ImportError:  # pragma: no cover - only where the client is not installed
     redis = None
 
 PROMPT = "My secret prompt about Paris"
-
-
-def _missing(reason: str) -> None:
-    if os.environ.get("SPECDEC_REQUIRE_OPTIONAL") == "1":
-        pytest.fail(f"SPECDEC_REQUIRE_OPTIONAL=1 but {reason}", pytrace=False)
-    pytest.skip(reason)
 
 
 def _fake(speedup: float) -> SpeedMeasurement:
@@ -62,24 +57,6 @@ def _hold(url: str, **options) -> work.MeasurementHold:
     """One replica's hold: its own client of the shared Redis."""
     options = {"hold_s": work.HOLD_S, "retry_s": 60.0, "max_entries": 8, **options}
     return work.MeasurementHold(shared=held_store.RedisHeld(url), backend="redis", **options)
-
-
-@pytest.fixture(scope="module")
-def server():
-    if redis is None:
-        _missing("the redis client is not installed (pip install -r requirements.txt)")
-    if not REDIS_SERVER.exists():
-        _missing(f"{REDIS_SERVER} not found: install Debian's redis-server")
-    with run_redis() as running:
-        yield running
-
-
-@pytest.fixture
-def client(server):
-    c = redis.Redis.from_url(server.url, decode_responses=True)
-    c.flushdb()
-    yield c
-    c.close()
 
 
 # ---------------------------------------------------------------- without Redis
@@ -207,7 +184,7 @@ def test_a_held_figure_expires_with_its_ttl(server, client):
 
 def test_redis_killed_mid_lesson_the_hold_goes_on_in_process(monkeypatch):
     if redis is None or not REDIS_SERVER.exists():
-        _missing("redis-server or the redis client is missing")
+        missing("redis-server or the redis client is missing")
     with run_redis() as running:
         a, b = _hold(running.url, poll_s=0.05), _hold(running.url)
         shown = a.put(_key(), work.Held(_fake(1.38), time.time()))
