@@ -397,10 +397,11 @@ A11Y_JS = """<script>
 # Issue 33, a clicker's quick presses: each press is queued, and the next one is pressed only
 # once the rerun of the one before has ended (the app's ``data-test-script-state`` went to
 # "running" and back to "notRunning"; a press whose rerun never starts is given up after
-# 2 s). A click during a rerun replaced that rerun's button press, so four quick presses
-# moved two or three steps. A press queued in the browser, not counted on the server: the
-# page's own rule (a step from the position kept now, a disabled Next at the end) decides
-# each press, and a queued press is dropped when its button is disabled by then (the end).
+# 8 s: a busy server can take seconds to start a rerun, and a next press clicked before it
+# started would replace it). A click during a rerun replaced that rerun's button press, so
+# four quick presses moved two or three steps. A press queued in the browser, not counted on
+# the server: the page's own rule (a step from the position kept now, a disabled Next at the
+# end) decides each press, and a queued press is dropped when its button is disabled by then.
 PRESENTER_KEYS_JS = """<script>
 (() => {
   if (window.__specdecPresenterKeys) { return; }
@@ -408,7 +409,7 @@ PRESENTER_KEYS_JS = """<script>
   const NEXT = ["ArrowRight", "PageDown"];
   const BACK = ["ArrowLeft", "PageUp"];
   const MAX_QUEUED = 12;
-  const GIVE_UP_MS = 2000;
+  const GIVE_UP_MS = 8000;
   const typing = (el) => el && el.closest && el.closest(
     "input, textarea, select, [contenteditable='true'], [role='slider'], [role='listbox'], " +
     "[role='combobox'], [role='menu'], [role='tablist'], [data-testid='stDataFrame']");
