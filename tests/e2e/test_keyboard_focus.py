@@ -259,6 +259,12 @@ def test_four_quick_clicker_presses_move_four_model_pair_rounds(screen_context):
     _pick(page, "lm_mode", "Step round by round", f"{key('lm_next')} button")
     heading = page.get_by_role("heading", name=re.compile(r"^Round \d+:"))
     first = int(re.match(r"Round (\d+)", heading.inner_text()).group(1))
+    # The page's background speed measurement reruns the page once when it ends; a press
+    # clicked in the same instant can be lost (the closing note of issue 33 says so): press
+    # once the measurement is in, as a teacher does after opening the page before class.
+    measuring = page.get_by_text(re.compile(r"Measuring the speed of your run"))
+    expect(measuring).to_have_count(0, timeout=180_000)
+    settle(page, timeout=60_000)
     page.locator(f"{MAIN} h1").click()
     _press(page, "ArrowRight", 4, 150)
     expect(heading).to_have_text(re.compile(rf"^Round {first + 4}:"), timeout=60_000)
