@@ -60,6 +60,9 @@ def seat() -> Seat | None:
             return _teacher_seat(normalise_code(params[CLASS_PARAM]))
         if params.get(JOIN_PARAM):
             return _student_seat(normalise_code(params[JOIN_PARAM]))
+        if (held_class() or {}).get("code"):  # the teacher back through the page menu
+            st.query_params[CLASS_PARAM] = held_class()["code"]
+            return _teacher_seat(held_class()["code"])
         if (st.session_state.get(STUDENT_KEY) or {}).get("code"):  # back from another page,
             return _student_seat(st.session_state[STUDENT_KEY]["code"])  # which drops the link
     except ClassroomError as err:

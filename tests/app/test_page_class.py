@@ -135,6 +135,16 @@ def test_a_reload_rejoins_with_the_answers_and_the_teacher_link_gives_the_contro
     assert "class_reveal" not in [b.key for b in stranger.button]
 
 
+def test_the_teacher_back_through_the_page_menu_gets_the_controls_and_the_address():
+    teacher, code = start_teacher()
+    teacher.query_params.clear()  # the sidebar's page menu opens the Class page without a link
+    teacher.run()
+    assert not teacher.exception
+    assert _param(teacher, "class") == code
+    assert teacher.button(key="class_reveal")
+    assert "join" not in teacher.query_params and store().view(code).students == 0
+
+
 def test_wrong_and_ended_codes_say_so_and_end_needs_the_teacher():
     bad = phone("ZZZ-ZZZ")
     assert "No class has the code ZZZZZZ" in texts(bad)
