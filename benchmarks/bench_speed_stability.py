@@ -15,7 +15,7 @@ the reference run of 200 tokens on the default prompt) twice:
 
 Meanwhile ``--hogs`` processes spin on the CPU (``while True: pass``). First one visit
 runs without a hog: the reference. The table gives each visit's figures and whether the
-new one is within 15 % of the reference (goal: 10 of 10) and of the README's 1.45x.
+new one is within 15 % of the reference (goal: 10 of 10) and of docs/PERFORMANCE.md's 1.45x.
 The hogs are stopped by their PIDs.
 """
 
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--visits", type=int, default=10)
     parser.add_argument("--hogs", type=int, default=1, help="CPU-spinning processes beside")
-    parser.add_argument("--readme", type=float, default=1.45, help="the README's figure")
+    parser.add_argument("--readme", type=float, default=1.45, help="docs/PERFORMANCE.md's figure")
     args = parser.parse_args(argv)
     if not (1 <= args.visits <= 50 and 0 <= args.hogs <= 8):
         parser.error("--visits 1..50, --hogs 0..8")
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         stop_hogs(hogs)
     print(
         "\n| visit | new speedup | range | v(K) | page | old speedup | old v(K) | within 15 % of "
-        f"reference {ref['new']:.2f}x | within 15 % of README {args.readme:.2f}x | "
+        f"reference {ref['new']:.2f}x | within 15 % of PERFORMANCE.md {args.readme:.2f}x | "
         "measure s | load |"
     )
     print("| ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | --- | ---: | ---: |")

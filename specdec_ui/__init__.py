@@ -1,4 +1,4 @@
-"""specdec_ui: the Streamlit side of the lab, in rooms (README's "The house").
+"""specdec_ui: the Streamlit side of the lab, in rooms ("The house" in docs/ARCHITECTURE.md).
 
 - ``kit/``: what every page draws with (widgets, page frame, stepper, theme, safe text,
   presenter view, share links, charts' text alternatives);

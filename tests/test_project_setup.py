@@ -125,3 +125,71 @@ def test_core_never_imports_the_ui():
         source = path.read_text(encoding="utf-8")
         assert not re.search(r"^\s*(import|from)\s+(streamlit|plotly)", source, re.M), path
         assert not re.search(r"^\s*assert\s", source, re.M), f"{path}: use ValueError, not assert"
+
+
+# --- the documents: every relative link lands, and the README leads to every document -----
+
+LINK = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
+# Written by another branch of the same change (the Serving lab's cost model leaves the README
+# there); delete this line once both are in.
+NOT_YET_HERE = {"docs/SERVING-MODEL.md"}
+
+
+def _documents() -> list[Path]:
+    return [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def _relative_links(path: Path) -> list[str]:
+    """The local targets of a document's markdown links, without their #anchors."""
+    targets = (t.split("#", 1)[0] for t in LINK.findall(path.read_text(encoding="utf-8")))
+    return [t for t in targets if t and not re.match(r"[a-z][a-z0-9+.-]*:", t)]
+
+
+def _broken_links(docs: list[Path], root: Path) -> list[str]:
+    broken = []
+    for doc in docs:
+        for target in _relative_links(doc):
+            path = (doc.parent / target).resolve()
+            known = path.is_relative_to(root) and path.relative_to(root).as_posix() in NOT_YET_HERE
+            if not path.exists() and not known:
+                broken.append(f"{doc.relative_to(root)}: {target}")
+    return broken
+
+
+def test_every_relative_link_in_the_documents_points_to_a_file():
+    assert _broken_links(_documents(), ROOT) == []
+
+
+def test_the_link_checker_finds_a_broken_link(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "here.md").write_text("# here")
+    doc = tmp_path / "docs" / "doc.md"
+    doc.write_text(
+        "[a](../here.md) [b](https://example.org/x) [c](#top) [d](../gone.md#part) [e](here.md)"
+    )
+    assert _relative_links(doc) == ["../here.md", "../gone.md", "here.md"]
+    assert _broken_links([doc], tmp_path.resolve()) == [
+        "docs/doc.md: ../gone.md",
+        "docs/doc.md: here.md",
+    ]
+
+
+def test_the_readme_links_every_document():
+    linked = {(ROOT / t).resolve() for t in _relative_links(ROOT / "README.md")}
+    for doc in [ROOT / "CONTRIBUTING.md", *(ROOT / "docs").glob("*.md")]:
+        assert doc.resolve() in linked, f"README.md has no link to {doc.relative_to(ROOT)}"
+    assert not NOT_YET_HERE - {t for t in _relative_links(ROOT / "README.md")}
+
+
+def test_the_readme_stays_one_page():
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 150
+
+
+def test_the_pages_in_detail_name_registered_pages_only():
+    from specdec_ui.registry import PAGES
+
+    text = (ROOT / "docs" / "PAGES.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| \*\*(.+?)\*\*", text, re.M)
+    titles = [page.title for page in PAGES]
+    assert rows and set(rows) <= set(titles), set(rows) - set(titles)
+    assert rows == [t for t in titles if t in rows], "rows in the registry's order"

@@ -3,7 +3,7 @@
 **What is left, and why.** Issues 20 and 27 built a per-round planner here: each round
 chose its own length 0..K from the draft's estimates of being kept, calibrated on the
 run, priced by c, a and v(n) learned from the run's clock (renewal-reward, Dinkelbach's
-argument). Measured (``benchmarks/bench_model_pairs.py``, issue 27; README), it never
+argument). Measured (``benchmarks/bench_model_pairs.py``, issue 27; docs/PERFORMANCE.md), it never
 beat the best fixed K where drafting pays: at T = 0 on a processor whose verify is cheap
 it ran at 1.11-1.13x against fixed K = 3's 1.17-1.24x (its Python planner and its longer
 guessing cost c + a = 0.19 of a plain step a round, against fixed K's 0.07). Where

@@ -180,6 +180,6 @@ treat barriers as bugs.
 
 def accessibility_statement() -> None:
     """The accessibility statement (issue 28) in an expander: what conforms, what does
-    not, how to report a barrier (the README's "Accessibility" section says the same)."""
+    not, how to report a barrier (docs/ACCESSIBILITY.md says the same)."""
     with st.expander("♿ Accessibility statement"):
         st.markdown(ACCESSIBILITY_STATEMENT)

@@ -447,7 +447,7 @@ def _add_ratio(story: _Story, s: sc.RoundStep) -> None:
 
 
 def _add_coin(story: _Story, s: sc.RoundStep) -> None:
-    """The coin u ~ U[0, 1) against a: keep iff u < a (the README's coin rule)."""
+    """The coin u ~ U[0, 1) against a: keep iff u < a (the coin rule in docs/CHOICES.md)."""
     i = s.position
     story.status[i] = "accepted" if s.accepted else "rejected"
     if s.accepted:

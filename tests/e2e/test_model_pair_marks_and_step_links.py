@@ -6,7 +6,7 @@
 - Item 16, a step link on a 390 x 844 phone: the inputs open folded and the stepper
   (Back / Next) is within the first screen, without scrolling.
 
-Screenshots go to tests/e2e/artifacts/ (``issue33-*``).
+Screenshots go to tests/e2e/artifacts/ (``marks-and-links-*``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def test_prompt_and_kept_drafts_carry_marks_in_the_dom_and_the_accessible_text(s
     expect(legend).to_contain_text("✓ draft token, kept")
     text.scroll_into_view_if_needed()
     laid_out(page, timeout=SLOW)
-    artifact(page, "issue33-model-pair-marks-1366")
+    artifact(page, "marks-and-links-model-pair-marks-1366")
 
 
 def test_a_step_link_on_a_phone_opens_with_the_stepper_on_the_first_screen(screen_context):
@@ -64,7 +64,7 @@ def test_a_step_link_on_a_phone_opens_with_the_stepper_on_the_first_screen(scree
     assert_inside_viewport(page, next_button, "Next of the step link's stepper")
     assert_inside_viewport(page, page.locator(key("lm_back")).first, "Back")
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-    artifact(page, "issue33-model-pair-step-link-phone")
+    artifact(page, "marks-and-links-model-pair-step-link-phone")
 
 
 def test_a_measured_guarded_run_gives_its_prices_in_the_speed_sections_step(screen_context):
@@ -86,6 +86,6 @@ def test_a_measured_guarded_run_gives_its_prices_in_the_speed_sections_step(scre
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
     page.locator("table", has_text="this run's prices").scroll_into_view_if_needed()
     laid_out(page, timeout=SLOW)
-    artifact(page, "issue33-model-pair-prices-one-unit-1366")
+    artifact(page, "marks-and-links-model-pair-prices-one-unit-1366")
     gap.scroll_into_view_if_needed()
-    artifact(page, "issue33-model-pair-guard-gap-1366")
+    artifact(page, "marks-and-links-model-pair-guard-gap-1366")

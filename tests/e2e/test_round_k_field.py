@@ -34,4 +34,4 @@ def test_k_of_two_and_a_half_is_refused_in_the_browser(screen_context):
     settle(page, timeout=SLOW)
     expect(page.get_by_text("K must be a whole number")).to_have_count(0)
     expect(page).to_have_url(re.compile(r"[?&]k=4(&|$)"), timeout=SLOW)  # not k=4.0
-    artifact(page, "issue33-round-k-whole")
+    artifact(page, "round-k-field-whole")

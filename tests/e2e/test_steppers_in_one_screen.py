@@ -17,7 +17,7 @@ and computed colours, in light and dark:
    title is cut;
 8. Home on the phone: the timeline's title, notes and legend inside the chart, no label on
    another, "time →" clear of the legend.
-Screenshots go to tests/e2e/artifacts/issue25-*.png.
+Screenshots go to tests/e2e/artifacts/steppers-*.png.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def test_variants_decision_and_chart_fill_the_first_screen_after_each_click(
         assert_inside_viewport(page, page.locator(key("var_decision")), f"step {step}: words")
         assert_inside_viewport(page, _drawn(page, "var_fig_step"), f"step {step}: chart")
         assert_inside_viewport(page, page.locator(f"{key('var_next')} button"), "Next")
-    artifact(page, f"issue25-variants-{preset}-presenter-{scheme}")
+    artifact(page, f"steppers-variants-{preset}-presenter-{scheme}")
 
 
 # --- 3. Model pair lab: the round's decision on the first screen -----------------------------
@@ -119,7 +119,7 @@ def test_model_pair_round_decision_and_charts_fill_the_first_screen(
             assert_inside_viewport(page, _drawn(page, name), f"round {shown}: {name}")
         if temperature == "0.0":
             assert page.locator(key("lm_coins")).count() == 0  # item 11: no coin at T = 0
-    artifact(page, f"issue25-model-pair-step-presenter-{scheme}")
+    artifact(page, f"steppers-model-pair-step-presenter-{scheme}")
 
 
 # --- 4. Round page: the leftover step highlights A and C -------------------------------------
@@ -166,7 +166,7 @@ def test_the_leftover_step_highlights_the_tokens_where_p_exceeds_q(screen_contex
         assert stroke_width >= 2 and _contrast(stroke, background) >= 3.0, (stroke, background)
     assert leftover[1][0] < 1.0 and p[1][0] < 1.0  # B, rejected, leftover 0: faded
     assert_inside_viewport(page, chart, "the leftover chart")
-    artifact(page, f"issue25-round-leftover-{scheme}")
+    artifact(page, f"steppers-round-leftover-{scheme}")
 
 
 # --- 5. Model pair lab: token colours that hold on a projector -------------------------------
@@ -202,7 +202,7 @@ def test_token_colours_read_on_a_projector_in_both_themes(screen_context, scheme
         colours.add(colour)
     assert len(colours) >= 3  # prompt, kept drafts, resampled (at least) each their own
     page.locator(key("lm_token_text")).scroll_into_view_if_needed()
-    artifact(page, f"issue25-model-pair-tokens-{scheme}")
+    artifact(page, f"steppers-model-pair-tokens-{scheme}")
 
 
 # --- 6. the phone: Back and Next under the thumb --------------------------------------------
@@ -260,7 +260,7 @@ def test_phone_steppers_keep_back_and_next_under_the_thumb_and_the_chart_in_view
         expect(drawn).to_be_visible()
         assert_inside_viewport(page, drawn, f"{prefix}, tap {tap + 1}: the chart")
         assert_inside_viewport(page, button, f"{prefix}, tap {tap + 1}: the button tapped")
-    artifact(page, f"issue25-phone-stepper-{prefix}-{scheme}")
+    artifact(page, f"steppers-phone-stepper-{prefix}-{scheme}")
 
 
 def test_the_repeated_row_is_hidden_on_a_wide_screen(screen_context):
@@ -312,7 +312,7 @@ def test_the_ms_per_token_table_shows_the_answers_on_a_phone(screen_context):
     for i in range(3):
         headers.nth(i).scroll_into_view_if_needed()
         assert_inside_viewport(page, headers.nth(i), f"the header {headers.nth(i).inner_text()}")
-    artifact(page, "issue25-speedup-table-phone")
+    artifact(page, "steppers-speedup-table-phone")
 
 
 @pytest.mark.parametrize("scheme", COLOR_SCHEMES)
@@ -337,4 +337,4 @@ def test_the_home_timeline_reads_on_a_phone(screen_context, scheme):
     axis = chart.locator("g.g-xtitle").bounding_box()
     assert legend["y"] + legend["height"] <= axis["y"] or axis["y"] + axis["height"] <= legend["y"]
     assert overlapping_text(page, chart) == []
-    artifact(page, f"issue25-home-timeline-phone-{scheme}")
+    artifact(page, f"steppers-home-timeline-phone-{scheme}")

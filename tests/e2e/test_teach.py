@@ -44,8 +44,8 @@ def test_the_teach_page_renders_with_every_step_and_its_link(screen_context, vie
         link = box.get_by_role("link", name=f"Open {step.info.title} in presenter view")
         expect(link).to_have_attribute("href", step.href(present=True))
     assert not horizontal_overflow(page)["offenders"], horizontal_overflow(page)
-    artifact(page, f"issue34-teach-{view}")
-    artifact(page, f"issue34-teach-{view}-whole", whole=True)
+    artifact(page, f"teach-{view}")
+    artifact(page, f"teach-{view}-whole", whole=True)
 
 
 def test_a_lesson_link_opens_its_page_in_presenter_view_on_its_preset(screen_context):
@@ -65,7 +65,7 @@ def test_a_lesson_link_opens_its_page_in_presenter_view_on_its_preset(screen_con
     expect(tab.locator('[data-testid="stException"]')).to_have_count(0)
     asked = LESSON[rejection].ask()
     expect(tab.get_by_text(asked.ask[:40], exact=False).first).to_be_attached()
-    artifact(tab, "issue34-lesson-link-presenter")
+    artifact(tab, "lesson-link-presenter")
 
 
 def _download(page, button: str) -> str:
@@ -110,4 +110,4 @@ def test_a_worksheet_its_key_and_the_lesson_plan_print_on_a4_and_letter(screen_c
     printer.emulate_media(media="print")
     expect(printer.locator("img")).to_have_count(1)  # the QR code
     printer.set_viewport_size({"width": 794, "height": 1123})  # A4 at 96 dpi
-    artifact(printer, "issue34-worksheet-a4", whole=False)
+    artifact(printer, "worksheet-a4", whole=False)

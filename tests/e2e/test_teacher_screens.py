@@ -140,7 +140,7 @@ def test_presenter_metrics_are_the_largest_text_on_the_screen(screen_context, pa
     h1 = page.evaluate("() => parseFloat(getComputedStyle(document.querySelector('h1')).fontSize)")
     assert smallest_value > h1
     page.locator('[data-testid="stMetric"]').first.scroll_into_view_if_needed()
-    artifact(page, f"issue18-presenter-metrics-{path.split('?')[0].strip('/')}")
+    artifact(page, f"teacher-presenter-metrics-{path.split('?')[0].strip('/')}")
 
 
 def test_normal_view_metric_labels_stay_smaller_than_their_values(screen_context):
@@ -193,7 +193,7 @@ def test_presenter_qr_button_in_the_first_screen_opens_the_pages_link(screen_con
     assert "present" not in decoded[0]
     expect(dialog.locator('[data-testid="stCode"]')).to_contain_text(decoded[0])
     expect(dialog.get_by_text("points at this computer (localhost)")).to_be_visible()
-    artifact(page, f"issue18-qr-dialog-{path.split('?')[0].strip('/') or 'Home'}")
+    artifact(page, f"teacher-qr-dialog-{path.split('?')[0].strip('/') or 'Home'}")
 
 
 def test_qr_dialog_holds_the_current_step_and_reads_in_dark_mode(screen_context):
@@ -210,7 +210,7 @@ def test_qr_dialog_holds_the_current_step_and_reads_in_dark_mode(screen_context)
     expect(image).to_have_js_property("complete", True)
     decoded = decode_qr_image(image.screenshot())
     assert len(decoded) == 1 and "step=2" in decoded[0], decoded
-    artifact(page, "issue18-qr-dialog-round-dark")
+    artifact(page, "teacher-qr-dialog-round-dark")
 
 
 # --- 7. the round page: the step first in normal view ------------------------------------------
@@ -236,7 +236,7 @@ def test_round_step_fits_the_first_screen_in_normal_view(screen_context, preset,
         assert_inside_viewport(page, next_button, f"step {step}: Next")
         assert_inside_viewport(page, page.locator(key("round_why")), f"step {step}: decision")
         if step in (1, 3, n_steps):
-            artifact(page, f"issue18-round-normal-{preset}-step{step}")
+            artifact(page, f"teacher-round-normal-{preset}-step{step}")
         if step < n_steps:
             next_button.click()
     # the intro and the settings are folded under the title, above the step
@@ -251,7 +251,7 @@ def test_round_step_next_is_in_the_first_screen_of_a_phone(screen_context):
     page = context.new_page()
     _open(page, ROUND)
     assert_inside_viewport(page, page.locator(f"{key('round_next')} button"), "phone: Next")
-    artifact(page, "issue18-round-phone")
+    artifact(page, "teacher-round-phone")
 
 
 def test_a_bad_k_is_named_beside_the_field_in_the_browser(screen_context):
@@ -269,7 +269,7 @@ def test_a_bad_k_is_named_beside_the_field_in_the_browser(screen_context):
     below = message_box["y"] - (field_box["y"] + field_box["height"])
     assert 0 <= below < 80, (field_box, message_box)  # right under the field
     assert abs(message_box["x"] - field_box["x"]) < 60
-    artifact(page, "issue18-round-bad-k")
+    artifact(page, "teacher-round-bad-k")
 
 
 # --- 8. the Variants lab's inputs in the main column ------------------------------------------
@@ -289,7 +289,7 @@ def test_variants_inputs_are_in_the_main_column_on_a_phone(screen_context, schem
     _drawn(page, "var_fig_step")
     found = horizontal_overflow(page)
     assert not found["count"] and found["pageScroll"] <= 1, found
-    artifact(page, f"issue18-variants-phone-{scheme}")
+    artifact(page, f"teacher-variants-phone-{scheme}")
 
 
 def test_variants_inputs_fold_in_presenter_view(screen_context):
@@ -343,7 +343,7 @@ def test_a_swipe_over_a_chart_scrolls_a_phone_and_the_toolbar_is_gone(screen_con
     )
     after = page.evaluate(PLOT_STATE_JS, key("speed_fig_k"))
     assert after["range"] == before["range"], (before, after)  # the chart did not zoom
-    artifact(page, "issue18-phone-chart-swipe")
+    artifact(page, "teacher-phone-chart-swipe")
 
 
 def test_a_projector_keeps_drag_zoom_and_the_toolbar(screen_context):
@@ -390,7 +390,7 @@ def test_every_formula_fits_a_phone(screen_context, scheme):
         shown += _formulas_fit(page, path)
         if path == "/Speedup_explorer":
             page.locator(".katex-display").first.scroll_into_view_if_needed()
-            artifact(page, f"issue18-phone-formulas-{scheme}")
+            artifact(page, f"teacher-phone-formulas-{scheme}")
     _open(page, f"{ROUND}?mode=preset&preset=000-rejection")
     page.get_by_text("The two rules in plain words").click()
     next_button = page.locator(f"{key('round_next')} button")
@@ -438,7 +438,7 @@ def test_coin_label_and_drafted_outline_read_on_the_background(screen_context, s
     assert bars["strokes"], "the drafted token has no outline"
     for _, stroke in bars["strokes"]:
         assert _contrast(stroke, background) >= 3.0, (stroke, background)
-    artifact(page, f"issue18-round-coin-{scheme}")
+    artifact(page, f"teacher-round-coin-{scheme}")
 
 
 @pytest.mark.parametrize("scheme", COLOR_SCHEMES)
@@ -465,7 +465,7 @@ def test_the_trees_root_reads_on_the_background(screen_context, scheme):
         key("var_fig_step"),
     )
     assert _contrast(root_fill, background) >= 3.0, (root_fill, background)
-    artifact(page, f"issue18-tree-root-{scheme}")
+    artifact(page, f"teacher-tree-root-{scheme}")
 
 
 # --- chart labels that overlapped ---------------------------------------------------------------
@@ -501,7 +501,7 @@ def test_the_alpha_marker_label_is_not_on_a_dashed_line(screen_context, presenti
         found = page.evaluate(ANNOTATION_ON_LINES_JS, [key(name), "alpha = 0.70"])
         assert not found["crossing"], (name, found)
         assert not overlapping_text(page, chart), name
-    artifact(page, f"issue18-speedup-alpha-label-{'presenter' if presenting else 'normal'}")
+    artifact(page, f"teacher-speedup-alpha-label-{'presenter' if presenting else 'normal'}")
 
 
 @pytest.mark.parametrize("scheme", COLOR_SCHEMES)
@@ -513,4 +513,4 @@ def test_presenter_residual_bar_labels_do_not_collide(screen_context, scheme):
         expect(chart.locator("g.trace.bars").first).to_be_attached()
         clashes = overlapping_text(page, chart)
         assert not clashes, (step, clashes)
-        artifact(page, f"issue18-presenter-residual-step{step + 1}-{scheme}")
+        artifact(page, f"teacher-presenter-residual-step{step + 1}-{scheme}")

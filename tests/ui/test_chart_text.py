@@ -91,7 +91,7 @@ def test_the_drafted_token_and_its_p_and_q_are_named():
 
 @pytest.mark.parametrize(("a", "u", "verdict"), [(0.6, 0.2, "kept"), (0.6, 0.6, "rejected")])
 def test_the_coin_says_where_it_landed(a, u, verdict):
-    """u < a keeps (u = a rejects: the README's coin rule)."""
+    """u < a keeps (u = a rejects: the coin rule in docs/CHOICES.md)."""
     text = chart_text(round_figures.coin_figure(a, u))
     assert f"The coin u = {fmt(u)} lands" in text.summary
     assert text.summary.endswith(f"the draft is {verdict}.")
