@@ -56,13 +56,6 @@ def _checked(parse):
     return check
 
 
-def _unit_interval(raw: str) -> float:
-    value = sc.parse_number(raw.strip(), name="link value")
-    if not 0.0 < value <= 1.0:
-        raise ValueError(f"{value:g} is out of range; allowed: (0, 1]")
-    return value
-
-
 def preset_values(key: str) -> dict[str, object] | None:
     """The widget values a preset sets (None for Custom)."""
     preset = PRESETS.get(key)
@@ -100,8 +93,8 @@ def _values_from_link(link: LinkReader) -> dict[str, object]:
         "k": link.int_in("k", 1, presets.VARIANT_K_MAX, base["k"]),
         "rounds": link.int_in("rounds", *rounds, presets.VARIANT_DEFAULT_ROUNDS),
         "seed": link.int_in("seed", 0, MAX_SEED, 0),
-        "epsilon": link.get("epsilon", _unit_interval, vr.MEDUSA_EPSILON),
-        "delta": link.get("delta", _unit_interval, vr.MEDUSA_DELTA),
+        "epsilon": link.probability("epsilon", vr.MEDUSA_EPSILON, zero=False),
+        "delta": link.probability("delta", vr.MEDUSA_DELTA, zero=False),
         "broken": link.choice("broken", ["0", "1"], "0") == "1",
     }
 
