@@ -91,7 +91,7 @@ def page_questions(info: PageInfo) -> tuple[Question, ...]:
     try:
         module = importlib.import_module(name)
     except ModuleNotFoundError as err:
-        if err.name != name:
+        if err.name not in (name, name.rpartition(".")[0]):  # not the room or its questions
             raise
         raise MissingQuestions(
             f"{info.title} ({info.path}) asks questions (its PageInfo has asks=True), but "

@@ -62,6 +62,8 @@ def test_open_each_page_from_the_sidebar(page, title, path):
     expect(page.get_by_role("heading", level=1)).to_contain_text(
         re.compile(re.escape(title), re.IGNORECASE)
     )
+    # A page still drawing shows skeletons (the Serving lab's measured costs): wait them out.
+    expect(page.locator('[data-testid="stSkeleton"]')).to_have_count(0, timeout=60_000)
     if charts:
         assert_charts_drew(page)
     if title in BAR_PAGES:
