@@ -21,8 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from specdec_ui.registry import PAGES
-
 ROOT = Path(__file__).resolve().parents[1]
 UI = "specdec_ui"
 FLOORS = ("kit", "runtime")
@@ -206,10 +204,9 @@ def test_importing_the_runtime_loads_no_streamlit_or_plotly():
 
 
 def test_the_readme_pictures_every_room():
-    """Every floor and the room of every registered page (specdec_ui.registry.PAGES)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     house = readme.split("## The house", 1)[1].split("\n## ", 1)[0]
-    for room in (*FLOORS, *sorted(page.room for page in PAGES)):
+    for room in (*FLOORS, *sorted(rooms(ROOT))):
         assert f"`{room}/`" in house, f"README's house has no row for {room}/"
 
 
