@@ -8,8 +8,9 @@
   ``speedup``, ``losslessness``, ``self_test``, ``model_pairs``, ``variants``,
   ``serving``): its ``view`` (sections), and its work and figures where it has them;
 - at the top, app-wide modules: ``registry`` and ``router`` (the pages), ``presets``
-  (every preset and page limit), ``words`` (display words of the core's names) and
-  ``page_questions`` (what each page asks its class).
+  (the presets and the limits several pages share), ``words`` (display words of the core's
+  names) and ``page_questions`` (a question and its box; each room holds its own
+  ``questions.py``, found through the registry).
 
 Figure builders are pure functions of core results returning plotly figures (no widgets,
 unit-tested without a browser). Who may import whom: tests/test_import_directions.py.

@@ -1,9 +1,10 @@
 """Presets and limits of the pages: one place, shared by the pages, their tests and benchmarks.
 
 Figure modules only draw; what a page offers (worked examples, K ranges,
-round counts, the test's significance level) is configured here. Every K limit of a page
-(``*_K_MAX``) lives here (``tests/ui/test_presets.py`` checks that no other module of
-``specdec_ui`` sets one).
+round counts, the test's significance level) is configured here, or, for limits that only
+one page offers, in its room's ``limits.py`` (``specdec_ui/variants/limits.py``). A K limit
+of a page (``*_K_MAX``) is set in one of these places only (``tests/ui/test_presets.py``
+checks that no other module of ``specdec_ui`` sets one).
 """
 
 from __future__ import annotations
@@ -172,11 +173,6 @@ LAB_PRESETS: dict[str, LabPreset] = {
 }
 DEFAULT_LAB_PRESET = "000"
 
-
-# ----------------------------------------------------------------------------- variants lab
-VARIANT_MIN_ROUNDS, VARIANT_MAX_ROUNDS, VARIANT_DEFAULT_ROUNDS = 1_000, 300_000, 50_000
-VARIANT_M_MAX = 8  # candidates per position the Variants lab offers
-VARIANT_K_MAX = 8  # positions per round of its Monte Carlo
 
 # ----------------------------------------------------------------------------- model pair lab
 MODEL_PAIR_K_MAX = 8  # K offered by the Model pair lab (and measured by its cost profile)

@@ -3,8 +3,12 @@
 ``specdec_ui.router`` turns :data:`PAGES` into an ``st.navigation`` router (one ``st.Page``
 per entry whose file exists), the Home page draws its cards from it, and every
 page file calls ``page_setup(__file__)``, which looks its title and icon up
-here. Adding a page: write ``pages/scripts/name.py``, add one :class:`PageInfo` and an
-address file ``pages/<url_path>.py`` (``pages/README.md`` says why). ``url_path`` keeps
+here. A page is four files (CONTRIBUTING's "A new page"): its script
+``pages/scripts/<room>.py``, its address file ``pages/<url_path>.py`` (``pages/README.md``
+says why), its room ``specdec_ui/<room>/`` (its view, figures, limits and its own
+``questions.py``, found through :attr:`PageInfo.room` and ``asks``) and one :class:`PageInfo`
+here. Every list of pages (the router, Home's cards, the Teach page, the class's questions,
+the browser tests, the README's table check) reads :data:`PAGES`. ``url_path`` keeps
 the addresses that the old ``pages/N_Name.py`` files had (the file name without its
 number prefix), so old share links still open; the Home page is the default page, at the
 app's root address.
@@ -28,6 +32,15 @@ class PageInfo:
     url_path: str  # "" only for the default (Home) page
     blurb: str  # the Home page's card text
     heavy: bool = False  # draws big results: one at a time (specdec_ui.runtime.render_gate)
+    # Has "What this page asks": its room's questions.py (specdec_ui.page_questions fails
+    # loudly where it is missing); False only for a page that asks its class nothing.
+    asks: bool = True
+
+    @property
+    def room(self) -> str:
+        """The page's room ``specdec_ui/<room>/``, named after its script
+        ``pages/scripts/<room>.py`` (tests/test_import_directions.py holds them together)."""
+        return Path(self.path).stem
 
     @property
     def exists(self) -> bool:
@@ -118,6 +131,7 @@ PAGES: tuple[PageInfo, ...] = (
         "For the teacher: a 50-minute lesson path (each step opens its page in presenter view "
         "on the right numbers, with the question to ask), simple mode and printable "
         "worksheets with answer keys.",
+        asks=False,
     ),
     PageInfo(
         "pages/scripts/classroom.py",
@@ -126,6 +140,7 @@ PAGES: tuple[PageInfo, ...] = (
         "Class",
         "The whole class takes part: join by a code or QR code, answer the pages' questions from "
         "every phone and pool the class's rounds to watch the tokens follow p (or a bug drift).",
+        asks=False,
     ),
 )
 

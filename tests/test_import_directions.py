@@ -15,6 +15,7 @@ Imports inside functions count as much as those at the top of a file.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -203,11 +204,21 @@ def test_importing_the_runtime_loads_no_streamlit_or_plotly():
     assert done.stdout.strip() == "[]"
 
 
-def test_the_architecture_doc_pictures_every_room():
+def test_the_architecture_doc_pictures_every_shared_room_and_no_stale_one():
+    """Every floor and every room that is not one page's room has a row in the house; a
+    page's room may have one (its ``__init__`` docstring and the registry describe it, so a
+    new page needs no row here); every room the house names exists."""
+    from specdec_ui.registry import PAGES
+
     architecture = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
     house = architecture.split("## The house", 1)[1].split("\n## ", 1)[0]
-    for room in (*FLOORS, *sorted(rooms(ROOT))):
+    page_rooms = {info.room for info in PAGES}
+    for room in (*FLOORS, *sorted(set(rooms(ROOT)) - page_rooms)):
         assert f"`{room}/`" in house, f"docs/ARCHITECTURE.md's house has no row for {room}/"
+    for named in re.findall(r"`(\w+)/`", house):
+        assert (ROOT / "specdec_ui" / named).is_dir() or (ROOT / named).is_dir(), (
+            f"docs/ARCHITECTURE.md's house names {named}/, which is no folder of the project"
+        )
 
 
 # --- the checker finds what it is looking for --------------------------------------------------

@@ -28,7 +28,7 @@ import streamlit as st
 from specdec_ui.kit.announce import announce_change, live_region
 from specdec_ui.kit.presenter import page_heading, presenting
 from specdec_ui.kit.widgets import page_setup
-from specdec_ui.page_questions import questions_box, questions_for
+from specdec_ui.page_questions import page_questions, questions_box
 from specdec_ui.registry import PageInfo
 from specdec_ui.runtime.render_gate import render_slot
 
@@ -60,8 +60,10 @@ def page_frame(page_file: str | Path, intro: str | None = None) -> Iterator[Fram
 
 def asks(info: PageInfo):
     """The drawer of the page's "What this page asks" (its questions for the class,
-    :mod:`specdec_ui.page_questions`), or None for a page without questions."""
-    questions = questions_for(info.path)
+    its room's ``questions.py``, found by :func:`specdec_ui.page_questions.page_questions`,
+    which fails loudly where a page that asks has none), or None for a page registered with
+    ``asks=False``."""
+    questions = page_questions(info)
     return functools.partial(questions_box, questions) if questions else None
 
 

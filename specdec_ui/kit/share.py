@@ -3,7 +3,9 @@
 A link is user input: every value is checked, and a bad one gives a warning
 that names the parameter, then falls back to the default, never a traceback.
 Parsers from :mod:`specdec_core` do the checking, so links meet the same
-limits as the widgets.
+limits as the widgets. The readers every page shares live here: a whole number in a range
+(:meth:`LinkReader.int_in`), a probability (:meth:`LinkReader.probability`, parsed by
+:func:`probability`) and one of a list of choices (:meth:`LinkReader.choice`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import TypeVar
 from urllib.parse import urlencode
 
+import specdec_core as sc
 from specdec_core import SpecDecError
 from specdec_ui.kit.text import md_escape
 
@@ -55,6 +58,10 @@ class LinkReader:
 
         return self.get(name, parse, default)
 
+    def probability(self, name: str, default: float, *, zero: bool = True) -> float:
+        """A probability in [0, 1] ((0, 1] when ``zero`` is False), see :func:`probability`."""
+        return self.get(name, lambda raw: probability(raw, name=name, zero=zero), default)
+
     def choice(self, name: str, choices: list[str] | tuple[str, ...], default: str) -> str:
         """One of ``choices``."""
 
@@ -71,6 +78,16 @@ class LinkReader:
             return ""
         lines = "\n".join(f"- {md_escape(p)}" for p in self.problems)
         return f"Some settings in this link were not valid, so defaults are used instead:\n{lines}"
+
+
+def probability(raw: str, *, name: str, zero: bool = True) -> float:
+    """A link's probability ``name``: a number in [0, 1], or in (0, 1] when ``zero`` is False,
+    written as a decimal, a fraction or a percentage (``sc.parse_number``)."""
+    value = sc.parse_number(raw.strip(), name=name)
+    if not (0.0 <= value if zero else 0.0 < value) or value > 1.0:
+        allowed = "[0, 1]" if zero else "(0, 1]"
+        raise ValueError(f"{value:g} is out of range; {name} is a probability in {allowed}")
+    return value
 
 
 def share_query(values: Mapping[str, object]) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import specdec_core as sc
 from specdec_core import serving as sv
 from specdec_core.serving_checks import MAX_CHIPS, MAX_PREFILL, MAX_VERIFIED
-from specdec_ui.kit.share import LinkReader
+from specdec_ui.kit.share import LinkReader, probability
 from specdec_ui.presets import SERVING_K_MAX, SERVING_LOG_K_MAX
 
 PREFIX = "serve"
@@ -220,16 +220,16 @@ def _typed_from_link(link: LinkReader) -> dict[str, object]:
     for name, (_, lo, hi) in TARGET_INTS.items():
         values[name] = link.int_in(name, lo, hi, d[name])
     values["t_tied"] = link.get("t_tied", _flag, d["t_tied"])
-    for name, bounds in (
-        ("bw_frac", SHARE),
-        ("fl_frac", SHARE),
-        ("overhead", OVERHEAD_MS),
-        ("draft_c", DRAFT_C),
-        ("alpha", (0.0, 1.0)),
-        ("tau", TAU),
-        ("share", (0.0, 1.0)),
+    for name, parse in (
+        ("bw_frac", number(*SHARE)),
+        ("fl_frac", number(*SHARE)),
+        ("overhead", number(*OVERHEAD_MS)),
+        ("draft_c", number(*DRAFT_C)),
+        ("alpha", functools.partial(probability, name="alpha")),  # the kit's reader
+        ("tau", number(*TAU)),
+        ("share", functools.partial(probability, name="share")),
     ):
-        values[name] = link.get(name, number(*bounds), d[name])
+        values[name] = link.get(name, parse, d[name])
     for name, bounds in (
         ("batch", BATCH),
         ("context", CONTEXT),

@@ -56,14 +56,6 @@ SHARE_CAPTION = (
 
 
 # ----------------------------------------------------------------------------- link and state
-def _probability(raw: str) -> float:
-    """A link's alpha: a number in [0, 1] (decimals, fractions or percentages)."""
-    value = sc.parse_number(raw.strip(), name="alpha")
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{value:g} is out of range; alpha lies in [0, 1]")
-    return value
-
-
 def _cost(raw: str, *, name: str, positive: bool) -> float:
     """A link's step cost ``name`` in ms: >= 0 (> 0 if ``positive``), at most MAX_COST."""
     value = sc.parse_number(raw.strip(), name=name)
@@ -99,7 +91,7 @@ def values_from_link(link: LinkReader) -> dict[str, object]:
     preset = link.choice("preset", OPTIONS, DEFAULT_SPEED_PRESET)
     base = preset_values(preset) or preset_values(DEFAULT_SPEED_PRESET)
     values = {
-        "alpha": link.get("alpha", _probability, base["alpha"]),
+        "alpha": link.probability("alpha", base["alpha"]),
         "k": link.int_in("k", 1, presets.SPEED_K_MAX, base["k"]),
         "c_q": link.get("c_q", partial(_cost, name="c_q", positive=False), base["c_q"]),
         "c_p": link.get("c_p", partial(_cost, name="c_p", positive=True), base["c_p"]),

@@ -25,7 +25,7 @@ from specdec_ui.presets import (
     SPEED_PRESETS,
     VARIANT_PRESETS,
 )
-from specdec_ui.registry import PAGES, PageInfo
+from specdec_ui.registry import PageInfo, available_pages, page_info
 
 LESSON_MINUTES = 50
 HOME, ROUND, SPEED = "pages/scripts/home.py", "pages/scripts/round.py", "pages/scripts/speedup.py"
@@ -51,7 +51,7 @@ class Step:
 
     @property
     def info(self) -> PageInfo:
-        return next(p for p in PAGES if p.path == self.page)
+        return page_info(self.page)
 
     def query(self, *, present: bool = True, simple: bool = False) -> dict[str, str]:
         """The link's parameters: the step's settings, presenter view and simple mode."""
@@ -185,7 +185,7 @@ def page_numbers(page: str) -> tuple[tuple[str, str], ...]:
 
 def worksheet_pages() -> tuple[PageInfo, ...]:
     """The pages with questions, in the sidebar's order: one worksheet each."""
-    return tuple(p for p in PAGES if p.exists and questions_for(p.path))
+    return tuple(p for p in available_pages() if questions_for(p.path))
 
 
 def root_of(page_url: str | None) -> str:

@@ -27,7 +27,7 @@ from specdec_ui.kit.theme import (
     draft_markers,
     make_figure,
 )
-from specdec_ui.presets import VARIANT_M_MAX
+from specdec_ui.variants.limits import VARIANT_M_MAX
 
 MAX_TREE_HEIGHT = 1_000  # px: a 340-node tree is drawn, not read node by node
 MIN_TREE_HEIGHT = 380  # px: room for a legend of two rows over a small tree's leaves

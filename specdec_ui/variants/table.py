@@ -28,8 +28,8 @@ from specdec_core import rules
 from specdec_core import variants as vr
 from specdec_core import variants_tree as vt
 from specdec_core.rules import RULES, RuleKind
-from specdec_ui.presets import VARIANT_K_MAX
 from specdec_ui.variants import figures
+from specdec_ui.variants.limits import VARIANT_K_MAX
 
 LAB = "variants"  # the lab's name in a rule's ``labs``
 

@@ -28,7 +28,7 @@ from specdec_ui.kit.text import md_escape
 from specdec_ui.kit.widgets import MAX_SEED, seed_control, show_error
 from specdec_ui.losslessness import figures as losslessness_figures
 from specdec_ui.losslessness.verdict import download_results, shared_run, verdict_box
-from specdec_ui.variants import table
+from specdec_ui.variants import limits, table
 from specdec_ui.variants.table import Inputs
 from specdec_ui.words import rule_title, rule_words
 
@@ -56,13 +56,6 @@ def _checked(parse):
     return check
 
 
-def _unit_interval(raw: str) -> float:
-    value = sc.parse_number(raw.strip(), name="link value")
-    if not 0.0 < value <= 1.0:
-        raise ValueError(f"{value:g} is out of range; allowed: (0, 1]")
-    return value
-
-
 def preset_values(key: str) -> dict[str, object] | None:
     """The widget values a preset sets (None for Custom)."""
     preset = PRESETS.get(key)
@@ -88,20 +81,20 @@ def _values_from_link(link: LinkReader) -> dict[str, object]:
     q_text = link.get("q", _checked(lambda r: sc.parse_distribution(r, name="q")), None)
     if p_text is not None or q_text is not None:
         preset_key = presets.CUSTOM
-    rounds = (presets.VARIANT_MIN_ROUNDS, presets.VARIANT_MAX_ROUNDS)
+    rounds = (limits.VARIANT_MIN_ROUNDS, limits.VARIANT_MAX_ROUNDS)
     return {
         "preset": preset_key,
         "variant": link.choice("variant", table.menu(), base["variant"]),
         "p_text": p_text if p_text is not None else base["p_text"],
         "q_text": q_text if q_text is not None else base["q_text"],
-        "m": link.int_in("m", 1, presets.VARIANT_M_MAX, base["m"]),
+        "m": link.int_in("m", 1, limits.VARIANT_M_MAX, base["m"]),
         "widths": link.get("widths", _checked(vt.parse_branching), base["widths"]),
         "token": link.int_in("token", 0, sc.MAX_TYPED_ENTRIES - 1, base["token"]),
-        "k": link.int_in("k", 1, presets.VARIANT_K_MAX, base["k"]),
-        "rounds": link.int_in("rounds", *rounds, presets.VARIANT_DEFAULT_ROUNDS),
+        "k": link.int_in("k", 1, limits.VARIANT_K_MAX, base["k"]),
+        "rounds": link.int_in("rounds", *rounds, limits.VARIANT_DEFAULT_ROUNDS),
         "seed": link.int_in("seed", 0, MAX_SEED, 0),
-        "epsilon": link.get("epsilon", _unit_interval, vr.MEDUSA_EPSILON),
-        "delta": link.get("delta", _unit_interval, vr.MEDUSA_DELTA),
+        "epsilon": link.probability("epsilon", vr.MEDUSA_EPSILON, zero=False),
+        "delta": link.probability("delta", vr.MEDUSA_DELTA, zero=False),
         "broken": link.choice("broken", ["0", "1"], "0") == "1",
     }
 
@@ -113,7 +106,7 @@ def page_state() -> PageState:
         {
             "preset": presets.DEFAULT_VARIANT_PRESET,
             **preset_values(presets.DEFAULT_VARIANT_PRESET),
-            "rounds": presets.VARIANT_DEFAULT_ROUNDS,
+            "rounds": limits.VARIANT_DEFAULT_ROUNDS,
             "seed": 0,
             "epsilon": vr.MEDUSA_EPSILON,
             "delta": vr.MEDUSA_DELTA,
@@ -157,12 +150,12 @@ def inputs(state: PageState) -> None:
     with in_right:
         _variant_inputs(st.session_state["var_variant"], to_custom)
         if row.uses_k:
-            st.slider("K: positions per round (Monte Carlo)", 1, presets.VARIANT_K_MAX, key="var_k")
+            st.slider("K: positions per round (Monte Carlo)", 1, limits.VARIANT_K_MAX, key="var_k")
         st.number_input(
             "Rounds to simulate",
-            presets.VARIANT_MIN_ROUNDS,
-            presets.VARIANT_MAX_ROUNDS,
-            step=presets.VARIANT_MIN_ROUNDS,  # min + n * step: the browser reads 50,000 as valid
+            limits.VARIANT_MIN_ROUNDS,
+            limits.VARIANT_MAX_ROUNDS,
+            step=limits.VARIANT_MIN_ROUNDS,  # min + n * step: the browser reads 50,000 as valid
             key="var_rounds",
         )
         seed_control("var")
@@ -174,7 +167,7 @@ def _variant_inputs(variant: str, to_custom) -> None:
     own = table.row(variant).inputs
     if "m" in own:
         st.slider(
-            "m: candidates per position", 1, presets.VARIANT_M_MAX, key="var_m", on_change=to_custom
+            "m: candidates per position", 1, limits.VARIANT_M_MAX, key="var_m", on_change=to_custom
         )
     if "widths" in own:
         st.text_input(

@@ -18,6 +18,7 @@ import random
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests import pages as page_lists
 from tests.app.conftest import ROOT, open_page
 
 HOSTILE_VALUES = [
@@ -78,9 +79,11 @@ HOSTILE_VALUES = [
     "x" * 2_001,
     "0.01, " * 70,
 ]
-# The parameters each page reads (see the pages and specdec_ui/round/codec.py), plus junk.
+# The parameters each page reads (see the pages and specdec_ui/round/codec.py), plus junk:
+# one row per registered page (a page without one fails, naming this table).
+SWITCHES = ["present", "simple", "class"]  # every page reads the kit's link switches
 PAGE_PARAMS = {
-    "app.py": ["page", "x"],
+    "app.py": ["page", "x"],  # the router, on Home (whose links need the router)
     "pages/scripts/round.py": [
         "mode",
         "preset",
@@ -112,9 +115,25 @@ PAGE_PARAMS = {
         "epsilon",
         "delta",
     ],
+    "pages/scripts/serving.py": [
+        "hw",
+        "target",
+        "draft",
+        "batch",
+        "context",
+        "alpha",
+        "share",
+        "k",
+        "acc",
+        "bpp",
+        "log_preset",
+        "log_rates",
+        "t_params",
+    ],
+    "pages/scripts/teach.py": SWITCHES,
     "pages/scripts/classroom.py": ["join", "me", "class", "teach"],
 }
-PAGES = sorted(PAGE_PARAMS)
+PAGES = ["app.py", *(info.path for info in page_lists.pages() if not info.is_home)]
 N_LINKS = 10  # random links per page
 N_ACTIONS = 40  # random widget interactions per page (on one session)
 MAX_NUMBER_SPAN = 2_000  # pick numbers near the bounds or small, never a huge simulation
@@ -126,7 +145,8 @@ def _seed(page: str) -> int:
 
 
 def _random_link(rng: random.Random, page: str) -> dict[str, str]:
-    names = PAGE_PARAMS[page] + ["junk", "utm_source", "<b>"]
+    names = page_lists.expected(PAGE_PARAMS, page, "PAGE_PARAMS of tests/app/test_fuzz_pages.py")
+    names = [*names, "junk", "utm_source", "<b>"]
     chosen = rng.sample(names, k=rng.randint(1, min(6, len(names))))
     return {name: rng.choice(HOSTILE_VALUES) for name in chosen}
 

@@ -27,12 +27,13 @@ from specdec_ui import page_questions
 from specdec_ui.model_pairs import view as model_pairs_view
 from specdec_ui.model_pairs import work as model_pairs_work
 from specdec_ui.presets import LAB_PRESETS, SPEED_PRESETS, VARIANT_PRESETS
+from specdec_ui.registry import PAGES as REGISTERED
 from specdec_ui.runtime import shared_work
 from tests.app.conftest import figures, open_app, open_page
 from tests.ui.waiting import wait_until
 
 MODEL_PAIRS = "pages/scripts/model_pairs.py"
-PAGES = tuple(page_questions.QUESTIONS)
+PAGES = tuple(p.path for p in REGISTERED if p.asks)  # every page that asks, by construction
 
 
 def _fake(speedup: float, *, k: int = 3, n_tokens: int = 60) -> SpeedMeasurement:

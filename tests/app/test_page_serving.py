@@ -12,6 +12,7 @@ from specdec_ui import page_questions
 from specdec_ui.kit.text import md_escape
 from specdec_ui.serving import cases as serving_cases
 from specdec_ui.serving import figures as serving_figures
+from specdec_ui.serving import questions as serving_questions
 from specdec_ui.serving import view as serving_view
 from tests.app.conftest import figures, open_page
 from tests.app.shown_tables import shown_table
@@ -448,20 +449,20 @@ def test_what_this_page_asks_holds_the_serving_questions_in_both_views(query):
 
 
 def test_the_questions_are_about_the_pages_default_setup():
-    """page_questions may not import this room: its setup is checked to be the page's."""
-    assert page_questions.serving_setup() == serving_view.build_setup(serving_view.DEFAULTS)
+    """The questions write the setup out as numbers: they are checked to be the page's."""
+    assert serving_questions.serving_setup() == serving_view.build_setup(serving_view.DEFAULTS)
     acc = serving_view.build_acceptance(serving_view.DEFAULTS)
-    assert (acc.k, acc.alpha) == (page_questions.SERVING_K, page_questions.SERVING_ALPHA)
+    assert (acc.k, acc.alpha) == (serving_questions.SERVING_K, serving_questions.SERVING_ALPHA)
     case = serving_cases.WHY["k_large"].settings
-    assert serving_view.build_setup(case) == page_questions.serving_setup()
-    batch, alpha, k = page_questions.K_LARGE
+    assert serving_view.build_setup(case) == serving_questions.serving_setup()
+    batch, alpha, k = serving_questions.K_LARGE
     assert (case["batch"], case["alpha"], case["k"]) == (batch, alpha, k)
-    assert "K too large" in page_questions.serving_questions()[2].ask
+    assert "K too large" in serving_questions.questions()[2].ask
     assert serving_cases.WHY["k_large"].label == "K too large"
 
 
 def _facts(i: int) -> dict[str, float]:
-    return dict(page_questions.serving_questions()[i].facts)
+    return dict(serving_questions.questions()[i].facts)
 
 
 def test_every_number_of_the_serving_answers_is_what_the_page_computes():

@@ -26,6 +26,8 @@ from axe_playwright_python.base import AXE_SCRIPT
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
+from tests import pages as page_lists
+
 from .conftest import (
     ARTIFACTS,
     COLOR_SCHEMES,
@@ -45,18 +47,7 @@ AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practi
 # violation axe found on these pages was fixed (see the README's accessibility statement).
 KNOWN_NOT_CONFORMING: dict[tuple[str, str], str] = {}
 
-PAGES = (
-    "/",
-    "/Step_through_a_round",
-    "/Speedup_explorer",
-    "/Losslessness_lab",
-    "/Self_test",
-    "/Model_pair_lab",
-    "/Variants_lab",
-    "/Serving_lab",
-    "/Teach_with_it",
-    "/Class",
-)
+PAGES = page_lists.addresses()  # every registered page, Home first (tests/pages.py)
 VIEWS = {
     "1366": (PRESENTER_VIEWPORT, ""),
     "presenter": (PRESENTER_VIEWPORT, "present=1"),
@@ -257,6 +248,8 @@ def typical_action(page, path: str) -> None:
     elif path == "/Class":
         _click(page, f"{key('class_start')} button")
         expect(page.get_by_text("Join code:", exact=False)).to_be_visible()
+    elif path != "/Teach_with_it":  # the Teach page is read; its links open other pages
+        pytest.fail(f"{path}: a registered page with no first action in typical_action: add one")
     laid_out(page)
 
 
@@ -484,14 +477,15 @@ def tab_stops(page, limit: int = 250) -> list[dict]:
 
 
 def test_tab_stops_per_page_are_few(screen_context):
+    assert not page_lists.stale_keys(TAB_STOPS_NOW, PAGES), "TAB_STOPS_NOW names a gone page"
     page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
     report, too_many, noisy = [], [], []
     for path in PAGES:
         _open(page, path)
         charts = page.locator(f"{MAIN} [data-testid='stPlotlyChart']").count()
         toolbar = TOOLBAR_BUTTONS * charts - 1 if charts else TAB_STOP_MARGIN
-        assert path in TAB_STOPS_NOW, f"{path}: count its Tab stops into TAB_STOPS_NOW"
-        bound = TAB_STOPS_NOW[path] + min(TAB_STOP_MARGIN, toolbar)
+        counted = page_lists.expected(TAB_STOPS_NOW, path, "TAB_STOPS_NOW (count its Tab stops)")
+        bound = counted + min(TAB_STOP_MARGIN, toolbar)
         stops = tab_stops(page)
         report.append(f"{path}: {len(stops)} Tab stops (bound {bound}, {charts} charts)")
         if len(stops) > bound:

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 from playwright.sync_api import expect
 
+from tests import pages as page_lists
 from tests.e2e.conftest import (
     COLOR_SCHEMES,
     PHONE_VIEWPORT,
@@ -40,16 +41,11 @@ pytestmark = pytest.mark.e2e
 
 SLOW = 90_000  # ms: a cold page (the Model pair lab loads its models) on a shared machine
 ROUND = "/Step_through_a_round"
-PAGES = [
-    "/",
-    ROUND,
-    "/Speedup_explorer",
-    "/Losslessness_lab",
-    "/Self_test",
-    "/Model_pair_lab",
-    "/Variants_lab?rounds=20000",
-    "/Teach_with_it",
-    "/Class",
+# A page's link for these screens where its defaults would be slow on a shared machine.
+QUICK_QUERY = {"/Variants_lab": "rounds=20000"}
+PAGES = [  # every registered page, Home first (tests/pages.py)
+    f"{path}?{QUICK_QUERY[path]}" if path in QUICK_QUERY else path
+    for path in page_lists.addresses()
 ]
 DRAWN = "svg.main-svg"
 

@@ -1,4 +1,5 @@
-"""Every K limit of a page lives in specdec_ui/presets.py (issue 26, item 6).
+"""Every K limit of a page lives in one place: specdec_ui/presets.py (issue 26, item 6), or
+the room's ``limits.py`` for a limit only that page offers (issue 36: a page is four files).
 
 A module of ``specdec_ui`` may name a limit (``K_MAX = presets.SERVING_K_MAX``) but never set
 one to a number of its own: a slider, a link reader and a figure that each wrote 8 drifted
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import specdec_core as sc
 from specdec_ui import presets
+from specdec_ui.variants import limits as variant_limits
 
 UI = Path(presets.__file__).parent
 K_LIMIT = re.compile(r"(^|_)K_MAX$")
@@ -36,13 +38,23 @@ def _number_assignments(path: Path) -> list[tuple[str, int]]:
     return found
 
 
-def test_no_ui_module_but_presets_sets_a_k_limit_to_a_number():
+def _limit_home(path: Path) -> bool:
+    """presets.py, or a room's limits.py (``specdec_ui/<room>/limits.py``)."""
+    rel = path.relative_to(UI)
+    in_a_room = len(rel.parts) == 2 and rel.parts[0] not in ("kit", "runtime")
+    return rel == Path("presets.py") or (in_a_room and rel.name == "limits.py")
+
+
+def test_no_ui_module_but_presets_or_a_rooms_limits_sets_a_k_limit_to_a_number():
     offenders = {
-        path.name: _number_assignments(path)
+        str(path.relative_to(UI)): _number_assignments(path)
         for path in sorted(UI.rglob("*.py"))
-        if path.name != "presets.py" and _number_assignments(path)
+        if not _limit_home(path) and _number_assignments(path)
     }
     assert offenders == {}
+    assert _limit_home(UI / "variants" / "limits.py") and not _limit_home(
+        UI / "variants" / "view.py"
+    )
 
 
 def test_the_check_sees_the_limits_in_presets():
@@ -52,17 +64,18 @@ def test_the_check_sees_the_limits_in_presets():
         "SPEED_K_MAX",
         "HEATMAP_K_MAX",
         "LAB_K_MAX",
-        "VARIANT_K_MAX",
         "MODEL_PAIR_K_MAX",
         "SERVING_K_MAX",
     } <= names
+    in_room = {name for name, _ in _number_assignments(UI / "variants" / "limits.py")}
+    assert in_room == {"VARIANT_K_MAX"}
 
 
 def test_every_page_limit_is_one_the_core_accepts():
     for k in (
         presets.ROUND_K_MAX,
         presets.LAB_K_MAX,
-        presets.VARIANT_K_MAX,
+        variant_limits.VARIANT_K_MAX,
         presets.MODEL_PAIR_K_MAX,
         presets.SERVING_K_MAX,
     ):

@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from specdec_ui import registry
+from specdec_ui import page_questions, registry
+from specdec_ui.page_questions import Question
+from tests import pages as page_lists
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,3 +68,19 @@ def test_a_page_still_being_written_is_skipped(tmp_path, monkeypatch):
     (tmp_path / "pages" / "scripts").mkdir(parents=True)
     (tmp_path / "pages" / "scripts" / "home.py").write_text("")
     assert registry.available_pages() == (registry.HOME,)
+
+
+def test_every_page_is_its_four_files():
+    """Script, address file, room (with questions.py exactly when it asks) and entry."""
+    assert page_lists.registration_problems(ROOT, registry.PAGES) == []
+
+
+@pytest.mark.parametrize("page", registry.PAGES, ids=lambda p: p.room)
+def test_a_page_that_asks_has_its_questions_and_one_that_does_not_has_none(page):
+    found = page_questions.page_questions(page)
+    assert bool(found) == page.asks and all(isinstance(q, Question) for q in found)
+
+
+def test_the_readme_has_a_row_for_every_registered_page():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert page_lists.readme_page_problems(readme, registry.PAGES) == []
