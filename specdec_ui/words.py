@@ -194,6 +194,7 @@ QUESTION_KIND_LABELS: dict[str, str] = {
     "tree": "Token tree: expected tokens per round",
     "deterministic": "Deterministic draft (prompt lookup): the replacement token",
     "typical_acceptance": "Typical acceptance (Medusa): how often a draft is kept",
+    "block_verification": "Block verification (Sun et al. 2024): tokens per round",
 }
 
 # The worked examples (specdec_core.scenarios) by what they show: students never saw the

@@ -1,7 +1,9 @@
 """Variants lab: presets, stepping, Monte Carlo verdicts, bad input and bad links."""
 
+import numpy as np
 import pytest
 
+import specdec_core as sc
 from specdec_ui import presets
 from specdec_ui.kit.text import md_escape
 from specdec_ui.variants.table import lossless
@@ -225,3 +227,32 @@ def test_a_bug_that_these_p_and_q_hide_is_explained_not_left_to_puzzle():
     # the preset's lesson is about multi-draft: not shown as this rule's lesson
     assert not any("Two candidates rescue" in i.value for i in at.info)
     assert any("made for " + md_escape(rule_title("multi_draft")) in c.value for c in at.caption)
+
+
+def test_block_verification_is_stepped_a_round_at_a_time_with_its_gain_and_its_bug():
+    """Block verification (Sun et al. 2024): no row of its own; stepped position by position
+    then the round's decision, its gain over the token-by-token rule said, and "Break it"
+    (the leftover without its weight) caught on a pair whose ratios p/q above 1 differ."""
+    query = {
+        "variant": "block_verification",
+        "p": "0.30, 0.20, 0.15, 0.25, 0.10",
+        "q": "0.20, 0.40, 0.05, 0.30, 0.05",
+        "k": "4",
+        "rounds": "200000",
+        "seed": "2",
+    }
+    at = open_page(PAGE, query)
+    assert not at.exception
+    assert at.get_by_key("var_verdict").children[0].value.startswith("PASS")
+    p = np.array([0.30, 0.20, 0.15, 0.25, 0.10])
+    q = np.array([0.20, 0.40, 0.05, 0.30, 0.05])
+    ours = sc.RULES["block_verification"].expected(p, q, 4)
+    gain = ours - sc.expected_tokens(sc.acceptance_rate(p, q), 4)
+    assert gain > 0 and any(f"{gain:+.3f} tokens per round" in c.value for c in at.caption)
+    for _ in range(4):
+        at.button(key="var_next").click().run()
+    decision = " ".join(m.value for m in at.get_by_key("var_decision").markdown)
+    assert "of the 4 drafts" in decision.replace("\\", "")
+    at.checkbox(key="var_broken").check().run()
+    assert not at.exception
+    assert at.get_by_key("var_verdict").children[0].value.startswith("FAIL")

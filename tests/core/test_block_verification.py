@@ -152,3 +152,20 @@ def test_an_exact_law_too_large_to_track_is_refused_in_words():
     p, q = rng.dirichlet(np.ones(64)), rng.dirichlet(np.ones(64))
     with pytest.raises(sc.SpecDecError, match="block verification: the exact round-length law"):
         block.survival(*_rows(p, q, 8))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_self_tests_question_has_the_enumerated_answer(seed):
+    """The Self-test's block question: E = 1 + s_1 + s_2, s_2 summed here draft by draft."""
+    from specdec_core import quiz
+
+    question = quiz.make_question("block_verification", np.random.default_rng(seed), v=3)
+    p, q = np.array(question.p_target), np.array(question.q_draft)
+    s_2 = sum(
+        q[a] * q[b] * min(1.0, min(1.0, p[a] / q[a]) * p[b] / q[b])
+        for a in range(p.size)
+        for b in range(p.size)
+        if q[a] > 0 and q[b] > 0
+    )
+    assert question.answer == pytest.approx(1 + sc.acceptance_rate(p, q) + s_2, abs=1e-12)
+    assert quiz.check_answer(question, question.answer_text)
