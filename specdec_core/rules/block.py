@@ -23,6 +23,7 @@ round-length law is not alpha^n (1 - alpha) (:attr:`Rule.independent_keeps` is F
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -286,7 +287,15 @@ def _last_tokens(tables: BlockTables, tau, w_tau, rng, weighted: bool) -> np.nda
 
 def expected_block(p_target, q_draft, k: int) -> float:
     """E[tokens per round] = sum_{i=0..K} P(tau >= i) = 1 + sum_{i=1..K} E_q[w_i]."""
-    return float(survival(np.tile(p_target, (k + 1, 1)), np.tile(q_draft, (k, 1))).sum())
+    p, q = np.asarray(p_target, dtype=np.float64), np.asarray(q_draft, dtype=np.float64)
+    return _iid_expected(tuple(p.tolist()), tuple(q.tolist()), int(k))
+
+
+@functools.lru_cache(maxsize=256)
+def _iid_expected(p: tuple[float, ...], q: tuple[float, ...], k: int) -> float:
+    """:func:`expected_block` for one p and q at every position (kept: a page asks for the
+    same pair at several K, and the exact law costs up to tens of milliseconds)."""
+    return float(survival(np.tile(p, (k + 1, 1)), np.tile(q, (k, 1))).sum())
 
 
 # ----------------------------------------------------------------------------- the bug

@@ -535,8 +535,13 @@ def _round_step(inp: Inputs, record: rules.RoundRecord, shown: int) -> StepView:
 
 def _by_k_compare(inp: Inputs) -> tuple[go.Figure, str]:
     """Tokens per round against K: the rule's exact value and the token-by-token rule's."""
-    rule, ks = RULES[inp.variant], np.arange(1, VARIANT_K_MAX + 1)
-    ours = [rule.expected(inp.p_target, inp.q_draft, int(k)) for k in ks]
+    rule, ours = RULES[inp.variant], []
+    for k in range(1, VARIANT_K_MAX + 1):
+        try:
+            ours.append(rule.expected(inp.p_target, inp.q_draft, k))
+        except sc.SpecDecError:  # e.g. an exact law too large to track: the curve stops
+            break
+    ks = np.arange(1, len(ours) + 1)  # the run at inp.k worked: it is among them
     basic = [RULES[rules.BASIC_RULE].expected(inp.p_target, inp.q_draft, int(k)) for k in ks]
     name = rule_title(inp.variant)
     figure = figures.tokens_by_k_figure(ks, ours, basic, inp.k, name)

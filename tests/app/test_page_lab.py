@@ -359,3 +359,18 @@ def test_block_verification_passes_and_says_its_gain_over_token_by_token():
     rounds = shown_table(at, "expected rounds")
     law = sc.RULES["block_verification"].round_law(np.array(SEED_P), np.array(SEED_Q), 4)
     np.testing.assert_allclose(rounds.value["theory"], law)
+
+
+def test_block_verification_beyond_its_tracked_law_is_refused_in_words():
+    query = {
+        "variant": "block_verification",
+        "k": "8",
+        "p": "0.034, 0.051, 0.001, 0, 0.028, 0.082, 0.034, 0.038, 0.142, 0.305, 0.166, 0, "
+        "0.114, 0.005",
+        "q": "0.078, 0.062, 0.231, 0.026, 0.022, 0.109, 0.003, 0.010, 0.075, 0.057, 0.127, "
+        "0.030, 0.033, 0.137",
+    }
+    at = open_page(PAGE, query)
+    assert not at.exception
+    message = " ".join(e.value for e in at.error).replace("\\", "")  # markdown-escaped
+    assert "block verification: the exact round-length law" in message and "K = 8" in message

@@ -256,3 +256,21 @@ def test_block_verification_is_stepped_a_round_at_a_time_with_its_gain_and_its_b
     at.checkbox(key="var_broken").check().run()
     assert not at.exception
     assert at.get_by_key("var_verdict").children[0].value.startswith("FAIL")
+
+
+WIDE_P = "0.034, 0.051, 0.001, 0, 0.028, 0.082, 0.034, 0.038, 0.142, 0.305, 0.166, 0, 0.114, 0.005"
+WIDE_Q = (
+    "0.078, 0.062, 0.231, 0.026, 0.022, 0.109, 0.003, 0.010, 0.075, 0.057, 0.127, 0.030, "
+    "0.033, 0.137"
+)
+
+
+def test_block_verification_on_a_wide_pair_draws_its_curve_as_far_as_its_law_is_tracked():
+    """14 tokens: the exact round-length law is tracked up to K = 6, so at K = 4 the page
+    runs, and its tokens-per-K curve stops where the law would be too large (no traceback)."""
+    query = {"variant": "block_verification", "p": WIDE_P, "q": WIDE_Q, "k": "4"}
+    at = open_page(PAGE, query | FAST)
+    assert not at.exception and not at.error
+    title = "this rule and token by token"
+    curve = next(f for f in figures(at) if title in f["layout"]["title"]["text"])
+    assert list(curve["data"][1]["x"]) == [1, 2, 3, 4, 5, 6]
