@@ -220,7 +220,12 @@ class BlockTables(DraftRowsShape):
         """(n,) m(w) = w P_c - Q_c over the c tokens in the leftover (running sums)."""
         _, _, cum_p, cum_q = self.sorted_rows
         c = self.in_leftover(row, w)
-        return np.maximum(w * cum_p[row, c] - cum_q[row, c], 0.0)
+        if np.ndim(row) == 0:  # one row: a take from it (much cheaper than a 2-D index)
+            mass = w * cum_p[row].take(c)
+            mass -= cum_q[row].take(c)
+        else:
+            mass = w * cum_p[row, c] - cum_q[row, c]
+        return np.maximum(mass, 0.0, out=mass)
 
     def sample_leftover(self, row, w: np.ndarray, u: np.ndarray) -> np.ndarray:
         """(n,) tokens of norm(max(0, w p - q)) (the row of each round in ``row``): the
@@ -249,7 +254,8 @@ def _stop_chance_column(tables: BlockTables, j: int, w: np.ndarray) -> np.ndarra
     if j == tables.k_drafts - 1:
         return w
     mass = tables.leftover_mass(j + 1, w)
-    denominator = mass + 1.0 - w
+    denominator = mass + 1.0
+    denominator -= w
     return np.divide(mass, denominator, out=np.ones_like(w), where=denominator > 0)
 
 
@@ -259,14 +265,14 @@ def block_chunk(tables: BlockTables, n: int, rng: np.random.Generator, *, weight
     forgets the weight (max(0, p - q) instead of max(0, w_tau p - q))."""
     k = tables.k_drafts
     u_drafts = tables.scratch.draw(rng, n, k, "drafts", by_position=True)  # (K, n)
-    coins = tables.scratch.draw(rng, n, k, "coins", by_position=True)  # (K, n)
+    coins = tables.scratch.draw(rng, n, k, "coins", by_position=False)  # (n, K)
     drafts = np.zeros((k, n), dtype=token_dtype(tables.vocab))
     w, w_tau = np.ones(n), np.ones(n)
     tau = np.zeros(n, dtype=np.intp)
     for j in range(k):
         drafts[j] = x = tables.draft_sampler.column(j, u_drafts[j])
         np.minimum(w * tables.ratio[j].take(x), 1.0, out=w)
-        stops = coins[j] < _stop_chance_column(tables, j, w)
+        stops = coins[:, j] < _stop_chance_column(tables, j, w)
         np.copyto(tau, j + 1, where=stops)
         np.copyto(w_tau, w, where=stops)
     last = _last_tokens(tables, tau, w_tau, rng, weighted)
