@@ -47,7 +47,7 @@ CASES = [  # (p_rows, q_rows): the same p, q at every position, and rows that di
         np.random.default_rng(5).dirichlet(np.ones(3), 4),
         np.random.default_rng(6).dirichlet(np.ones(3), 3),
     ),
-    (  # p = q at position 2: there h_1 is 0 / 0 at w_1 = 1, taken as 1 (the paper's limit)
+    (  # p = q at position 2: there h_1 is 0 / 0 at w_1 = 1, taken as 1
         np.array([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5], [0.4, 0.4, 0.2], [0.3, 0.3, 0.4]]),
         np.array([[0.2, 0.3, 0.5], [0.2, 0.3, 0.5], [0.1, 0.1, 0.8]]),
     ),
