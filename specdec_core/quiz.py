@@ -61,6 +61,7 @@ QUESTION_KINDS: tuple[str, ...] = (  # the kinds of generated question, in menu 
     "tree",
     "deterministic",
     "typical_acceptance",
+    "block_verification",
 )
 # Multiple-choice options for seed 003's "Quick self-test" (SELF_TEST, same order):
 # (options, index of the correct one). The seed's own answer is the worked answer.
@@ -466,6 +467,33 @@ def _typical(rng, labels, p, q):
     )
 
 
+def _block(rng, labels, p, q):
+    """Block verification at K = 2 (Sun et al. 2024): tokens per round from the exact law
+    P(first i kept) = E_q[w_i], against the token-by-token 1 + alpha + alpha^2."""
+    from .rules.block import expected_block, survival
+
+    s = survival(np.tile(p, (3, 1)), np.tile(q, (2, 1)))  # (3,) 1, s_1, s_2
+    alpha, e = acceptance_rate(p, q), expected_block(p, q, 2)
+    prompt = (
+        f"Block verification (Sun et al. 2024) with p = {_vec(p)}, q = {_vec(q)} over "
+        f"{', '.join(labels)} and K = 2 drafts per round. How many tokens does a round emit "
+        "on average?"
+    )
+    worked = (
+        "Weights: w_1 = min(1, p(x_1)/q(x_1)), w_2 = min(1, w_1 p(x_2)/q(x_2)); a round keeps "
+        "at least i drafts with probability s_i = E_q[w_i] (the average over the drafts).",
+        f"s_1 = sum_x q(x) min(1, p(x)/q(x)) = sum min(p, q) = alpha = {s[1]:.4f}.",
+        f"s_2 = sum over x_1, x_2 of q(x_1) q(x_2) w_2 = {s[2]:.4f} (token by token it would "
+        f"be alpha^2 = {alpha**2:.4f}).",
+        f"E[tokens] = 1 + s_1 + s_2 = {e:.3f}, against 1 + alpha + alpha^2 = "
+        f"{1 + alpha + alpha**2:.3f} token by token: the same drafts, more tokens, still p.",
+    )
+    formula = rf"\mathbb{{E}}[	ext{{tokens}}] = 1 + {s[1]:.4f} + {s[2]:.4f} = {e:.3f}"
+    return _question(
+        "block_verification", labels, p, q, prompt=prompt, answer=e, worked=worked, formula=formula
+    )
+
+
 _BUILDERS = {
     "acceptance": _acceptance,
     "alpha": _alpha,
@@ -476,6 +504,7 @@ _BUILDERS = {
     "tree": _tree,
     "deterministic": _deterministic,
     "typical_acceptance": _typical,
+    "block_verification": _block,
 }
 
 

@@ -21,7 +21,10 @@ class RuleWords:
     deliberately broken rule); ``description``: what it does, and what is wrong with a
     bug; ``title``: its entry in the Variants lab's menu; for a bug the Variants lab
     offers, ``break_it`` (its checkbox), ``break_help`` and ``hidden`` (why the bug can
-    leave the output law at p for some p and q).
+    leave the output law at p for some p and q). ``keep_symbol`` and ``keep_formula``: the
+    name of its chance to keep a draft ("alpha", "beta"; "r" when it has none) and that
+    chance as a formula; ``numbers``: what each per-position number of its whole-round step
+    (``Rule.round_step``) is, by the number's symbol.
     """
 
     label: str
@@ -30,16 +33,21 @@ class RuleWords:
     break_it: str = ""
     break_help: str = ""
     hidden: str = ""
+    keep_symbol: str = "r"
+    keep_formula: str = ""
+    numbers: tuple[tuple[str, str], ...] = ()
 
 
-# The one table of the rules' words, keyed by the rule's name in specdec_core.rules.RULES,
-# in the registry's order (tests/ui/test_words.py checks that every rule has its words).
+# The one table of the rules' words, keyed by the rule's name in specdec_core.rules.RULES
+# (tests/ui/test_words.py checks that every rule has its words; the order is free).
 RULE_WORDS: dict[str, RuleWords] = {
     "correct": RuleWords(
         "Correct algorithm",
         "As published: keep x with probability min(1, p/q), replace the first rejected token "
         "by a sample of norm(max(0, p - q)), and draw a bonus token from p when all K are "
         "kept.",
+        keep_symbol="alpha",
+        keep_formula="sum min(p, q)",
     ),
     "strict": RuleWords(
         "Strict verification (exact match)",
@@ -49,6 +57,8 @@ RULE_WORDS: dict[str, RuleWords] = {
         "too, but a draft is kept with beta = sum p q instead of alpha = sum min(p, q), so "
         "rounds are shorter.",
         title="Strict verification (vLLM strict, mlx-lm): keep only an exact match",
+        keep_symbol="beta",
+        keep_formula="sum p(x) q(x)",
     ),
     "multi_draft": RuleWords(
         "Multi-draft (SpecInfer)",
@@ -67,6 +77,36 @@ RULE_WORDS: dict[str, RuleWords] = {
         "Prompt lookup and n-gram drafts propose one token for sure: q is one-hot, so the "
         "draft is kept with p(x), else a sample of p without x. Lossless.",
         title="Deterministic draft: prompt lookup, n-gram (one-hot q)",
+    ),
+    "block_verification": RuleWords(
+        "Block verification (Sun et al. 2024)",
+        "Decides the K drafts together (Sun et al. 2024, Block Verification Accelerates "
+        "Speculative Decoding, arXiv 2403.10444): a running weight w_i = min(1, w_(i-1) "
+        "p(x_i)/q(x_i)) carries what a likely draft earns to the next one; coins pick the "
+        "longest prefix that may stop, then a token of the leftover max(0, w p - q) (or the "
+        "bonus). Lossless, and never fewer tokens per round than token by token: a draft "
+        "that is unlikely on its own can be kept when the block as a whole is fine. Its "
+        "drafts are not kept independently, so the round-length law is not alpha^n (1 - "
+        "alpha).",
+        title="Block verification: the K drafts decided together (Sun et al. 2024)",
+        numbers=(
+            ("w", "weight w_i = min(1, w_(i-1) p(x_i) / q(x_i))"),
+            ("h", "chance h_i that the round may stop after this draft"),
+            ("u", "coin"),
+        ),
+    ),
+    "block_unweighted_leftover": RuleWords(
+        "Bug: block verification, leftover without the weight",
+        "Bug: after the kept prefix, the next token comes from max(0, p - q) instead of "
+        "max(0, w p - q): the weight of the kept drafts is forgotten, and the token after "
+        "a kept draft leans the wrong way.",
+        break_it="Break it: forget the weight in the leftover",
+        break_help="Sample the token after the kept prefix from max(0, p - q), as the "
+        "token-by-token rule does, instead of max(0, w p - q). The Monte Carlo test below "
+        "should catch it when p/q takes two different values above 1.",
+        hidden="This bug changes nothing when every token with p > q has the same ratio "
+        "p/q (the leftover max(0, w p - q) is then a multiple of max(0, p - q)). Type a p "
+        "and q with two different ratios above 1 to watch the test catch it.",
     ),
     "resample_from_p": RuleWords(
         "Bug: resample from p",
@@ -93,6 +133,8 @@ RULE_WORDS: dict[str, RuleWords] = {
         "Bug: strict verification that, at a mismatch, throws away the target's sample y "
         "and emits a new sample of p. That new sample can be the draft's token again, so "
         "tokens the draft proposes often come out too often.",
+        keep_symbol="beta",
+        keep_formula="sum p(x) q(x)",
         break_it="Break it: at a mismatch, emit a fresh sample of p instead of y",
         break_help="Throw the target's own sample y away after a mismatch and draw a new "
         "one: the emitted token then leans towards the drafts. The Monte Carlo test below "
@@ -152,6 +194,7 @@ QUESTION_KIND_LABELS: dict[str, str] = {
     "tree": "Token tree: expected tokens per round",
     "deterministic": "Deterministic draft (prompt lookup): the replacement token",
     "typical_acceptance": "Typical acceptance (Medusa): how often a draft is kept",
+    "block_verification": "Block verification (Sun et al. 2024): tokens per round",
 }
 
 # The worked examples (specdec_core.scenarios) by what they show: students never saw the

@@ -1,7 +1,7 @@
 """Losslessness lab: simulate many rounds and test that the output follows p."""
 
 from specdec_ui.kit.page_frame import inputs_area, page_frame
-from specdec_ui.losslessness import view
+from specdec_ui.losslessness import explain, view
 
 INTRO = (
     "Speculative sampling claims that every token it emits follows the target p exactly, "
@@ -25,14 +25,14 @@ with page_frame(__file__, INTRO) as frame:
         view.preset_caption(run)
     view.verdict(run)
     if frame.presenting:
-        view.difference_chart(run)
+        explain.difference_chart(run)
         view.variant_note(applied)
         view.preset_caption(run)
-    view.overlap(run)
-    view.chi_square_tests(run)
+    explain.overlap(run)
+    explain.chi_square_tests(run)
     if not frame.presenting:
-        view.difference_chart(run)
-    view.engine_numbers(run)
-    view.counts_and_download(run)
+        explain.difference_chart(run)
+    explain.engine_numbers(run)
+    explain.counts_and_download(run)
     view.share(page, applied)
     view.source_code(applied)

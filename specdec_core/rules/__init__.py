@@ -3,17 +3,20 @@
 ``RULES`` maps a rule's name to its :class:`Rule` (kind, one-position step, emitted law,
 round tables, vectorised chunk, expected tokens, source). The built-in rules register
 themselves on import: :mod:`.published` (exact), :mod:`.bugs` (deliberate bugs of a
-named rule), :mod:`.lossy` (lossy by design). A new rule is one module that calls
-:func:`register_rule`, and its test.
+named rule), :mod:`.lossy` (lossy by design), :mod:`.block` (block verification and its bug). A new
+rule is one module that calls :func:`register_rule` (imported on the line above
+``from .registry``), its test and its words (``specdec_ui/words.py``).
 """
 
 from __future__ import annotations
 
-from . import bugs, lossy, published  # noqa: F401  (each registers its rules)
+from . import block, bugs, lossy, published  # noqa: F401  (each registers its rules)
 from .registry import (
+    BASIC_RULE,
     LABS,
     RULES,
     PositionStep,
+    RoundRecord,
     Rule,
     RuleKind,
     bug_of,
@@ -30,10 +33,12 @@ from .registry import (
 BUILT_IN: frozenset[str] = frozenset(RULES)
 
 __all__ = [
+    "BASIC_RULE",
     "BUILT_IN",
     "LABS",
     "RULES",
     "PositionStep",
+    "RoundRecord",
     "Rule",
     "RuleKind",
     "bug_of",

@@ -207,6 +207,8 @@ _bug(
     expected=expected_no_bonus,
     source=rounds_chunk,
     labs=("losslessness",),
+    bonus=False,
+    position_law_broken=False,
 )
 _bug(
     "strict_fresh_sample",

@@ -28,6 +28,7 @@ from ..errors import InvalidParameterError
 
 KeepRule = Literal["probabilistic", "strict"]  # which keep chance the pages quote: alpha or beta
 LABS = ("losslessness", "variants")  # the pages whose menus can offer a rule
+BASIC_RULE = "correct"  # the token-by-token rule (Leviathan et al. 2023) others are compared with
 
 
 class RuleKind(enum.Enum):
@@ -60,6 +61,22 @@ class PositionStep:
 
 
 @dataclass(frozen=True)
+class RoundRecord:
+    """One whole round decided by a rule that decides its drafts jointly (``round_step``).
+
+    ``numbers`` holds the rule's own per-position numbers by their symbol (each (K,), e.g.
+    block verification's weights "w", stop chances "h" and coins "u"); a page writes them
+    out beside the drafts.
+    """
+
+    drafted: tuple[int, ...]  # x_1..x_K
+    numbers: dict[str, tuple[float, ...]]  # symbol -> one number per drafted position
+    n_kept: int  # drafts kept, 0..K
+    emitted: tuple[int, ...]  # the kept drafts, then the last token
+    bonus: bool  # the last token is the bonus from p_{K+1}
+
+
+@dataclass(frozen=True)
 class Rule:
     """One verification rule (see the module docstring).
 
@@ -70,6 +87,16 @@ class Rule:
     ``keep_probabilities`` (K,) field: P(position j keeps a draft | reached).
     chunk(tables, n, rng) -> ChunkOutcome: n rounds, vectorised. expected(p_target,
     q_draft, k, **law_options) -> float: E[tokens per round]. source: what a page shows.
+
+    What the labs read instead of a rule's name: ``independent_keeps`` (True: every reached
+    position keeps its draft with the same chance when p and q are the same at every
+    position, so P(n + 1 tokens) = r^n (1 - r); False for a rule that decides the drafts
+    jointly, e.g. block verification), ``bonus`` (a round that keeps all K drafts adds a
+    token from p_{K+1}), ``position_law_broken`` (a bug: its one-position law ``emitted``
+    differs from p for some p, q; False for a bug that only shows over a whole round),
+    ``round_step`` (rng-driven whole round -> :class:`RoundRecord`, for a rule whose
+    positions are not decided one by one), and the methods :meth:`keep_chances` and
+    :meth:`round_law` (the round-length law, from ``tables``).
     """
 
     name: str
@@ -85,6 +112,24 @@ class Rule:
     law_options: tuple[str, ...] = ()  # keyword options of ``emitted``, ``step``, ``expected``
     keep_rule: KeepRule = "probabilistic"  # "strict": a draft is kept with beta = sum p q
     labs: tuple[str, ...] = LABS  # the labs whose menus offer the rule
+    independent_keeps: bool = True  # i.i.d. keeps: P(n + 1 tokens) = r^n (1 - r)
+    bonus: bool = True  # all K kept: one more token from p_{K+1}
+    position_law_broken: bool = True  # a bug that shows in the one-position law
+    round_step: Callable[..., RoundRecord] | None = None  # (p_rows, q_rows, rng) -> a round
+
+    def keep_chances(self, p_target, q_draft, k: int, **options) -> np.ndarray:
+        """(K,) P(position i keeps its draft | reached), with the same p (V,) and q (V,) at
+        every position (``tables``' keep probabilities: for a bug, its own)."""
+        p_rows, q_rows = np.tile(p_target, (k + 1, 1)), np.tile(q_draft, (k, 1))
+        tables = self.tables(p_rows, q_rows, **options)
+        return np.asarray(tables.keep_probabilities, dtype=np.float64)
+
+    def round_law(self, p_target, q_draft, k: int, **options) -> np.ndarray:
+        """(K+1,) P(n drafts kept), n = 0..K: kappa_1..kappa_n (1 - kappa_{n+1}) with
+        kappa = :meth:`keep_chances` (kappa_{K+1} = 0), exact for every rule."""
+        keep = self.keep_chances(p_target, q_draft, k, **options)
+        reach = np.concatenate([[1.0], np.cumprod(keep)])  # (K+1,)
+        return reach * np.concatenate([1.0 - keep, [1.0]])
 
     @property
     def lossless(self) -> bool:

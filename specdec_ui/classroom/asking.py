@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 
 import specdec_core as sc
-from specdec_core.rules import RULES, reference_rule
+from specdec_core.rules import BASIC_RULE, RULES, reference_rule
 from specdec_ui.page_questions import Question, questions_for
 from specdec_ui.presets import LAB_PRESETS
 from specdec_ui.registry import PageInfo, available_pages
@@ -123,7 +123,7 @@ def experiment_rules() -> tuple[str, ...]:
     return tuple(
         name
         for name, rule in RULES.items()
-        if not rule.options and reference_rule(name).name == "correct"
+        if not rule.options and reference_rule(name).name == BASIC_RULE
     )
 
 

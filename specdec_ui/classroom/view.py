@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from specdec_core.rules import RULES
 from specdec_ui.classroom import asking, figures
 from specdec_ui.classroom.asking import LETTERS, ROUNDS_PER_PRESS, ClassQuestion, Experiment
 from specdec_ui.kit.class_start import CLASS_PARAM, TEACHER_KEY, held_class, start_class
@@ -316,7 +317,8 @@ def _revealed(seat: Seat, found: ClassQuestion) -> None:
 def _rule_label(rule: str) -> str:
     words = RULE_WORDS.get(rule)
     label = words.label if words else rule
-    return label if rule == "correct" else f"{label} (deliberately broken)"
+    known = RULES.get(rule)
+    return f"{label} (deliberately broken)" if known is not None and known.is_bug else label
 
 
 def _open(seat: Seat) -> None:

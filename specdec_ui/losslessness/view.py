@@ -5,9 +5,10 @@ The page keeps its settings in a :class:`~specdec_ui.kit.page_state.PageState` (
 distributions). :func:`applied_settings` gives the settings the results are for, and
 :func:`simulate` turns them into a :class:`SimulatedRun` (the Monte Carlo and its two
 chi-square tests, computed once per server by :mod:`specdec_ui.losslessness.work`). Every other
-section draws one part of the page from that run; its figures come from
-:mod:`specdec_ui.losslessness.figures`, each built once per server (:func:`shared_figure`), and the
-engines' numbers from :func:`specdec_ui.kit.engine_view.engine_panel`.
+section draws one part of the page from that run: the inputs, the verdict and the link
+here, the sections that explain the run in :mod:`specdec_ui.losslessness.explain` (they read
+the rule's properties, never its name); figures come from
+:mod:`specdec_ui.losslessness.figures`, each built once per server.
 """
 
 from __future__ import annotations
@@ -19,30 +20,21 @@ import numpy as np
 import streamlit as st
 
 import specdec_core as sc
-from specdec_core import variants as vr
 from specdec_core.errors import mismatch_message
-from specdec_core.rules import RULES, RuleKind, reference_rule, rules_of_kind
+from specdec_core.rules import BASIC_RULE, RULES, Rule, RuleKind, reference_rule, rules_of_kind
 from specdec_ui import presets
 from specdec_ui.classroom.pool_panel import pool_panel
 from specdec_ui.kit.announce import announce, announce_change
-from specdec_ui.kit.engine_view import engine_panel
 from specdec_ui.kit.page_state import PageState
-from specdec_ui.kit.presenter import chart
 from specdec_ui.kit.share import LinkReader
-from specdec_ui.kit.tables import show_table
 from specdec_ui.kit.text import md_escape
 from specdec_ui.kit.widgets import MAX_SEED, seed_control, show_error, show_source
-from specdec_ui.losslessness import figures
+from specdec_ui.losslessness import explain
 from specdec_ui.losslessness.verdict import (
-    NOTHING_TO_TEST,
-    download_results,
-    length_words,
-    p_value_latex,
     shared_run,
     verdict_box,
     verdict_text,
 )
-from specdec_ui.runtime.figure_cache import shared_figure
 from specdec_ui.words import rule_label, rule_words
 
 PRESETS = presets.LAB_PRESETS
@@ -89,10 +81,14 @@ class SimulatedRun:
         return self.kind is RuleKind.EXACT
 
     @property
-    def strict(self) -> bool:
-        """Strict verification: keep x iff x == y ~ p (the bug of that rule too)."""
-        rule = RULES.get(str(self.settings["variant"]))
-        return rule is not None and rule.keep_rule == "strict"
+    def rule(self) -> Rule:
+        """The rule that ran."""
+        return RULES[str(self.settings["variant"])]
+
+    @property
+    def reference(self) -> Rule:
+        """The rule whose law the run is held to: the rule itself, or the rule a bug breaks."""
+        return reference_rule(str(self.settings["variant"]))
 
     @property
     def emitted(self) -> np.ndarray | None:
@@ -109,11 +105,6 @@ class SimulatedRun:
     def alpha(self) -> float:
         """alpha = sum min(p, q): the probabilistic rule's chance of keeping a draft."""
         return sc.acceptance_rate(self.p_target, self.q_draft)
-
-    @property
-    def beta(self) -> float:
-        """beta = sum p q: strict verification's chance of keeping a draft."""
-        return vr.strict_acceptance(self.p_target, self.q_draft)
 
     @property
     def key(self) -> tuple:
@@ -176,7 +167,7 @@ def _values_from_link(link: LinkReader) -> dict[str, object]:
             "rounds", presets.MIN_ROUNDS, presets.MAX_ROUNDS_PAGE, presets.DEFAULT_ROUNDS
         ),
         "seed": link.int_in("seed", 0, MAX_SEED, 0),
-        "variant": link.choice("variant", menu(), "correct"),
+        "variant": link.choice("variant", menu(), BASIC_RULE),
     }
 
 
@@ -190,7 +181,7 @@ def page_state() -> PageState:
             "k": presets.DEFAULT_K,
             "rounds": presets.DEFAULT_ROUNDS,
             "seed": 0,
-            "variant": "correct",
+            "variant": BASIC_RULE,
         },
     )
     if (link := page.first_visit()) is not None:
@@ -351,11 +342,12 @@ def preset_caption(run: SimulatedRun) -> None:
 
 
 def verdict(run: SimulatedRun) -> None:
-    """The verdict box, a note on a bug that hides or only one test sees, strict's numbers."""
+    """The verdict box, a note on a bug that hides or only one test sees, and how the rule's
+    keep chance (or its joint decision) compares with the token-by-token rule."""
     verdict_box(run.report, str(run.settings["variant"]), key="lab_verdict")
     if not announce_change("lab_run", run.key, run_words(run)) and st.session_state.get("lab_run"):
         announce(run_words(run))  # ▶ Run simulation on the same settings: said again
-    if run.settings["variant"] == "no_bonus":
+    if run.kind is RuleKind.BUG_OF and not run.rule.bonus:
         st.caption(
             "This bug is unbiased in tokens: the token test passes, only the tokens-per-round "
             "law catches it (rounds that kept every draft are one token short)."
@@ -365,17 +357,7 @@ def verdict(run: SimulatedRun) -> None:
             "This bug did not show with these settings (e.g. p = q never rejects, so the "
             "rejection path never runs): try another pair of distributions or more rounds."
         )
-    if run.strict:
-        k = run.settings["k"]
-        with st.container(key="lab_strict"):
-            st.caption(
-                "Strict verification keeps a draft only when the target's own sample is the "
-                f"same token: beta = sum p(x) q(x) = {run.beta:.3f} here, against alpha = "
-                f"sum min(p, q) = {run.alpha:.3f} for the probabilistic rule. This run emitted "
-                f"{run.result.mean_tokens_per_round:.2f} tokens per round (theory "
-                f"E(beta, K) = {sc.expected_tokens(run.beta, k):.2f}), where the "
-                f"probabilistic rule expects {sc.expected_tokens(run.alpha, k):.2f}."
-            )
+    explain.keep_note(run)
 
 
 def run_words(run: SimulatedRun) -> str:
@@ -385,211 +367,6 @@ def run_words(run: SimulatedRun) -> str:
         f"Simulated {result.n_rounds:,} rounds of {variant_label(str(run.settings['variant']))}"
         f" with K = {result.k_drafts}: {int(result.emitted_counts.sum()):,} tokens emitted, "
         f"{result.mean_tokens_per_round:.2f} per round. {verdict_text(run.report)}"
-    )
-
-
-def difference_chart(run: SimulatedRun) -> None:
-    """Simulated share minus p per token, with the noise band."""
-    fig = shared_figure(
-        "lab.difference",
-        run.key,
-        lambda: figures.difference_figure(run.result, run.labels),
-        typed=run.typed,
-    )
-    chart(fig, key="lab_fig_diff")
-    st.caption(
-        "Each mark is a token's simulated share minus what p predicts. The grey band is how "
-        f"far a correct run of this size strays by chance (±{figures.NOISE_Z:g} standard "
-        "deviations): marks inside it are noise; an ✗ outside it is a bias the eye would "
-        "miss in the token bars."
-    )
-
-
-def overlap(run: SimulatedRun) -> None:
-    """p and q overlaid, alpha as their overlap, and alpha against the simulated kept / checked."""
-    alpha, key = run.alpha, (run.p_target, run.q_draft, run.labels)
-    left, right = st.columns(2)
-    with left:
-        fig = shared_figure(
-            "lab.overlap", key, lambda: figures.overlap_figure(*key), typed=run.typed
-        )
-        chart(fig, key="lab_fig_overlap")
-    with right:
-        st.header("alpha: how much p and q overlap")
-        st.latex(rf"\alpha = \sum_x \min(p(x), q(x)) = 1 - \mathrm{{TV}}(p, q) = {alpha:.3f}")
-        st.write(
-            "Where the two bar charts overlap, the draft proposes what the target would say "
-            f"anyway: that overlap, {alpha:.3f} in total, is the chance that one drafted token "
-            f"is kept. The rest, 1 - alpha = {1 - alpha:.3f}, is exactly the mass of the "
-            "leftover max(0, p - q) that a rejected token is resampled from, which is why the "
-            "output still follows p."
-        )
-        _overlap_metrics(run)
-
-
-def _overlap_metrics(run: SimulatedRun) -> None:
-    """alpha (and beta for strict) expected, against the simulated kept / checked."""
-    metrics = st.columns(3 if run.strict else 2)
-    metrics[0].metric("alpha (expected)", f"{run.alpha:.3f}", help="sum over x of min(p(x), q(x))")
-    if run.strict:
-        metrics[1].metric(
-            "beta (expected, strict)",
-            f"{run.beta:.3f}",
-            help="sum over x of p(x) q(x): the chance that the draft equals the target's "
-            "own sample",
-        )
-    metrics[-1].metric(
-        "kept / checked (simulated)",
-        f"{run.result.drafted_accepted_fraction:.3f}",
-        help="Positions after the first rejection of a round are never checked and do not count.",
-    )
-    st.caption(
-        "Two definitions: alpha is the expected chance that one drafted token is kept; "
-        "the simulated fraction counts kept drafts over checked drafts in the simulation. "
-        + (
-            "With strict verification the simulated fraction follows beta instead."
-            if run.strict
-            else "With the correct algorithm they agree up to noise."
-        )
-    )
-
-
-def chi_square_tests(run: SimulatedRun) -> None:
-    """The token test (bars, X^2, p-value) beside the tokens-per-round law and its test."""
-    tok, lengths, typed = run.report.tokens, run.report.tokens_per_round, run.typed
-    left, right = st.columns(2)
-    with left:
-        fig = shared_figure(
-            "lab.tokens",
-            run.key,
-            lambda: figures.token_histogram_figure(run.result, run.labels),
-            typed=typed,
-        )
-        chart(fig, key="lab_fig_tokens")
-        st.latex(rf"X^2 = \sum \frac{{(O - E)^2}}{{E}} = {tok.statistic:.1f}")
-        st.latex(rf"\text{{dof}} = {tok.dof},\quad p\text{{-value}} {p_value_latex(tok.p_value)}")
-        if tok.dof == 0:
-            st.caption("Nothing to test: " + NOTHING_TO_TEST["tokens"] + ".")
-        st.caption(
-            "O: tokens emitted at each position of a round; E: what p predicts for the rounds "
-            "that reached that position (summed over positions). A small p-value (below "
-            f"{run.report.significance:g}) means counts this far from p would almost never "
-            "happen by chance."
-        )
-    with right:
-        fig = shared_figure(
-            "lab.rounds", run.key, lambda: figures.tokens_per_round_figure(run.result), typed=typed
-        )
-        chart(fig, key="lab_fig_rounds")
-        rate = r"\beta" if run.strict else r"\alpha"
-        if run.kind is RuleKind.LOSSY_BY_DESIGN:  # its own keep chance, e.g. q(argmax p)
-            rate = "r"
-        st.latex(rf"P(n+1\ \text{{tokens}}) = {rate}^n (1-{rate}),\quad P(K+1) = {rate}^K")
-        st.latex(
-            rf"X^2 = {lengths.statistic:.1f},\quad \text{{dof}} = {lengths.dof},\quad "
-            rf"p\text{{-value}} {p_value_latex(lengths.p_value)}"
-        )
-        st.caption(
-            "A round keeps n drafts, then adds one token: the resample after a rejection, or "
-            "the bonus when all K are kept."
-            + (
-                f" r = {float(run.result.alphas[0]):.3f}: this rule's own chance of keeping a "
-                "draft."
-                if rate == "r"
-                else ""
-            )
-        )
-        if lengths.dof == 0:
-            st.caption(
-                "Nothing to test: "
-                + NOTHING_TO_TEST["lengths"].format(length=length_words(run.report))
-                + "."
-            )
-
-
-def _not_exact_words(run: SimulatedRun, metrics: sc.AcceptanceMetrics, k: int) -> str:
-    """A rule that is not exact: its AL beside the exact rule it is measured against, and
-    what it is (a bug of that rule, or lossy by design: never called a bug)."""
-    name = str(run.settings["variant"])
-    bug = run.kind is RuleKind.BUG_OF
-    reference = reference_rule(name) if bug else RULES["correct"]
-    symbol = "β" if reference.keep_rule == "strict" else "α"
-    expected = reference.expected(np.array(run.p_target), np.array(run.q_draft), k)
-    who = "the correct rule" if reference.name == "correct" else rule_label(reference.name)
-    al = f"{metrics.mean_acceptance_length:.2f}"
-    compared = f"{who} expects E({symbol}, K) = {expected:.2f} with the same p, q and K"
-    if not bug:
-        return (
-            "This rule is lossy by design (see the verdict): its output is not meant to follow "
-            f"p, and it is no bug. Its AL is {al}, where {compared}: the AL says nothing about "
-            "the output; only a test of the output, like the chi-square above, shows how far "
-            "it is from p."
-        )
-    return (
-        f"This rule is a bug (see the verdict), yet its AL is {al}, where {compared}: a buggy "
-        "rule can have a great AL, and only a test of the output, like the chi-square above, "
-        "catches it."
-    )
-
-
-def _engine_theory(run: SimulatedRun, metrics: sc.AcceptanceMetrics) -> str:
-    """An exact rule: the i.i.d. model's exact rates and AL; any other: what the numbers
-    miss."""
-    k = int(run.settings["k"])
-    if run.lossless:
-        symbol, rate = ("β", run.beta) if run.strict else ("α", run.alpha)
-        formula = "Σ p q" if run.strict else "Σ min(p, q)"
-        exact = ", ".join(f"{rate**i:.3f}" for i in range(1, k + 1))
-        return (
-            "The theory to compare with: here every draft is kept independently with "
-            f"probability {symbol} = {formula} = {rate:.3f} (the same p and q at every "
-            f"position), so the exact rates are r_i = {symbol}^i = {exact}, the exact AL is "
-            f"E({symbol}, K) = {sc.expected_tokens(rate, k):.2f}, and the fitted α should come "
-            f"out as {rate:.3f} up to noise."
-        )
-    text = "These numbers count kept drafts only: they do not know whether the output is right. "
-    text += _not_exact_words(run, metrics, k)
-    if run.settings["variant"] == "no_bonus":
-        text += (
-            " The engines' AL = 1 + kept drafts per round also assumes the bonus token, which "
-            f"this bug never emits: its rounds emitted {run.result.mean_tokens_per_round:.2f} "
-            "tokens each."
-        )
-    return text
-
-
-def engine_numbers(run: SimulatedRun) -> None:
-    """This run in the engines' vocabulary (AL, per-position rates), beside the theory."""
-    metrics = sc.metrics_from_accepted_histogram(run.result.n_accepted_counts)
-    about = f"your {run.result.n_rounds:,} simulated rounds at K = {run.result.k_drafts}"
-    st.header("Acceptance length and per-position rates: the engines' numbers")
-    with st.container(key="lab_engine"):
-        engine_panel(metrics, key="lab_fig_engine", about=about)
-        st.write(_engine_theory(run, metrics))
-
-
-def counts_and_download(run: SimulatedRun) -> None:
-    """The tables behind the charts and the run as CSV."""
-    with st.expander("The counts behind the charts"):
-        show_table(
-            figures.token_table(run.result, run.report, run.labels),
-            name="Emitted tokens against p and q: counts and shares per token",
-            formats=figures.TOKEN_TABLE_FORMATS,
-        )
-        show_table(
-            figures.rounds_table(run.result),
-            name="Tokens per round: rounds observed and expected",
-            formats=figures.ROUNDS_TABLE_FORMATS,
-        )
-    settings = {"variant": run.result.variant, "K": run.result.k_drafts}
-    settings |= {"rounds simulated": run.result.n_rounds, "seed": run.settings["seed"]}
-    download_results(
-        run.result,
-        run.labels,
-        run.emitted,
-        settings,
-        filename="losslessness_lab.csv",
-        key="lab_csv",
     )
 
 

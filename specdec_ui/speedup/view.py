@@ -327,6 +327,22 @@ def metrics(s: Speed) -> None:
         delta_arrow="off",
         help=f"The K in 1..{presets.SPEED_K_MAX} with the largest speedup.",
     )
+    st.caption(_block_words())
+
+
+def _block_words() -> str:
+    """E(alpha, K) is the token-by-token rule's; block verification's gain needs p and q
+    (computed here for the labs' default pair at K = 4)."""
+    pair = presets.LAB_PRESETS[presets.DEFAULT_LAB_PRESET]
+    p, q = sc.parse_distribution(pair.p_text), sc.parse_distribution(pair.q_text)
+    block, basic = (sc.RULES[name].expected(p, q, 4) for name in ("block_verification", "correct"))
+    return (
+        "E[tokens per round] here is the token-by-token rule's E(alpha, K). Block verification "
+        "(Sun et al. 2024) decides the K drafts together and emits at least as many tokens "
+        "per round from the same drafts, with the output still following p; how many more "
+        "depends on p and q, not on alpha alone (the Losslessness and Variants labs compute "
+        f"it: {block:.2f} against {basic:.2f} for their default pair at K = 4)."
+    )
 
 
 def _largest_k_note(s: Speed) -> str:

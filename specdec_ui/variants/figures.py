@@ -567,3 +567,74 @@ def strict_length_figure(alpha: float, beta: float, k_max: int, k_now: int) -> g
         xaxis={"title": {"text": "K (draft positions)"}, "dtick": 1},
         yaxis={"title": {"text": "expected tokens per round"}, "rangemode": "tozero"},
     )
+
+
+def round_numbers_figure(numbers: dict, shown: int, drafted_labels, names: dict) -> go.Figure:
+    """A rule's own numbers for the positions decided so far (1..shown of a whole round):
+    one group of bars per number (``numbers``: symbol -> (K,); ``names``: symbol -> words)."""
+    positions = [f"{i + 1}: {plotly_escape(lab)}" for i, lab in enumerate(drafted_labels)]
+    palette = [COLORS["p"], COLORS["accepted"], COLORS["resampled"], COLORS["q"]]
+    hatching = list(PATTERN.values())
+    traces = []
+    for i, (symbol, values) in enumerate(numbers.items()):
+        y = [float(v) if j < shown else None for j, v in enumerate(values)]
+        traces.append(
+            {
+                "type": "bar",
+                "x": positions,
+                "y": y,
+                "name": plotly_escape(names.get(symbol, symbol)),
+                "marker": {
+                    "color": palette[i % len(palette)],
+                    "pattern": {"shape": hatching[i % len(hatching)]},
+                },
+            }
+        )
+    said = "; ".join(
+        f"{names.get(s, s)}: " + ", ".join(f"{float(v):.3f}" for v in values[:shown])
+        for s, values in numbers.items()
+    )
+    return make_figure(
+        traces,
+        title=f"The rule's numbers, positions 1 to {shown} of {len(positions)}",
+        barmode="group",
+        xaxis={"title": {"text": "drafted position: token"}},
+        yaxis={"title": {"text": "value"}, "range": [0, 1.05]},
+        meta=text_meta(f"Positions decided so far. {said}." if shown else "No position yet."),
+    )
+
+
+def tokens_by_k_figure(ks, ours, basic, k_now: int, name: str) -> go.Figure:
+    """Expected tokens per round against K: a rule's (``ours``) and the token-by-token
+    rule's E(alpha, K) (``basic``), both (len(ks),)."""
+    traces = [
+        {
+            "type": "scatter",
+            "x": list(ks),
+            "y": [float(x) for x in basic],
+            "mode": "lines+markers",
+            "name": "token by token, E(α, K)",
+            "line": {"color": COLORS["accepted"], "width": 3},
+        },
+        {
+            "type": "scatter",
+            "x": list(ks),
+            "y": [float(x) for x in ours],
+            "mode": "lines+markers",
+            "name": plotly_escape(name),
+            "line": {"color": COLORS["p"], "width": 3, "dash": "dash"},
+        },
+        _current_choice(k_now, float(ours[list(ks).index(k_now)]), f"K = {k_now}"),
+    ]
+    at = list(ks).index(k_now)
+    return make_figure(
+        traces,
+        title="Tokens per round against K: this rule and token by token",
+        xaxis={"title": {"text": "K (draft positions)"}, "dtick": 1},
+        yaxis={"title": {"text": "expected tokens per round"}, "rangemode": "tozero"},
+        meta=text_meta(
+            f"At K = {k_now} this rule expects {float(ours[at]):.3f} tokens per round, the "
+            f"token-by-token rule {float(basic[at]):.3f}; at K = {ks[-1]}: "
+            f"{float(ours[-1]):.3f} against {float(basic[-1]):.3f}."
+        ),
+    )

@@ -8,7 +8,9 @@ which inputs it has, how to draw one stepped example and what each decision show
 (figure and words), its options from the inputs, the basic rule it is compared with and
 the figure that compares it across settings. The page (:mod:`specdec_ui.variants.view`)
 never asks which rule it shows: it reads the row, and a rule registered without a row
-gets :func:`generic_row` (one decision, its emitted law).
+gets :func:`generic_row`, built from the rule's properties (a rule with ``round_step`` is
+stepped a whole round at a time; every such rule is compared with the token-by-token rule
+across K).
 
 The menu (:func:`menu`) is every rule the registry offers this lab that is not a bug, in
 the order of :data:`VARIANTS` (then the others); a rule's bug (:func:`bug_of`) is its
@@ -30,6 +32,7 @@ from specdec_core import variants_tree as vt
 from specdec_core.rules import RULES, RuleKind
 from specdec_ui.variants import figures
 from specdec_ui.variants.limits import VARIANT_K_MAX
+from specdec_ui.words import rule_title, rule_words
 
 LAB = "variants"  # the lab's name in a rule's ``labs``
 
@@ -487,22 +490,106 @@ def _generic_step(inp: Inputs, step: rules.PositionStep, shown: int) -> StepView
     )
 
 
-def generic_row() -> Variant:
-    """The row of a rule registered without one: one decision of its step, its law."""
+def _rows(inp: Inputs) -> tuple[np.ndarray, np.ndarray]:
+    """(K+1, V) and (K, V): the same p and q at every position of a round."""
+    return np.tile(inp.p_target, (inp.k + 1, 1)), np.tile(inp.q_draft, (inp.k, 1))
+
+
+def _round_example(inp: Inputs, rng: np.random.Generator) -> rules.RoundRecord:
+    return RULES[inp.variant].round_step(*_rows(inp), rng)
+
+
+def round_lines(inp: Inputs, record: rules.RoundRecord, shown: int) -> list[str]:
+    """Plain-text decisions 1..shown+1 of a whole round: each drafted position with the
+    rule's own numbers (named by its words), then what the round keeps and emits."""
+    names = dict(rule_words(inp.variant).numbers)
+    labels, k = inp.labels, len(record.drafted)
+    lines = []
+    for i in range(min(shown + 1, k)):
+        said = "; ".join(
+            f"{names.get(symbol, symbol)} = {values[i]:.3f}"
+            for symbol, values in record.numbers.items()
+        )
+        lines.append(f"Position {i + 1}: drafted {labels[record.drafted[i]]} (x ~ q); {said}.")
+    if shown >= k:
+        last = labels[record.emitted[-1]]
+        source = "the bonus token from p" if record.bonus else "a token of its replacement law"
+        emitted_tokens = ", ".join(labels[t] for t in record.emitted)
+        lines.append(
+            f"The rule keeps {record.n_kept} of the {k} drafts and adds {last}, {source}. "
+            f"Emitted this round: {emitted_tokens} ({len(record.emitted)} tokens)."
+        )
+    return lines
+
+
+def _round_step(inp: Inputs, record: rules.RoundRecord, shown: int) -> StepView:
+    names = dict(rule_words(inp.variant).numbers)
+    drafted = [inp.labels[x] for x in record.drafted]
+    return StepView(
+        figures.round_numbers_figure(record.numbers, min(shown + 1, len(drafted)), drafted, names),
+        round_lines(inp, record, shown),
+        f"One whole round of K = {inp.k} drafts: {', '.join(drafted)}. This rule decides "
+        "them together, so the round is stepped position by position, then its decision.",
+    )
+
+
+def _by_k_compare(inp: Inputs) -> tuple[go.Figure, str]:
+    """Tokens per round against K: the rule's exact value and the token-by-token rule's."""
+    rule, ours = RULES[inp.variant], []
+    for k in range(1, VARIANT_K_MAX + 1):
+        try:
+            ours.append(rule.expected(inp.p_target, inp.q_draft, k))
+        except sc.SpecDecError:  # e.g. an exact law too large to track: the curve stops
+            break
+    ks = np.arange(1, len(ours) + 1)  # the run at inp.k worked: it is among them
+    basic = [RULES[rules.BASIC_RULE].expected(inp.p_target, inp.q_draft, int(k)) for k in ks]
+    name = rule_title(inp.variant)
+    figure = figures.tokens_by_k_figure(ks, ours, basic, inp.k, name)
+    gain = ours[inp.k - 1] - basic[inp.k - 1]
+    return figure, (
+        f"At K = {inp.k}: {ours[inp.k - 1]:.3f} tokens per round against {basic[inp.k - 1]:.3f} "
+        f"token by token ({gain:+.3f}), from the same drafts."
+    )
+
+
+def _gain_note(inp: Inputs, result: sc.SimulationResult) -> str:
+    ours, basic, drafted = expected(inp)
+    return (
+        f"Gain over the token-by-token rule with the same {drafted} drafts: "
+        f"{ours - basic:+.3f} tokens per round (exact), {ours / basic - 1:+.1%}; this run "
+        f"emitted {result.mean_tokens_per_round:.3f}."
+    )
+
+
+def generic_row(name: str | None = None) -> Variant:
+    """The row of a rule registered without one, from its properties: a rule with a
+    whole-round step (``round_step``) is stepped a round at a time and compared with the
+    token-by-token rule across K; any other shows one decision of its step and its law."""
+    rule = RULES.get(name) if name is not None else None
+    if rule is not None and rule.round_step is not None:
+        return Variant(
+            uses_q=True,
+            uses_k=True,
+            example=_round_example,
+            n_steps=lambda record: len(record.drafted) + 1,
+            step=_round_step,
+            compare=_by_k_compare,
+            note=_gain_note,
+        )
     return Variant(
         uses_q=True,
         uses_k=True,
         example=_generic_example,
         n_steps=lambda _example: 1,
         step=_generic_step,
-        compare=_one_candidate_compare,
+        compare=_by_k_compare,
     )
 
 
 # ----------------------------------------------------------------------------- from the registry
 def row(name: str) -> Variant:
     """How the page shows the rule ``name`` (its own row, or the generic one)."""
-    return VARIANTS.get(name) or generic_row()
+    return VARIANTS.get(name) or generic_row(name)
 
 
 def menu() -> list[str]:

@@ -18,6 +18,7 @@ from specdec_core import variants as vr
 from specdec_core import variants_tree as vt
 from specdec_core.engine_metrics import metrics_from_accepted_histogram
 from specdec_core.errors import mismatch_message
+from specdec_core.rules import RULES
 from specdec_ui import presets
 from specdec_ui.kit.engine_view import engine_panel
 from specdec_ui.kit.page_state import PageState
@@ -313,7 +314,10 @@ def verdict(inp: Inputs, result, report, sim) -> None:
             f"Broken on purpose ({md_escape(what)}). The stepper "
             "above shows the correct rule; the broken one runs here."
         )
-        if vr.total_variation(table.emitted(inp), inp.p_target) < HIDDEN_BUG_TV:
+        if not RULES[sim.variant].position_law_broken:  # it shows over a round, if at all
+            if report.passed and words.hidden:
+                st.info(words.hidden, icon="🔍")
+        elif vr.total_variation(table.emitted(inp), inp.p_target) < HIDDEN_BUG_TV:
             hidden = "With these p and q the bug changes nothing a test could see: its exact "
             st.info(" ".join(filter(None, [hidden + "output law is p.", words.hidden])), icon="🔍")
     verdict_box(report, sim.variant, key="var_verdict")

@@ -50,7 +50,7 @@ def test_each_broken_variant_fails_with_a_fixed_seed(variant):
     assert verdict.startswith("FAIL: "), verdict
     assert len(at.error) == 1  # the verdict box is red
     assert md_escape(rule_words(variant).description) in " ".join(i.value for i in at.info)
-    if variant == "no_bonus":
+    if not sc.RULES[variant].bonus:  # it shows in the round lengths only
         assert "the round lengths do not follow the theory" in verdict
         assert "the emitted tokens do not follow p" not in verdict
         assert any("unbiased in tokens" in c.value for c in at.caption)
@@ -75,7 +75,7 @@ def test_every_preset_renders_and_passes(preset):
 
 
 def _strict_words(at) -> str:
-    return at.get_by_key("lab_strict").children[0].value
+    return at.get_by_key("lab_keep_note").children[0].value
 
 
 def test_strict_verification_passes_with_shorter_rounds():
@@ -116,7 +116,7 @@ def test_strict_opens_from_a_link_and_switching_back_hides_its_numbers():
     assert labels[:2] == ["alpha (expected)", "kept / checked (simulated)"]
     assert "beta (expected, strict)" not in labels
     with pytest.raises(KeyError):
-        at.get_by_key("lab_strict")
+        at.get_by_key("lab_keep_note")
 
 
 def test_perfect_draft_hides_the_rejection_bug():
@@ -342,3 +342,35 @@ def test_the_code_shown_is_the_chosen_rule_before_the_dispatch(variant, step, ta
     ]
     assert None not in firsts, (variant, [src.splitlines()[0] for src in shown])
     assert firsts == sorted(firsts), "the rule's step and tables come before simulate_rounds"
+
+
+def test_block_verification_passes_and_says_its_gain_over_token_by_token():
+    """The default preset at K = 4: 3.98 tokens per round against 3.71 (Sun et al. 2024),
+    held to its exact round-length law, never to a power of alpha."""
+    at = open_page(PAGE, {"variant": "block_verification"})
+    assert not at.exception and not at.error
+    assert _verdict(at).startswith("PASS: ")
+    note = at.get_by_key("lab_keep_note").children[0].value
+    assert "(exact: 3.98)" in note and "E(alpha, K) = 3.71" in note and "+0.27" in note
+    formulas = " ".join(f.value for f in at.latex)
+    assert "s_n - s_{n+1}" in formulas and r"\alpha^n" not in formulas
+    theory = _engine_words(at)
+    assert "exact AL is 3.98" in theory and "kept independently" not in theory
+    rounds = shown_table(at, "expected rounds")
+    law = sc.RULES["block_verification"].round_law(np.array(SEED_P), np.array(SEED_Q), 4)
+    np.testing.assert_allclose(rounds.value["theory"], law)
+
+
+def test_block_verification_beyond_its_tracked_law_is_refused_in_words():
+    query = {
+        "variant": "block_verification",
+        "k": "8",
+        "p": "0.034, 0.051, 0.001, 0, 0.028, 0.082, 0.034, 0.038, 0.142, 0.305, 0.166, 0, "
+        "0.114, 0.005",
+        "q": "0.078, 0.062, 0.231, 0.026, 0.022, 0.109, 0.003, 0.010, 0.075, 0.057, 0.127, "
+        "0.030, 0.033, 0.137",
+    }
+    at = open_page(PAGE, query)
+    assert not at.exception
+    message = " ".join(e.value for e in at.error).replace("\\", "")  # markdown-escaped
+    assert "block verification: the exact round-length law" in message and "K = 8" in message

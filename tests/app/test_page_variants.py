@@ -1,7 +1,9 @@
 """Variants lab: presets, stepping, Monte Carlo verdicts, bad input and bad links."""
 
+import numpy as np
 import pytest
 
+import specdec_core as sc
 from specdec_ui import presets
 from specdec_ui.kit.text import md_escape
 from specdec_ui.variants.table import lossless
@@ -225,3 +227,50 @@ def test_a_bug_that_these_p_and_q_hide_is_explained_not_left_to_puzzle():
     # the preset's lesson is about multi-draft: not shown as this rule's lesson
     assert not any("Two candidates rescue" in i.value for i in at.info)
     assert any("made for " + md_escape(rule_title("multi_draft")) in c.value for c in at.caption)
+
+
+def test_block_verification_is_stepped_a_round_at_a_time_with_its_gain_and_its_bug():
+    """Block verification (Sun et al. 2024): no row of its own; stepped position by position
+    then the round's decision, its gain over the token-by-token rule said, and "Break it"
+    (the leftover without its weight) caught on a pair whose ratios p/q above 1 differ."""
+    query = {
+        "variant": "block_verification",
+        "p": "0.30, 0.20, 0.15, 0.25, 0.10",
+        "q": "0.20, 0.40, 0.05, 0.30, 0.05",
+        "k": "4",
+        "rounds": "200000",
+        "seed": "2",
+    }
+    at = open_page(PAGE, query)
+    assert not at.exception
+    assert at.get_by_key("var_verdict").children[0].value.startswith("PASS")
+    p = np.array([0.30, 0.20, 0.15, 0.25, 0.10])
+    q = np.array([0.20, 0.40, 0.05, 0.30, 0.05])
+    ours = sc.RULES["block_verification"].expected(p, q, 4)
+    gain = ours - sc.expected_tokens(sc.acceptance_rate(p, q), 4)
+    assert gain > 0 and any(f"{gain:+.3f} tokens per round" in c.value for c in at.caption)
+    for _ in range(4):
+        at.button(key="var_next").click().run()
+    decision = " ".join(m.value for m in at.get_by_key("var_decision").markdown)
+    assert "of the 4 drafts" in decision.replace("\\", "")
+    at.checkbox(key="var_broken").check().run()
+    assert not at.exception
+    assert at.get_by_key("var_verdict").children[0].value.startswith("FAIL")
+
+
+WIDE_P = "0.034, 0.051, 0.001, 0, 0.028, 0.082, 0.034, 0.038, 0.142, 0.305, 0.166, 0, 0.114, 0.005"
+WIDE_Q = (
+    "0.078, 0.062, 0.231, 0.026, 0.022, 0.109, 0.003, 0.010, 0.075, 0.057, 0.127, 0.030, "
+    "0.033, 0.137"
+)
+
+
+def test_block_verification_on_a_wide_pair_draws_its_curve_as_far_as_its_law_is_tracked():
+    """14 tokens: the exact round-length law is tracked up to K = 6, so at K = 4 the page
+    runs, and its tokens-per-K curve stops where the law would be too large (no traceback)."""
+    query = {"variant": "block_verification", "p": WIDE_P, "q": WIDE_Q, "k": "4"}
+    at = open_page(PAGE, query | FAST)
+    assert not at.exception and not at.error
+    title = "this rule and token by token"
+    curve = next(f for f in figures(at) if title in f["layout"]["title"]["text"])
+    assert list(curve["data"][1]["x"]) == [1, 2, 3, 4, 5, 6]

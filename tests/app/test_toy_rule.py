@@ -14,7 +14,12 @@ from tests.app.conftest import open_page
 LAB = "pages/scripts/losslessness.py"
 VARIANTS = "pages/scripts/variants.py"
 FAST = {"rounds": "20000", "seed": "3"}
+SEED_P = np.array([0.40, 0.25, 0.20, 0.10, 0.05])  # the labs' default p and q
+SEED_Q = np.array([0.30, 0.30, 0.15, 0.15, 0.10])
 TOY_LOSSY = dataclasses.replace(sc.RULES["greedy"], name="toy_lossy", labs=LABS)
+# A rule that decides a whole round jointly, registered the documented way (a Rule with
+# ``independent_keeps=False`` and a ``round_step``), with no words and no row of its own.
+TOY_JOINT = dataclasses.replace(sc.RULES["block_verification"], name="toy_joint", labs=LABS)
 
 
 @pytest.fixture
@@ -22,7 +27,7 @@ def toy_rules():
     """The toy rules registered for one test (and unregistered after it, whatever happens)."""
     added = []
     try:
-        for rule in (toy_rule.LAZY, toy_rule.KEEP_ALL, TOY_LOSSY):
+        for rule in (toy_rule.LAZY, toy_rule.KEEP_ALL, TOY_LOSSY, TOY_JOINT):
             added.append(sc.register_rule(rule).name)
         yield added
     finally:
@@ -77,3 +82,44 @@ def test_the_variants_lab_offers_a_registered_rule_and_its_bug(toy_rules):
     assert not at.exception
     text = _verdict(at, "var_verdict")
     assert text.startswith("FAIL") and "lossy by design" in text
+
+
+def _page_text(at) -> str:
+    parts = [*at.caption, *at.markdown, *at.warning, *at.error, *at.info, *at.latex]
+    return " ".join(str(e.value) for e in parts)
+
+
+def test_the_losslessness_lab_describes_a_new_rule_from_its_properties(toy_rules):
+    """An independent rule keeps with its own r (no words: "r"); a joint one is held to its
+    exact law s_n - s_(n+1), never to a power law, and its gain is said in numbers."""
+    at = open_page(LAB, FAST)
+    at.selectbox(key="lab_variant").set_value("toy_lazy").run()
+    assert not at.exception
+    r = 0.5 * sc.acceptance_rate(SEED_P, SEED_Q)
+    text = _page_text(at)
+    assert r"P(n+1\ \text{tokens}) = r^n (1-r)" in text and f"r = {r:.3f}" in text
+    at.selectbox(key="lab_variant").set_value("toy_joint").run()
+    assert not at.exception and _verdict(at, "lab_verdict").startswith("PASS")
+    text = _page_text(at)
+    assert "s_n - s_{n+1}" in text and "alpha^n (1 - alpha)" in text  # said not to hold
+    assert r"\alpha^n" not in text and "kept independently with probability" not in text
+    note = at.get_by_key("lab_keep_note").children[0].value
+    ours = sc.RULES["toy_joint"].expected(SEED_P, SEED_Q, 4)
+    assert f"(exact: {ours:.2f})" in note and "E(alpha, K) = 3.71" in note
+
+
+def test_the_variants_lab_steps_a_joint_rule_a_round_at_a_time(toy_rules):
+    at = open_page(VARIANTS, {**FAST, "variant": "toy_joint", "preset": "strict", "k": "3"})
+    assert not at.exception
+    assert _verdict(at, "var_verdict").startswith("PASS")
+    for _ in range(3):  # positions 1..3, then the round's decision
+        at.button(key="var_next").click().run()
+    assert not at.exception
+    shown = " ".join(m.value for m in at.get_by_key("var_decision").markdown)
+    decision = shown.replace("\\", "")  # the lines are markdown-escaped
+    assert "Position 3: drafted" in decision and "of the 3 drafts" in decision
+    assert "h = " in decision and "w = " in decision  # no words: the numbers' own symbols
+    gain = sc.RULES["toy_joint"].expected(SEED_P, SEED_Q, 3) - sc.expected_tokens(
+        sc.acceptance_rate(SEED_P, SEED_Q), 3
+    )
+    assert any(f"{gain:+.3f} tokens per round" in c.value for c in at.caption)

@@ -27,31 +27,46 @@ def _k(name: str) -> int:
 def test_the_registry_is_read_only_and_has_every_rule_once():
     with pytest.raises(TypeError):
         RULES["x"] = RULES["correct"]  # type: ignore[index]
-    assert list(RULES) == [
-        "correct", "strict", "multi_draft", "tree", "deterministic", "resample_from_p",
-        "accept_if_p_ge_q", "ratio_with_wrong_q", "no_bonus", "strict_fresh_sample",
-        "multi_draft_no_residual", "typical_acceptance", "greedy",
-    ]  # fmt: skip
+    assert len(set(RULES)) == len(RULES) and all(name == r.name for name, r in RULES.items())
+    assert rules.BUILT_IN == set(RULES)  # no test left a rule registered
     assert sc.RULES is RULES
 
 
 def test_kinds_name_what_each_rule_promises():
-    exact = {r.name for r in rules.rules_of_kind(RuleKind.EXACT)}
-    lossy = {r.name for r in rules.rules_of_kind(RuleKind.LOSSY_BY_DESIGN)}
-    assert exact == {"correct", "strict", "multi_draft", "tree", "deterministic"}
-    assert lossy == {"typical_acceptance", "greedy"}
     for rule in rules.rules_of_kind(RuleKind.BUG_OF):
         assert rule.breaks in RULES and not RULES[rule.breaks].is_bug, rule.name
         assert rules.reference_rule(rule.name).name == rule.breaks
+    for rule in RULES.values():  # an exact rule passes its own law; a bug is tested against
+        assert rule.lossless == (rule.kind is RuleKind.EXACT)  # the rule it breaks
+        assert (rule.breaks is not None) == rule.is_bug, rule.name
     assert RULES["strict_fresh_sample"].breaks == "strict"
     assert RULES["multi_draft_no_residual"].breaks == "multi_draft"
+    assert RULES["block_unweighted_leftover"].breaks == "block_verification"
+
+
+@pytest.mark.parametrize("name", list(RULES))
+def test_the_round_law_is_a_law_and_its_mean_is_the_expected_tokens(name):
+    """Rule.round_law (the labs' round-length law) sums to 1; for a rule that is not a bug
+    its mean + 1 (the bonus or replacement) is the rule's expected tokens per round."""
+    rule, q, k = RULES[name], _q(name), _k(name)
+    options = SIM_OPTIONS.get(name, {})
+    law = rule.round_law(P, q, k, **options)
+    assert law.shape == (k + 1,) and law.sum() == pytest.approx(1.0, abs=1e-12)
+    if not rule.is_bug:
+        expected = rule.expected(P, q, k, **LAW_OPTIONS.get(name, {}))
+        assert law @ np.arange(k + 1) + 1 == pytest.approx(expected, abs=1e-9)
+    if rule.independent_keeps:  # one keep chance at every position: a truncated power law
+        keep = rule.keep_chances(P, q, k, **options)
+        if name != "tree":  # a tree's widths differ by level: one chance per level
+            np.testing.assert_allclose(keep, keep[0], atol=1e-12)
 
 
 @pytest.mark.parametrize("name", list(RULES))
 def test_the_emitted_law_is_p_exactly_when_the_rule_is_exact(name):
     law = sc.emitted_distribution(name, P, _q(name), **LAW_OPTIONS.get(name, {}))
     assert law.sum() == pytest.approx(1.0)
-    exact = RULES[name].kind is RuleKind.EXACT or name == "no_bonus"  # no_bonus: lengths only
+    rule = RULES[name]
+    exact = rule.kind is RuleKind.EXACT or not rule.position_law_broken  # a round's bug
     assert np.allclose(law, P, atol=1e-12) == exact
 
 
