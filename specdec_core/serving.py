@@ -52,10 +52,11 @@ from .serving_checks import (
     check_alpha,
     check_context,
     check_k,
+    check_tokens,
     finite_in,
     whole_in,
 )
-from .serving_cost import StepCost, is_compute_bound, step_cost, step_time
+from .serving_cost import StepCost, attention_s, is_compute_bound, step_cost, step_time
 from .serving_hardware import (
     DEFAULT_BW_FRACTION,
     DEFAULT_FLOPS_FRACTION,
@@ -91,6 +92,7 @@ __all__ = [
     "TORCH_H200",
     "TUNED",
     "AttentionKernel",
+    "attention_ratio",
     "engine_work_steps",
     "round_cost",
     "DEFAULT_BW_FRACTION",
@@ -144,7 +146,7 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- a setup
-MAX_ENGINE_WORK_S = 0.1  # seconds of engine work per round: 0 .. 100 ms
+MAX_ENGINE_WORK_S = 1.0  # seconds of engine work per round: 0 .. 1 s (the page: 0 .. 1,000 ms)
 # W fitted by serving_published.fit_engine_work on the published rows ENGINE_WORK_FIT_ROWS
 # names (one of each pair of GPU-engine rows, 4 of 23; not the vLLM high-QPS rows, whose
 # batch is a guess) and checked on the other rows (benchmarks/serving_model_vs_published.py).
@@ -309,6 +311,18 @@ def draft_step(setup: ServingSetup, batch):
 def verify_cost(setup: ServingSetup, k: int, batch):
     """v(K, b) = time(b, K + 1, n) / time(b, 1, n): a chain's verify in plain steps."""
     return verify_step(setup, check_k(k) + 1, batch) / plain_step(setup, batch)
+
+
+def attention_ratio(setup: ServingSetup, tokens: float) -> float:
+    """r(m) = one layer's attention over m tokens per sequence / over one, per chip.
+
+    = efficiency(1) / efficiency(m) of the hardware's kernel (serving_kernels), the same at
+    every batch and context. A longer context adds r times as much to the verify as to a
+    plain step, so it pulls v(m, b) towards r: up where v < r, down where v > r.
+    """
+    hw, model = setup.hardware, setup.target
+    one = attention_s(model, hw, 1.0, 1, setup.context, hw.chips)
+    return float(attention_s(model, hw, 1.0, check_tokens(tokens), setup.context, hw.chips) / one)
 
 
 def draft_cost(setup: ServingSetup, batch):

@@ -520,6 +520,11 @@ def error_summary(rows: Sequence[PublishedCheck]) -> tuple[float, int, int]:
     return float(np.median(used)), len(used), len(rows) - len(used)
 
 
+def check_rows(rows: Sequence[PublishedCheck]) -> list[PublishedCheck]:
+    """The rows that test the model and its fitted engine work: not circular, not fitted on."""
+    return [r for r in rows if not r.circular and r.key not in ENGINE_WORK_FIT_ROWS]
+
+
 def signed_median(rows: Sequence[PublishedCheck]) -> float:
     """The median of (predicted - published) / published over the rows that are not
     circular: above 0 the model leans to over-predicting."""
@@ -554,6 +559,7 @@ __all__ = [
     "TARGETS",
     "ENGINE_WORK_FIT_ROWS",
     "PublishedCheck",
+    "check_rows",
     "error_summary",
     "fit_engine_work",
     "signed_median",
