@@ -4,6 +4,12 @@ Every row quotes one published number, names its source (paper and table, or pag
 what the source does not give and the model needed (``assumed``), and why the model misses
 (``note``). A row whose alpha is fitted from the very result it is compared with is
 ``circular``: it cannot test the model, so it is left out of :func:`error_summary`.
+:func:`signed_median` says which way the misses lean. Rows run by GPU serving engines or
+their research code (vLLM, SGLang, MagicDec; ``gpu_engine``) use the tuned attention kernel
+(serving_kernels.TUNED: FlashAttention in vLLM and MagicDec, FlashInfer in SGLang); the
+others the default. The engine work per round W (serving.DEFAULT_ENGINE_WORK_S) is fitted by
+:func:`fit_engine_work` on the four rows serving.ENGINE_WORK_FIT_ROWS names and checked on
+the rest (:func:`check_rows`).
 
 Sources (each number checked against it):
 - Leviathan, Kalman, Matias 2023 (arXiv 2211.17192): Table 2 (Sec. 4.1) holds gamma, alpha
