@@ -4,10 +4,15 @@ A round drafts d tokens (d draft steps, each c target steps), then the target ch
 tokens per sequence in one pass (a chain of K drafts: m = K + 1; a tree: its size) and
 keeps tau of them, bonus included. Against plain decoding (one token per target step):
 
-    speedup(b) = tau_eff / (d x c(b) x h + v(m_eff, b))      Leviathan et al. 2023, Thm 3.8,
+    speedup(b) = tau_eff / (d x c(b) x h + v(m_eff, b) + w(b))   Leviathan et al. 2023, Thm 3.8,
 
-with v(m, b) = time(b, m, n) / time(b, 1, n) the verify in plain steps and c(b) = draft
-step / target step at the same batch (the step times of :mod:`specdec_core.serving_cost`).
+with v(m, b) = time(b, m, n) / time(b, 1, n) the verify in plain steps, c(b) = draft
+step / target step at the same batch (the step times of :mod:`specdec_core.serving_cost`)
+and w(b) = W / time(b, 1, n) the engine's own work per round (W seconds: tree building,
+sampling and the acceptance test, the CPU's sync between draft and verify; Leviathan's
+formula has no such term). W's default, :data:`DEFAULT_ENGINE_WORK_S`, is fitted on the
+published rows that :data:`ENGINE_WORK_FIT_ROWS` names (at most half) and checked on the
+rest (benchmarks/serving_model_vs_published.py).
 For a chain with i.i.d. acceptance alpha, tau = E(alpha, K) = (1 - alpha^(K+1)) /
 (1 - alpha) (Leviathan et al. Eq. 1); a measured acceptance length (an engine's AL, a
 tree's tau; Sequoia's G(n, d), EAGLE's tau) replaces it: Sequoia (Chen et al. 2024,
@@ -16,10 +21,14 @@ share h of the rounds (prompt lookup that finds no match proposes nothing) gives
 tau_eff = h tau + (1 - h) and a verify of m_eff = h m + (1 - h) tokens per sequence on
 average (those rounds are plain steps).
 
-At batch 1 a step reads every weight for a few FLOPs per byte: m tokens cost about as much
-as one (v near 1) and 2-3x is normal. As the batch grows the linear layers reach the
-compute roof, v climbs towards m and speculation turns into a slowdown; the KV cache,
-read at memory speed by every sequence, holds v down at long context (MagicDec).
+At batch 1 a step reads every weight for a few FLOPs per byte: m tokens cost little more
+than one (v near 1) and 2-3x is normal. As the batch grows the linear layers reach the
+compute roof, v climbs towards m and speculation turns into a slowdown. The KV cache does
+not hold v down: every sequence reads its own cache in the plain step and the verify
+alike, but the verify's attention also pays m times the arithmetic, and real kernels pay
+it on top of the read (:mod:`serving_kernels`), so a longer context raises v with the
+kernels timed for this project. What a long context does lower is c, for a draft that
+reads a short cache of its own (MagicDec's self-speculation with a StreamingLLM window).
 
 The hardware, the models and the step live in :mod:`serving_hardware`,
 :mod:`serving_models` and :mod:`serving_cost`; the published checks in
@@ -43,10 +52,11 @@ from .serving_checks import (
     check_alpha,
     check_context,
     check_k,
+    check_tokens,
     finite_in,
     whole_in,
 )
-from .serving_cost import StepCost, is_compute_bound, step_cost, step_time
+from .serving_cost import StepCost, attention_s, is_compute_bound, step_cost, step_time
 from .serving_hardware import (
     DEFAULT_BW_FRACTION,
     DEFAULT_FLOPS_FRACTION,
@@ -59,6 +69,7 @@ from .serving_hardware import (
     Hardware,
     tensor_parallel,
 )
+from .serving_kernels import DEFAULT_KERNEL, KERNELS, TORCH_H200, TUNED, AttentionKernel
 from .serving_models import (
     BYTES_PER_PARAM,
     DRAFTS,
@@ -73,6 +84,17 @@ from .theory import expected_tokens
 
 __all__ = [
     "BYTES_PER_PARAM",
+    "DEFAULT_ENGINE_WORK_S",
+    "DEFAULT_KERNEL",
+    "ENGINE_WORK_FIT_ROWS",
+    "KERNELS",
+    "MAX_ENGINE_WORK_S",
+    "TORCH_H200",
+    "TUNED",
+    "AttentionKernel",
+    "attention_ratio",
+    "engine_work_steps",
+    "round_cost",
     "DEFAULT_BW_FRACTION",
     "DEFAULT_FLOPS_FRACTION",
     "DEFAULT_OVERHEAD_S",
@@ -124,13 +146,22 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- a setup
+MAX_ENGINE_WORK_S = 1.0  # seconds of engine work per round: 0 .. 1 s (the page: 0 .. 1,000 ms)
+# W fitted by serving_published.fit_engine_work on the published rows ENGINE_WORK_FIT_ROWS
+# names (one of each pair of GPU-engine rows, 4 of 23; not the vLLM high-QPS rows, whose
+# batch is a guess) and checked on the other rows (benchmarks/serving_model_vs_published.py).
+DEFAULT_ENGINE_WORK_S = 1.9e-3
+ENGINE_WORK_FIT_ROWS = ("vllm-draft-low", "sglang-eagle-2", "eagle3-b2", "magicdec-b64")
+
+
 @dataclass(frozen=True)
 class ServingSetup:
     """Hardware, target, draft and workload, checked to fit at batch 1.
 
     ``draft_tp``: chips the draft model is split over, 1 or all of the target's (vLLM's
     ``speculative_draft_tensor_parallel_size``); ``prefill``: prompt tokens of new requests
-    processed in every step (chunked prefill under load).
+    processed in every step (chunked prefill under load); ``engine_work_s``: seconds the
+    engine spends per round beyond the passes (tree building, sampling, CPU sync).
     """
 
     hardware: Hardware
@@ -139,10 +170,12 @@ class ServingSetup:
     context: int
     draft_tp: int | None = None  # None: the target's
     prefill: int = 0
+    engine_work_s: float = DEFAULT_ENGINE_WORK_S
 
     def __post_init__(self) -> None:
         check_context(self.context)
         whole_in("prefill tokens per step", self.prefill, 0, MAX_PREFILL)
+        finite_in("engine work per round", self.engine_work_s, 0.0, MAX_ENGINE_WORK_S, "s")
         chips = self.hardware.chips
         if self.draft_tp is not None and self.draft_tp not in (1, chips):
             raise InvalidParameterError(
@@ -280,6 +313,18 @@ def verify_cost(setup: ServingSetup, k: int, batch):
     return verify_step(setup, check_k(k) + 1, batch) / plain_step(setup, batch)
 
 
+def attention_ratio(setup: ServingSetup, tokens: float) -> float:
+    """r(m) = one layer's attention over m tokens per sequence / over one, per chip.
+
+    = efficiency(1) / efficiency(m) of the hardware's kernel (serving_kernels), the same at
+    every batch and context. A longer context adds r times as much to the verify as to a
+    plain step, so it pulls v(m, b) towards r: up where v < r, down where v > r.
+    """
+    hw, model = setup.hardware, setup.target
+    one = attention_s(model, hw, 1.0, 1, setup.context, hw.chips)
+    return float(attention_s(model, hw, 1.0, check_tokens(tokens), setup.context, hw.chips) / one)
+
+
 def draft_cost(setup: ServingSetup, batch):
     """c(b) = draft step / target step at the same batch b (Leviathan et al.'s c)."""
     return draft_step(setup, batch) / plain_step(setup, batch)
@@ -306,23 +351,31 @@ def round_costs(setup: ServingSetup, acceptance: Acceptance, batch):
     return draft_step(setup, batch) / plain, verify / plain
 
 
-def round_speedup(setup: ServingSetup, acceptance: Acceptance, batch):
-    """tau_eff / (d c h + v(m_eff)) at each batch (module doc), vectorised over ``batch``."""
+def engine_work_steps(setup: ServingSetup, batch):
+    """w(b) = W / plain step: the engine's work per round in plain steps (module doc)."""
+    return setup.engine_work_s / plain_step(setup, batch)
+
+
+def round_cost(setup: ServingSetup, acceptance: Acceptance, batch):
+    """d c h + v(m_eff) + w: a round's time in plain steps at each batch (module doc)."""
     c, v = round_costs(setup, acceptance, batch)
-    h = acceptance.propose_share
-    return acceptance.effective_tokens / (acceptance.k * c * h + v)
+    return acceptance.k * c * acceptance.propose_share + v + engine_work_steps(setup, batch)
+
+
+def round_speedup(setup: ServingSetup, acceptance: Acceptance, batch):
+    """tau_eff / (d c h + v(m_eff) + w) at each batch (module doc), vectorised over ``batch``."""
+    return acceptance.effective_tokens / round_cost(setup, acceptance, batch)
 
 
 def prefill_shares(setup: ServingSetup, acceptance: Acceptance, batch):
     """(prompt ratio, all-token ratio) of speculation when P prompt tokens share each step.
 
-    A round takes d c h + v plain steps and carries P prompt tokens, as one plain step does,
-    so prompts move 1 / (d c h + v) as fast; decoded tokens move tau_eff / (d c h + v) as
-    fast. All tokens together (b decoded + P prompt per step): (b tau_eff + P) /
-    ((b + P)(d c h + v)). With P = 0 the second is the speedup itself.
+    A round takes d c h + v + w plain steps and carries P prompt tokens, as one plain step
+    does, so prompts move 1 / (d c h + v + w) as fast; decoded tokens move tau_eff / (d c h
+    + v + w) as fast. All tokens together (b decoded + P prompt per step): (b tau_eff + P) /
+    ((b + P)(d c h + v + w)). With P = 0 the second is the speedup itself.
     """
-    c, v = round_costs(setup, acceptance, batch)
-    cost = acceptance.k * c * acceptance.propose_share + v
+    cost = round_cost(setup, acceptance, batch)
     b, p = batches(batch), float(setup.prefill)
     return 1.0 / cost, (b * acceptance.effective_tokens + p) / ((b + p) * cost)
 
@@ -381,6 +434,7 @@ class BatchSweep:
     best_k: np.ndarray | None
     best_speedup: np.ndarray | None
     chips: int
+    engine_work_s: float = 0.0  # W, seconds of engine work per round
 
     @property
     def k(self) -> int:
@@ -402,6 +456,17 @@ class BatchSweep:
     @property
     def v(self) -> np.ndarray:
         return self.verify_s / self.plain_s
+
+    @property
+    def w(self) -> np.ndarray:
+        """The engine's work per round in plain steps: W / plain step."""
+        return self.engine_work_s / self.plain_s
+
+    @property
+    def round_steps(self) -> np.ndarray:
+        """A round in plain steps: d c h + v + w (its speedup is tokens per round / this)."""
+        h = self.acceptance.propose_share
+        return self.acceptance.k * self.c * h + self.v + self.w
 
     @property
     def plain_latency_s(self) -> np.ndarray:
@@ -464,6 +529,7 @@ def batch_sweep(setup: ServingSetup, acceptance: Acceptance, batches_, *, k_max:
         best,
         best_speedup,
         setup.hardware.chips,
+        setup.engine_work_s,
     )
 
 

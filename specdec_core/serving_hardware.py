@@ -34,6 +34,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from .serving_checks import MAX_CHIPS, finite_in, share_in, whole_in
+from .serving_kernels import DEFAULT_KERNEL, AttentionKernel
 
 GB = 1e9  # bytes (spec sheets count decimal gigabytes)
 GIB = 2.0**30
@@ -103,7 +104,8 @@ class Hardware:
     ``bandwidth`` bytes/s, ``peak_flops`` dense bf16 FLOP/s, ``memory`` bytes, each per
     chip; ``bw_fraction`` and ``flops_fraction`` the shares of those peaks that kernels
     reach; ``overhead_s`` seconds added to every forward pass; ``link_bandwidth`` bytes/s
-    each way and ``link_latency_s`` seconds per all-reduce between chips. Checked on creation.
+    each way and ``link_latency_s`` seconds per all-reduce between chips; ``kernel`` the
+    attention kernel (:mod:`specdec_core.serving_kernels`). Checked on creation.
     """
 
     label: str
@@ -118,6 +120,7 @@ class Hardware:
     link_latency_s: float = PCIE4.latency_s
     link: str = PCIE4.label
     source: str = ""
+    kernel: AttentionKernel = DEFAULT_KERNEL  # how attention pays for the KV cache
 
     def __post_init__(self) -> None:
         for name, (lo, hi, unit) in HARDWARE_LIMITS.items():
@@ -154,6 +157,10 @@ class Hardware:
     def with_overhead(self, overhead_s: float) -> Hardware:
         """The same hardware with another per-step overhead (checked)."""
         return dataclasses.replace(self, overhead_s=overhead_s)
+
+    def with_kernel(self, kernel: AttentionKernel) -> Hardware:
+        """The same hardware with another attention kernel."""
+        return dataclasses.replace(self, kernel=kernel)
 
     def with_fractions(self, bw_fraction: float, flops_fraction: float) -> Hardware:
         """The same hardware with other achieved shares of its peaks (checked)."""

@@ -130,9 +130,6 @@ def test_core_never_imports_the_ui():
 # --- the documents: every relative link lands, and the README leads to every document -----
 
 LINK = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
-# Written by another branch of the same change (the Serving lab's cost model leaves the README
-# there); delete this line once both are in.
-NOT_YET_HERE = {"docs/SERVING-MODEL.md"}
 
 
 def _documents() -> list[Path]:
@@ -150,8 +147,7 @@ def _broken_links(docs: list[Path], root: Path) -> list[str]:
     for doc in docs:
         for target in _relative_links(doc):
             path = (doc.parent / target).resolve()
-            known = path.is_relative_to(root) and path.relative_to(root).as_posix() in NOT_YET_HERE
-            if not path.exists() and not known:
+            if not path.exists():
                 broken.append(f"{doc.relative_to(root)}: {target}")
     return broken
 
@@ -178,7 +174,6 @@ def test_the_readme_links_every_document():
     linked = {(ROOT / t).resolve() for t in _relative_links(ROOT / "README.md")}
     for doc in [ROOT / "CONTRIBUTING.md", *(ROOT / "docs").glob("*.md")]:
         assert doc.resolve() in linked, f"README.md has no link to {doc.relative_to(ROOT)}"
-    assert not NOT_YET_HERE - {t for t in _relative_links(ROOT / "README.md")}
 
 
 def test_the_readme_stays_one_page():

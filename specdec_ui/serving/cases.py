@@ -90,6 +90,8 @@ def scenario(hw: str, target: str, draft: str, **workload: object) -> dict[str, 
             "fl_frac",
             "overhead",
             "bpp",
+            "kernel",
+            "work",
             "draft_c",
             "draft_tp",
             "prefill",
@@ -137,6 +139,11 @@ def _with(result: Result, **changes) -> float:
     return float(sv.round_speedup(setup, acc, result.batch))
 
 
+def _round(result: Result) -> str:
+    """ "K c + v + w = 1.23": a round in plain steps at the chosen batch (w: engine work)."""
+    return f"K c + v + w = {float(result.sweep.round_steps[result.at]):.2f}"
+
+
 def _best(result: Result) -> str:
     s, i = result.sweep, result.at
     if s.best_k is None:
@@ -153,8 +160,8 @@ def _compute_lesson(r: Result) -> str:
         f"{r.batch:,} sequences x {m} tokens = {r.batch * m:,} tokens per verify: its linear "
         f"layers are bound by {words[bool(r.verify.linear_compute_bound)]} (the plain step's, "
         f"one token per sequence, by {words[bool(r.plain.linear_compute_bound)]}), so v = "
-        f"{v:.2f} and a round of K = {r.acceptance.k} costs K c + v = "
-        f"{r.acceptance.k * c + v:.2f} plain steps for {e:.2f} tokens: {gain(x)}.{_best(r)} "
+        f"{v:.2f} and a round of K = {r.acceptance.k} costs {_round(r)} plain steps "
+        f"(c = {c:.3f}) for {e:.2f} tokens: {gain(x)}.{_best(r)} "
         "On a CPU (◆, this server) a small model is bound by arithmetic already at batch 1."
     )
 
@@ -178,7 +185,8 @@ def _alpha_low_lesson(r: Result) -> str:
         "llama-68m was trained on other text, with the Llama 2 tokenizer: its tokens must be "
         f"translated for a Llama 3 target, and alpha is low ({r.acceptance.alpha:.2f} assumed "
         f"here). A round emits E = {e:.2f} tokens; the draft's c = {c:.3f}, so a round costs "
-        f"K c + v = {k * c + v:.2f} plain steps: {gain(x)}. Its tiny c {helps} the low alpha."
+        f"{_round(r)} plain steps (K = {k}, v = {v:.2f}, w the engine's work): {gain(x)}. "
+        f"Its tiny c {helps} the low alpha."
     )
 
 
@@ -213,8 +221,8 @@ def _slow_draft_lesson(r: Result) -> str:
     x, c, v, e = _now(r)
     return (
         f"A draft step that costs {c:.2f} target steps (a draft nearly as large as the target, "
-        f"or one on slower hardware): a round costs K c + v = {r.acceptance.k * c + v:.2f} "
-        f"plain steps for {e:.2f} tokens: {gain(x)}."
+        f"or one on slower hardware): a round costs {_round(r)} plain steps (v = {v:.2f}) "
+        f"for {e:.2f} tokens: {gain(x)}."
     )
 
 
@@ -246,7 +254,7 @@ def _prefill_lesson(r: Result) -> str:
         f"tokens per step run through the linear layers with the {r.batch:,} decoding "
         f"sequences, so a plain step takes {step_ms:.1f} ms instead of {ms0:.1f}. The "
         f"verify's extra tokens ride on that step (v = {v:.2f}, c = {c:.3f}): each sequence "
-        f"decodes {x:.2f}x as fast, but a round is {r.acceptance.k * c + v:.2f} plain steps, so "
+        f"decodes {x:.2f}x as fast, but a round is {_round(r)} plain steps, so "
         f"the prompts move {prompts:.2f}x as fast (new users wait longer for their first "
         f"token), and all tokens together, prompts and answers, come {total:.2f}x as fast: "
         f"{gain(total)} for the server as a whole."

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from specdec_core.serving import BatchSweep, ServerCosts
+from specdec_core.serving import ENGINE_WORK_FIT_ROWS, BatchSweep, ServerCosts
 from specdec_core.serving_published import PublishedCheck
 from specdec_ui.kit.text import plotly_escape
 from specdec_ui.kit.theme import COLORS, make_figure
@@ -182,9 +182,10 @@ def _slower_everywhere() -> dict:
         "xref": "paper",
         "x": 1,
         "yref": "paper",
-        "y": 1,
+        "y": 0.02,
         "xanchor": "right",
-        "yanchor": "top",  # the top right corner: clear of "no gain (1x)" at the left
+        "yanchor": "bottom",  # the bottom right corner: clear of "no gain (1x)" and of this
+        # server's label at the left, and of a curve that loses (it stays above 0)
         "text": SLOWER_EVERYWHERE,
         "showarrow": False,
         "font": {"color": COLORS["rejected"]},
@@ -398,11 +399,13 @@ PUBLISHED_COLUMNS = {
     "published": "published",
     "predicted": "model",
     "error": "model − published",
-    "relative": "error (%)",
+    "relative": "signed error (%)",
     "circular": "circular (left out of the median)",
+    "role": "role (fits the engine work, checks the model, or circular)",
     "c_published": "c (source)",
     "c_predicted": "c (model)",
     "v_predicted": "v (model)",
+    "w_predicted": "w: engine work per round in plain steps (model)",
     "assumed": "assumed",
     "note": "where the model misses, and why",
 }
@@ -423,15 +426,32 @@ def published_table(rows: Sequence[PublishedCheck]) -> pd.DataFrame:
             "error": r.error,
             "relative": 100.0 * r.relative_error,
             "circular": r.circular,
+            "role": row_role(r),
             "c_published": r.c_published,
             "c_predicted": r.c_predicted,
             "v_predicted": r.v_predicted,
+            "w_predicted": r.w_predicted,
             "assumed": r.assumed,
             "note": r.note,
         }
         for r in rows
     ]
     return pd.DataFrame(records, columns=list(PUBLISHED_COLUMNS)).rename(columns=PUBLISHED_COLUMNS)
+
+
+ROLES = {
+    "fit": "fits the engine work",
+    "check": "checks the model",
+    "circular": "circular: left out",
+}
+
+
+def row_role(row: PublishedCheck) -> str:
+    """A row's part in the checks: it fitted W (engine work per round), checks, or is
+    circular (its alpha fitted from its own result)."""
+    if row.circular:
+        return ROLES["circular"]
+    return ROLES["fit"] if row.key in ENGINE_WORK_FIT_ROWS else ROLES["check"]
 
 
 def _optional(value: float | None, fmt: str, missing: str) -> str:
@@ -451,13 +471,14 @@ def published_display(rows: Sequence[PublishedCheck]) -> pd.DataFrame:
                 "setting": r.setting,
                 "published": unit.format(r.published),
                 "model": unit.format(r.predicted),
-                "error (%)": 100.0 * r.relative_error,
-                "in the median": "no: circular" if r.circular else "yes",
+                "signed error (%)": 100.0 * r.relative_error,
+                "role": row_role(r),
                 "c (source)": _optional(
                     r.c_published, "{:.3f}", NOT_APPLICABLE if step else NOT_GIVEN
                 ),
                 "c (model)": _optional(r.c_predicted, "{:.3f}", NOT_APPLICABLE),
                 "v (model)": _optional(r.v_predicted, "{:.2f}", NOT_APPLICABLE),
+                "w (model)": _optional(r.w_predicted, "{:.3f}", NOT_APPLICABLE),
             }
         )
     return pd.DataFrame(records)

@@ -29,15 +29,15 @@ def serving_setup() -> sv.ServingSetup:
 
 
 def _round_price(setup: sv.ServingSetup, acc: sv.Acceptance, batch: int) -> float:
-    """K c + v: a round's cost in plain steps at ``batch``."""
-    c, v = sv.round_costs(setup, acc, batch)
-    return float(acc.k * c + v)
+    """K c + v + w: a round's cost in plain steps at ``batch`` (w: the engine's work)."""
+    return float(sv.round_cost(setup, acc, batch))
 
 
 def _serving_break_even(setup: sv.ServingSetup, acc: sv.Acceptance) -> Question:
     """Where speculation stops paying: the round's price against the tokens it emits."""
     e, b = acc.tokens_per_round, sv.break_even_batch(setup, acc)
     c1, v1 = (float(x) for x in sv.round_costs(setup, acc, 1))
+    w1 = float(sv.engine_work_steps(setup, 1))
     s1, before = float(sv.round_speedup(setup, acc, 1)), float(sv.round_speedup(setup, acc, b - 1))
     price = {n: _round_price(setup, acc, n) for n in (b - 1, b)}
     return Question(
@@ -45,8 +45,10 @@ def _serving_break_even(setup: sv.ServingSetup, acc: sv.Acceptance) -> Question:
         f"K = 4, alpha = 0.75, context 1,024 tokens) speculation is {s1:.2f}x as fast at "
         "batch 1. At what batch does it stop paying, and why there?",
         f"A round emits E = (1 − 0.75⁵) / (1 − 0.75) = **{e:.2f}** tokens at any batch and "
-        f"costs K c + v plain steps: at batch 1, 4 × {c1:.3f} + {v1:.2f} = {acc.k * c1 + v1:.2f}, "
-        f"hence {s1:.2f}x. Both c and v grow with the batch (the verify's extra tokens cost "
+        f"costs K c + v + w plain steps (w: the engine's {1e3 * setup.engine_work_s:.1f} ms of "
+        f"work per round over a plain step): at batch 1, 4 × {c1:.3f} + {v1:.2f} + {w1:.2f} = "
+        f"{acc.k * c1 + v1 + w1:.2f}, hence {s1:.2f}x. v grows with the batch (the verify's "
+        "extra tokens cost "
         f"real arithmetic in a full batch, question 2): at b = {b - 1} the round costs "
         f"{price[b - 1]:.2f} plain steps (still {before:.2f}x), at b = **{b}** it costs "
         f"{price[b]:.2f}, more than the {e:.2f} tokens it emits. From there on speculation is "
@@ -56,7 +58,9 @@ def _serving_break_even(setup: sv.ServingSetup, acc: sv.Acceptance) -> Question:
             ("E", e),
             ("c1", c1),
             ("v1", v1),
-            ("price 1", acc.k * c1 + v1),
+            ("engine work ms", 1e3 * setup.engine_work_s),
+            ("w1", w1),
+            ("price 1", acc.k * c1 + v1 + w1),
             ("speedup 1", s1),
             ("before", b - 1),
             ("price before", price[b - 1]),
@@ -111,6 +115,7 @@ def _serving_k_large(setup: sv.ServingSetup) -> Question:
     batch, alpha, k = K_LARGE
     acc = sv.Acceptance(k, alpha=alpha)
     c, v = (float(x) for x in sv.round_costs(setup, acc, batch))
+    w = float(sv.engine_work_steps(setup, batch))
     x, e = float(sv.round_speedup(setup, acc, batch)), acc.tokens_per_round
     best = sv.best_k(setup, alpha, batch, k_max=SERVING_K_MAX)
     best_x = float(sv.serving_speedup(setup, alpha, best, batch))
@@ -121,7 +126,8 @@ def _serving_k_large(setup: sv.ServingSetup) -> Question:
         "round make it slower than plain decoding?",
         f"The 8th draft counts only when the {k - 1} before it were kept: alpha⁸ = 0.6⁸ = "
         f"{alpha**k:.1%} of the rounds. A round emits E = (1 − 0.6⁹) / (1 − 0.6) = {e:.2f} "
-        f"tokens but costs K c + v = 8 × {c:.3f} + {v:.2f} = {k * c + v:.2f} plain steps (from "
+        f"tokens but costs K c + v + w = 8 × {c:.3f} + {v:.2f} + {w:.2f} = {k * c + v + w:.2f} "
+        "plain steps (w: the engine's work per round; from "
         f"b = {bound} on, the verify of {k + 1} tokens per sequence is bound by arithmetic): "
         f"**{x:.2f}x**. The best K at this batch is **{best}**: {best_x:.2f}x, with fewer "
         "draft steps and a cheaper verify.",
@@ -131,7 +137,8 @@ def _serving_k_large(setup: sv.ServingSetup) -> Question:
             ("E", e),
             ("c", c),
             ("v", v),
-            ("price", k * c + v),
+            ("w", w),
+            ("price", k * c + v + w),
             ("K + 1", k + 1),
             ("bound", bound),
             ("speedup", x),

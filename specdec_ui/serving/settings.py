@@ -51,6 +51,8 @@ TARGET_FIELDS = {  # the ModelSpec field behind each typed integer
 PARAMS_B = (0.001, 10_000.0)  # typed target size, billions of parameters
 DRAFT_C = (0.0, 2.0)
 OVERHEAD_MS = (0.0, 1_000.0)
+ENGINE_WORK_MS = (0.0, 1_000.0)  # the engine's work per round (core: 0 .. 1 s)
+KERNEL_LABELS = {key: kernel.label for key, kernel in sv.KERNELS.items()}
 SHARE = (0.01, 1.0)
 BATCH = (1, sv.MAX_BATCH)
 CONTEXT = (1, sv.MAX_CONTEXT)
@@ -166,6 +168,8 @@ DEFAULTS: dict[str, object] = {
     "bw_frac": sv.DEFAULT_BW_FRACTION,
     "fl_frac": sv.DEFAULT_FLOPS_FRACTION,
     "overhead": round(sv.DEFAULT_OVERHEAD_S * 1e3, 6),
+    "kernel": sv.DEFAULT_KERNEL.key,
+    "work": round(sv.DEFAULT_ENGINE_WORK_S * 1e3, 6),
     "target": "llama-3.1-70b",
     **target_values("llama-3.1-70b"),
     "bpp": "bf16",
@@ -224,6 +228,7 @@ def _typed_from_link(link: LinkReader) -> dict[str, object]:
         ("bw_frac", number(*SHARE)),
         ("fl_frac", number(*SHARE)),
         ("overhead", number(*OVERHEAD_MS)),
+        ("work", number(*ENGINE_WORK_MS)),
         ("draft_c", number(*DRAFT_C)),
         ("alpha", functools.partial(probability, name="alpha")),  # the kit's reader
         ("tau", number(*TAU)),
@@ -239,6 +244,7 @@ def _typed_from_link(link: LinkReader) -> dict[str, object]:
     ):
         values[name] = link.int_in(name, *bounds, d[name])
     values["bpp"] = link.choice("bpp", list(sv.BYTES_PER_PARAM), d["bpp"])
+    values["kernel"] = link.choice("kernel", list(sv.KERNELS), d["kernel"])
     values["draft_tp"] = link.choice("draft_tp", list(DRAFT_TP), d["draft_tp"])
     values["acc"] = link.choice("acc", list(ACC_MODES), d["acc"])
     values["meas_n"] = link.choice("meas_n", ["1024", "4096"], str(d["meas_n"]))

@@ -118,6 +118,33 @@ def _efficiency_inputs(state: PageState) -> None:
         help=measured + "about 0.5 ms per forward pass beyond the bytes (kernel launches "
         "inside a CUDA graph, norms). Without CUDA graphs the 8B step took 9.41 ms, not 5.44.",
     )
+    _engine_inputs(state)
+
+
+def _engine_inputs(state: PageState) -> None:
+    left, right = st.columns(2)
+    left.selectbox(
+        "attention kernel (how the verify pays for the KV cache)",
+        list(sv.KERNELS),
+        format_func=settings.KERNEL_LABELS.get,
+        key=state.key("kernel"),
+        help="torch, as measured: fitted on this project's H200 table; several query tokens "
+        "read the cache slower and pay their arithmetic on top. A tuned engine kernel "
+        "(FlashInfer, FlashAttention-3): one pass over the cache for every token, arithmetic "
+        "on tensor cores; assumed, not timed here.",
+    )
+    fit = ", ".join(sv.ENGINE_WORK_FIT_ROWS)
+    right.number_input(
+        "engine work per round (ms)",
+        *settings.ENGINE_WORK_MS,
+        step=0.1,
+        format="%.2f",
+        key=state.key("work"),
+        help="Draft steps' bookkeeping, tree building, sampling and the CPU's sync between "
+        f"draft and verify, once per round. Default {1e3 * sv.DEFAULT_ENGINE_WORK_S:.1f} ms: "
+        f"fitted on 4 of the 23 published rows ({fit}) and checked on the others (the table "
+        "below says which). Allowed: 0 to 1,000 ms.",
+    )
 
 
 def _target_inputs(state: PageState) -> None:
@@ -253,8 +280,9 @@ def share(state: PageState, values: dict[str, object]) -> None:
 def _hardware(values: dict[str, object]) -> sv.Hardware:
     key, overhead_s = str(values["hw"]), float(values["overhead"]) / 1e3
     shares = (float(values["bw_frac"]), float(values["fl_frac"]))
+    kernel = sv.KERNELS[str(values["kernel"])]
     if key in sv.GPUS:
-        return sv.GPUS[key].with_overhead(overhead_s).with_fractions(*shares)
+        return sv.GPUS[key].with_overhead(overhead_s).with_fractions(*shares).with_kernel(kernel)
     typed = {
         field: float(values[n]) * scale for n, (_, field, scale, *_) in settings.HW_FIELDS.items()
     }
@@ -265,6 +293,7 @@ def _hardware(values: dict[str, object]) -> sv.Hardware:
         bw_fraction=shares[0],
         flops_fraction=shares[1],
         link="typed link",
+        kernel=kernel,
         **typed,
     )
 
@@ -301,6 +330,7 @@ def build_setup(values: dict[str, object]) -> sv.ServingSetup:
         int(values["context"]),
         draft_tp=1 if values["draft_tp"] == "1" else None,
         prefill=int(values["prefill"]),
+        engine_work_s=float(values["work"]) / 1e3,
     )
 
 
@@ -526,9 +556,26 @@ def metrics(result: Result) -> None:
         words[bool(result.verify.linear_compute_bound)],
         help="What sets the time of the verify's linear layers; the plain step's are bound by "
         f"{words[bool(result.plain.linear_compute_bound)]}. Attention reads the KV cache at "
-        "memory speed at every batch.",
+        "the kernel's rate at every batch, and the verify pays its attention arithmetic on top.",
     )
     bottom[2].metric("KV cache share of a step", f"{float(result.plain.attention_share):.1%}")
+
+
+def context_words(result: Result) -> str:
+    """What a longer KV cache does to v here, from the core's numbers (one sentence)."""
+    m = result.acceptance.effective_verified
+    r = sv.attention_ratio(result.setup, m)
+    v = float(result.sweep.v[result.at])
+    kernel = result.setup.hardware.kernel.label
+    if abs(v - r) < 0.005:
+        way = "leaves it where it is"
+    else:
+        way = "raises it" if v < r else "lowers it"
+    return (
+        f"With {md_escape(kernel)}, attention over {m:g} tokens per sequence costs r = {r:.2f} "
+        f"times one token's, so a longer KV cache pulls v towards {r:.2f}: at batch "
+        f"{result.batch:,} (v = {v:.2f}) it {way}."
+    )
 
 
 def _chart_key(result: Result, server: sv.ServerCosts | None) -> tuple:
@@ -567,11 +614,12 @@ def charts(result: Result, reading: ServerReading) -> None:
     hw = result.setup.hardware
     best = ", and with the best K at each batch (dashed)" if s.best_k is not None else ""
     st.caption(
-        f"Speedup: tokens per round / (K c + v) at every batch that fits ({result.b_fit:,} "
-        f"sequences of {result.setup.context:,} tokens){best}. "
-        "Verify cost: v stays near 1 while the linear layers are bound by memory and climbs "
-        "towards the number of tokens once they are bound by arithmetic; the KV cache, read by "
-        "every sequence at memory speed, holds it down at long contexts. Ridge point of the "
+        f"Speedup: tokens per round / (K c + v + w) at every batch that fits ({result.b_fit:,} "
+        f"sequences of {result.setup.context:,} tokens){best}; w = "
+        f"{1e3 * result.setup.engine_work_s:.2f} ms of engine work per round / the plain step. "
+        "Verify cost: v starts near 1 while the linear layers are bound by memory and climbs "
+        "towards the number of tokens as they near and pass the ridge point (memory and "
+        f"arithmetic add there). {context_words(result)} Ridge point of the "
         f"{md_escape(hw.label)} at the shares its kernels reach: {hw.achieved_ridge:,.0f} FLOPs "
         f"per byte (spec sheet: {hw.ridge:,.0f})."
     )

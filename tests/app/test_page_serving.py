@@ -19,8 +19,8 @@ from tests.app.shown_tables import shown_table
 
 PAGE = "pages/scripts/serving.py"
 DEFAULT_ANSWER = (
-    "**At batch 1: 2.46x** with K = 4 and alpha = 0.75 on 4 x H100 SXM. Best K here: 6 "
-    "(2.54x). With K = 4, speculation stops paying at b = 152 (break-even batch)."
+    "**At batch 1: 2.25x** with K = 4 and alpha = 0.75 on 4 x H100 SXM. Best K here: 6 "
+    "(2.35x). With K = 4, speculation stops paying at b = 133 (break-even batch)."
 )
 
 
@@ -78,14 +78,14 @@ def test_default_is_llama_70b_on_4_h100_with_its_break_even_batch():
     at = open_page(PAGE)
     assert not at.exception and not at.error and not at.warning
     assert _answer(at) == DEFAULT_ANSWER
-    assert _metric(at, "target step") == "17.31 ms"
+    assert _metric(at, "target step") == "17.30 ms"
     assert _metric(at, "c: draft step / target step") == "0.060"
-    assert _metric(at, "v: verify of 5 tokens / step") == "1.00"
+    assert _metric(at, "v: verify of 5 tokens / step") == "1.01"
     assert _metric(at, "tokens per round") == "3.05"
     assert _metric(at, "verify bound by") == "memory"
     assert _metric(at, "KV cache share of a step") == "0.2%"  # 84 MB of 35 GB per chip
     speed = _figure(at, "Speedup vs batch size")
-    assert _trace(speed, "break-even batch")["x"] == [152, 152]
+    assert _trace(speed, "break-even batch")["x"] == [133, 133]
     assert _trace(speed, "your batch")["x"] == [1]
     assert len(figures(at)) == 6  # three charts, the H200's two and the engine log's
 
@@ -172,6 +172,9 @@ def test_typed_numbers_in_a_link_open_as_typed_hardware():
         ({"prefill": "-5"}, "prefill"),
         ({"share": "1.2"}, "share"),
         ({"t_tied": "maybe"}, "t_tied"),
+        ({"kernel": "flash"}, "kernel"),
+        ({"work": "-1"}, "work"),
+        ({"work": "5000"}, "work"),
     ],
 )
 def test_bad_link_values_are_named_in_a_warning_and_fall_back(query, bad):
@@ -179,7 +182,7 @@ def test_bad_link_values_are_named_in_a_warning_and_fall_back(query, bad):
     assert not at.exception
     assert len(at.warning) == 1 and f"'{md_escape(bad)}'" in at.warning[0].value
     assert "<script>" not in at.warning[0].value
-    assert _answer(at).startswith("**At batch 1: 2.46x**")  # the defaults
+    assert _answer(at).startswith("**At batch 1: 2.25x**")  # the defaults
 
 
 def test_a_model_that_does_not_fit_is_refused_with_both_sizes():
@@ -215,7 +218,7 @@ def test_a_measured_tau_and_a_tree_replace_alpha():
     assert not at.exception and not at.error
     assert "tau = 4.00 tokens per round, 32 verified, 5 draft steps" in _answer(at)
     assert "Best K" not in _answer(at) and "With this round" in _answer(at)
-    assert _metric(at, "v: verify of 32 tokens / step") == "1.02"
+    assert _metric(at, "v: verify of 32 tokens / step") == "1.04"
     speed = _figure(at, "Speedup vs batch size (tau 4.00 of 32 verified)")
     assert "best K" not in _names(speed) and serving_figures.SERVER_NAME not in _names(speed)
     assert "32 tokens" in _names(_figure(at, "Verify cost"))
@@ -279,12 +282,13 @@ def test_lessons_that_used_to_contradict_their_numbers_now_follow_them():
     at = open_page(PAGE)
     at.button(key="serve_why_alpha_low").click().run()
     lesson = _plain(at.get_by_key("serve_why_now").children[1].value)
-    assert _answer(at).startswith("**At batch 1: 1.26x**")
-    assert "a gain of 1.26x" in lesson and "makes up for the low alpha" in lesson
+    assert _answer(at).startswith("**At batch 1: 1.15x**")
+    assert "a gain of 1.15x" in lesson and "makes up for the low alpha" in lesson
     at.button(key="serve_why_compute").click().run()
     lesson = _plain(at.get_by_key("serve_why_now").children[1].value)
-    assert "a loss: 0.83x" in lesson and "The best K at this batch is 1: a gain of 1.08x" in lesson
-    assert "Best K here: 1 (1.08x)" in _answer(at)
+    assert "a loss: 0.78x" in lesson and "The best K at this batch is 1: a loss: 0.93x" in lesson
+    assert "Best K here: 1 (0.93x)" in _answer(at)
+    assert "K c + v + w = 3.93 plain steps" in lesson  # the engine's work is in the round
     at.button(key="serve_why_lookup").click().run()
     lesson = _plain(at.get_by_key("serve_why_now").children[1].value)
     assert "here in 35% of the rounds" in lesson and "unigram and bigram" in lesson
@@ -297,7 +301,7 @@ def test_a_slow_draft_says_slower_at_every_batch_size_in_the_answer_and_the_char
     at = open_page(PAGE)
     at.button(key="serve_why_slow_draft").click().run()
     assert at.number_input(key="serve_draft_c").value == 0.9
-    assert _answer(at).startswith("**At batch 1: 0.66x**")
+    assert _answer(at).startswith("**At batch 1: 0.65x**")
     assert "slower than plain decoding at every batch size" in _answer(at)
     speed = _figure(at, "Speedup vs batch size")
     assert "break-even batch" not in _names(speed)  # no "break-even b = 1" over "no gain"
@@ -362,23 +366,26 @@ def test_a_typed_log_that_increases_is_refused_and_the_fit_can_be_used_above():
 
 def test_published_checks_table_shows_each_error_the_median_and_no_raw_none():
     at = open_page(PAGE)
-    published = shown_table(at, "error (%)")
+    published = shown_table(at, "signed error (%)")
     table = published.value
     assert published.name.startswith("Published results")
-    assert list(published.shown["error (%)"]) == [
+    assert list(published.shown["signed error (%)"]) == [
         f"{100 * r.relative_error:+.0f}%" for r in sp.published_checks()
     ]
     rows = sp.published_checks()
     assert len(table) == len(rows)
     assert list(table["published"])[:2] == ["3.40x", "2.80x"]
-    assert list(table["error (%)"]) == pytest.approx([100 * r.relative_error for r in rows])
+    assert list(table["signed error (%)"]) == pytest.approx([100 * r.relative_error for r in rows])
+    assert list(table["role"]).count("fits the engine work") == len(sv.ENGINE_WORK_FIT_ROWS)
     cells = [str(v) for column in table.columns for v in table[column]]
     assert "None" not in cells and "nan" not in cells
     assert list(table["c (source)"])[:2] == ["0.020", "0.040"]
     assert "not given" in list(table["c (source)"]) and "—" in list(table["c (model)"])
     median, used, _ = sp.error_summary(rows)
     text = " ".join(_plain(m.value) for m in at.markdown)
-    assert f"Median error of the {used} rows that test the model: **{median:.0%}**" in text
+    signed = sp.signed_median(rows)
+    assert f"Over the {used} rows that test the model: median |error| **{median:.0%}**" in text
+    assert f"signed median **{signed:+.0%}**" in text and "under-predicts" in text
     captions = " ".join(c.value for c in at.caption)
     assert "Table 2 (Sec. 4.1)" in captions and "Table 4 (Appendix A.3)" in captions
 
@@ -473,7 +480,8 @@ def test_every_number_of_the_serving_answers_is_what_the_page_computes():
     grid = list(s.batch)
     at = {n: grid.index(n) for n in (1, r.b_fit)}
     one = _facts(0)
-    assert one["break-even"] == b == 152 and one["fits"] == r.b_fit
+    assert one["break-even"] == b == 133 and one["fits"] == r.b_fit
+    assert one["w1"] == pytest.approx(float(s.w[at[1]]))
     assert one["E"] == pytest.approx(s.expected)
     assert one["speedup 1"] == pytest.approx(s.speedup[at[1]])
     assert one["c1"] == pytest.approx(s.c[at[1]]) and one["v1"] == pytest.approx(s.v[at[1]])
@@ -515,3 +523,34 @@ def test_this_servers_point_names_its_pair_and_why_it_is_not_the_model_pair_labs
     point = _trace(_figure(at, "Speedup vs batch size"), serving_figures.SERVER_NAME)
     assert point["text"][0].startswith("this server, tiny GPT pair: ")
     assert "tiny GPT (1 layer)" in lm.PAIRS[serving_view.SERVER_PAIR].label
+
+
+def test_the_kernel_preset_and_the_engine_work_are_inputs_that_change_the_answer():
+    """The tuned kernel makes the verify cheaper at batch 64; no engine work makes a round
+    cheaper; the caption's context sentence follows the kernel's r (the core's)."""
+    at = open_page(PAGE)
+    assert at.selectbox(key="serve_kernel").value == sv.DEFAULT_KERNEL.key
+    assert at.number_input(key="serve_work").value == pytest.approx(1e3 * sv.DEFAULT_ENGINE_WORK_S)
+    at.number_input(key="serve_batch").set_value(64).run()
+    v_torch = float(_metric(at, "v: verify of 5 tokens / step"))
+    speed_with_work = _answer(at)
+    at.selectbox(key="serve_kernel").set_value("tuned").run()
+    assert not at.exception and not at.error
+    assert float(_metric(at, "v: verify of 5 tokens / step")) < v_torch
+    r = serving_view.compute({**serving_view.DEFAULTS, "batch": 64, "kernel": "tuned"})
+    captions = " ".join(_plain(c.value) for c in at.caption)
+    ratio = sv.attention_ratio(r.setup, 5)
+    assert f"costs r = {ratio:.2f} times one token's" in captions
+    at.number_input(key="serve_work").set_value(0.0).run()
+    assert not at.exception and _answer(at) != speed_with_work
+    bare = serving_view.compute(
+        {**serving_view.DEFAULTS, "batch": 64, "kernel": "tuned", "work": 0}
+    )
+    assert _answer(at).startswith(f"**At batch 64: {bare.sweep.speedup[bare.at]:.2f}x**")
+    link = at.query_params if hasattr(at, "query_params") else {}
+    del link  # the link itself is checked by the share-link test (every input is in it)
+
+
+def test_engine_work_beyond_the_cores_limit_in_a_typed_setup_is_refused_by_name():
+    with pytest.raises(sc.InvalidParameterError, match="engine work per round = 2 is out of"):
+        serving_view.build_setup({**serving_view.DEFAULTS, "work": 2_000.0})

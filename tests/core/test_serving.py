@@ -21,6 +21,12 @@ ONE_B = sv.DRAFTS["llama-3.2-1b"]
 NGRAM = sv.DRAFTS["ngram"]
 BW = 3.35e12 * 0.67  # the H100's achieved bandwidth with the default share
 FLOPS = 989e12 * 0.50
+KV_BW = 3.35e12 * 0.94  # one query token reads the cache at the torch kernel's 0.94 share
+
+
+def _blend(memory, arithmetic):
+    """sqrt(memory^2 + arithmetic^2): the linear layers near the ridge (serving_kernels)."""
+    return math.hypot(memory, arithmetic)
 
 
 def _setup(hw=H100, target=LLAMA_8B, draft=ONE_B, context=1_024, **kw):
@@ -33,19 +39,22 @@ def _chain(alpha=0.75, k=4, **kw):
 
 # ----------------------------------------------------------------------------- by hand
 def test_8b_on_an_h100_at_batch_1_layer_by_layer():
-    """Per layer: 436.2 MB of linear weights and 4.19 MB of KV cache (1,024 tokens) read at
-    0.67 x 3.35 TB/s; then the 1.05 GB LM head and 0.5 ms per pass."""
+    """Per layer: 436.2 MB of linear weights read at 0.67 x 3.35 TB/s (blended with their
+    2 N FLOPs at 0.5 x 989 TFLOP/s), 4.19 MB of KV cache (1,024 tokens) at the decode
+    kernel's 0.94 x 3.35 TB/s; then the 1.05 GB LM head and 0.5 ms per pass."""
     assert LLAMA_8B.layer_params == 218_103_808  # 4096 (2 x 4096 + 2 x 1024) + 3 x 4096 x 14336
     layer_bytes = 436_207_616
     kv_bytes = 1_024 * 2 * 8 * 128 * 2  # 4,194,304: n x (K, V) x KV heads x head size x bf16
     cost = sv.step_cost(LLAMA_8B, H100, 1, 1, 1_024)
-    assert float(cost.linear_s) == pytest.approx(32 * layer_bytes / BW)
-    assert float(cost.attention_s) == pytest.approx(32 * kv_bytes / BW)
-    assert float(cost.head_s) == pytest.approx(128_256 * 4096 * 2 / BW)
-    per_layer = (layer_bytes + kv_bytes) / BW
-    assert 1e6 * per_layer == pytest.approx(196.2, abs=0.05)  # microseconds
+    linear = _blend(layer_bytes / BW, 2 * 218_103_808 / FLOPS)
+    assert float(cost.linear_s) == pytest.approx(32 * linear)
+    assert float(cost.attention_s) == pytest.approx(32 * kv_bytes / KV_BW)
+    head = 128_256 * 4096
+    assert float(cost.head_s) == pytest.approx(_blend(head * 2 / BW, 2 * head / FLOPS))
+    per_layer = linear + kv_bytes / KV_BW
+    assert 1e6 * per_layer == pytest.approx(195.7, abs=0.05)  # microseconds
     assert float(cost.comm_s) == 0.0 and cost.overhead_s == 5e-4
-    assert 1e3 * float(cost.total_s) == pytest.approx(7.247, abs=1e-3)
+    assert 1e3 * float(cost.total_s) == pytest.approx(7.230, abs=1e-3)
     assert not bool(cost.linear_compute_bound)
 
 
@@ -57,19 +66,52 @@ def test_the_embedding_is_a_lookup_not_streamed():
     assert LLAMA_8B.streamed_bytes == pytest.approx(15.009e9, rel=1e-4)
     assert LLAMA_8B.weight_bytes - LLAMA_8B.streamed_bytes == pytest.approx(128_256 * 4096 * 2)
     t = float(sv.step_time(LLAMA_8B, H100_BARE, 1, 1, 1))
-    assert t == pytest.approx((LLAMA_8B.streamed_bytes + LLAMA_8B.kv_bytes_per_token) / BW)
+    weights = LLAMA_8B.streamed_bytes / BW  # the arithmetic of one token adds 1 part in 4,000
+    assert t == pytest.approx(weights + LLAMA_8B.kv_bytes_per_token / KV_BW, rel=1e-3)
     # a tied model (Llama-3.2-1B) reads its one embedding matrix once, as the LM head
     assert sv.LLAMA_3_2_1B.tied and sv.LLAMA_3_2_1B.streamed_params == sv.LLAMA_3_2_1B.params
 
 
-def test_attention_flops_are_4_l_n_d_attn_per_token():
-    """QK^T and PV each cost 2 n d_attn per query token: 4 L n d_attn in all. On a chip with
-    nearly unlimited bandwidth the attention is priced by its FLOPs alone."""
-    fast = dataclasses.replace(H100_BARE, bandwidth=1e14, bw_fraction=1.0)
+def test_attention_flops_are_4_l_n_d_attn_per_token_added_to_the_read():
+    """QK^T and PV each cost 2 n d_attn per query token: 4 L n d_attn in all, paid on top of
+    the read at the verify kernel's arithmetic share (torch as measured: 0.076 of 989 TFLOP/s;
+    the read at 0.73 of the bandwidth)."""
     b, m, n = 3, 5, 2_048
-    cost = sv.step_cost(LLAMA_8B, fast, b, m, n)
+    cost = sv.step_cost(LLAMA_8B, H100_BARE, b, m, n)
     flops = 4 * 32 * b * m * n * 4096
-    assert float(cost.attention_s) == pytest.approx(flops / FLOPS)
+    kv = 32 * b * n * 8 * 128 * 2 * 2
+    expected = kv / (3.35e12 * 0.73) + flops / (989e12 * 0.076)
+    assert float(cost.attention_s) == pytest.approx(expected)
+    tuned = sv.step_cost(LLAMA_8B, H100_BARE.with_kernel(sv.TUNED), b, m, n)
+    fill = min(1.0, m * 4 / 64)  # 5 tokens x 4 query heads per KV head fill 20 of 64 rows
+    expected = kv / (3.35e12 * 0.94) + flops / (989e12 * 0.5 * fill)
+    assert float(tuned.attention_s) == pytest.approx(expected)
+
+
+def test_a_verify_at_4096_tokens_and_batch_64_by_hand():
+    """The 8B on one H200, K = 4 (5 tokens), 4,096 tokens, batch 64, torch as measured.
+    Per layer: KV 64 x 4,096 x 4,096 B = 1.074 GB; plain: 1.074 GB / (0.94 x 4.8 TB/s) =
+    0.238 ms; verify: 1.074 GB / (0.73 x 4.8) = 0.306 ms + 4 x 64 x 5 x 4,096 x 4,096 FLOPs
+    = 21.5 GFLOP / (0.076 x 989 TFLOP/s) = 0.286 ms. Linear: 436.2 MB / 3.216 TB/s = 0.1356
+    ms blended with 2 x 218.1 M x T / 494.5 TFLOP/s (T = 64: 0.0565 ms; T = 320: 0.2823 ms).
+    The H200 measured 13.20 and 30.22 ms: v = 2.29."""
+    h200 = sv.H200
+    kv = 64 * 4_096 * 4_096
+    plain_attn = kv / (4.8e12 * 0.94)
+    verify_attn = kv / (4.8e12 * 0.73) + 4 * 64 * 5 * 4_096 * 4_096 / (989e12 * 0.076)
+    mem = 436_207_616 / (4.8e12 * 0.67)
+    lin1 = _blend(mem, 2 * 218_103_808 * 64 / (989e12 * 0.5))
+    lin5 = _blend(mem, 2 * 218_103_808 * 320 / (989e12 * 0.5))
+    head = 128_256 * 4096
+    head1 = _blend(head * 2 / (4.8e12 * 0.67), 2 * head * 64 / (989e12 * 0.5))
+    head5 = _blend(head * 2 / (4.8e12 * 0.67), 2 * head * 320 / (989e12 * 0.5))
+    plain = 32 * (lin1 + plain_attn) + head1 + 5e-4
+    verify = 32 * (lin5 + verify_attn) + head5 + 5e-4
+    assert 1e3 * plain == pytest.approx(13.17, abs=0.01)
+    assert 1e3 * verify == pytest.approx(30.22, abs=0.01)
+    assert float(sv.step_time(LLAMA_8B, h200, 64, 1, 4_096)) == pytest.approx(plain)
+    assert float(sv.step_time(LLAMA_8B, h200, 64, 5, 4_096)) == pytest.approx(verify)
+    assert verify / plain == pytest.approx(2.29, abs=0.01)  # measured: 2.29
 
 
 def test_kv_cache_bytes_per_token_follow_the_config_and_stay_bf16():
@@ -91,40 +133,44 @@ def test_leviathans_t5_v1_1_shapes_give_the_papers_sizes():
 
 def test_v_is_one_at_batch_1_and_grows_once_the_linear_layers_are_compute_bound():
     setup = _setup(H100_BARE, context=1)
-    assert float(sv.verify_cost(setup, 4, 1)) == pytest.approx(1.0)  # 5 tokens: still free
+    assert float(sv.verify_cost(setup, 4, 1)) == pytest.approx(1.0, abs=1e-3)  # nearly free
     # linear layers: b x 5 x 2 N_layer / F >= N_layer x 2 bytes / BW from b = F / (5 BW)
     ridge = FLOPS / BW
     assert H100.achieved_ridge == pytest.approx(ridge)
     assert ridge == pytest.approx(220.3, abs=0.1)  # FLOPs per byte (spec sheet: 295)
     assert sv.compute_bound_batch(setup, 5) == math.ceil(ridge / 5)
-    v = sv.verify_cost(setup, 4, np.array([1, 30, 44, 45, 100, 221, 400]))
-    np.testing.assert_allclose(v[:3], 1.0, atol=1e-12)  # memory-bound: the weights set it
-    assert np.all(np.diff(v[3:6]) > 0)  # the verify is compute-bound, the plain step not yet
-    assert v[-1] == pytest.approx(5.0, rel=0.01)  # both compute-bound: time ~ tokens
+    v = sv.verify_cost(setup, 4, np.array([1, 10, 44, 45, 100, 221, 400, 3_000]))
+    assert v[0] == pytest.approx(1.0, abs=1e-3) and v[1] < 1.03  # the weights' bytes set it
+    assert np.all(np.diff(v) > 0)  # near the ridge the arithmetic adds to the reads
+    assert v[3] == pytest.approx(math.hypot(1, 45 * 5 / ridge) / math.hypot(1, 45 / ridge), 0.01)
+    assert v[-1] == pytest.approx(5.0, rel=0.02)  # both compute-bound: time ~ tokens
 
 
-def test_the_kv_cache_is_read_at_memory_speed_at_every_batch():
-    """The old single roofline hid the KV reads under the weights' arithmetic (v(4) = 1.00
-    at batch 64 and 4,096 tokens): per layer the 8B's attention is two thirds of the step,
-    and the verify's linear layers are compute-bound, so v(4) is above 1."""
+def test_the_kv_cache_is_read_at_the_decode_kernels_speed_at_every_batch():
+    """One query token per sequence: the KV cache at 0.94 of the bandwidth, whatever the
+    batch; at batch 64 and 4,096 tokens attention is more than half the 8B's step. The
+    verify pays its attention arithmetic on top, so v(4) = 1.93 here, not 1.13 (the max of
+    memory and arithmetic said that)."""
     setup = _setup(H100, context=4_096)
     cost = sv.step_cost(LLAMA_8B, H100, 64, 1, 4_096)
     kv = 64 * 4_096 * LLAMA_8B.kv_bytes_per_token
-    assert float(cost.attention_s) == pytest.approx(kv / BW)
-    assert 0.6 < float(cost.attention_share) < 0.75
-    assert float(sv.verify_cost(setup, 4, 64)) == pytest.approx(1.13, abs=0.01)
+    assert float(cost.attention_s) == pytest.approx(kv / KV_BW)
+    assert 0.55 < float(cost.attention_share) < 0.7
+    assert float(sv.verify_cost(setup, 4, 64)) == pytest.approx(1.93, abs=0.01)
 
 
 def test_speedup_is_tau_over_d_c_plus_v():
     setup = _setup()
     c, v = float(sv.draft_cost(setup, 8)), float(sv.verify_cost(setup, 4, 8))
+    w = setup.engine_work_s / float(sv.plain_step(setup, 8))  # 1.9 ms per round
     e = sc.expected_tokens(0.75, 4)
-    assert float(sv.serving_speedup(setup, 0.75, 4, 8)) == pytest.approx(e / (4 * c + v))
+    assert float(sv.serving_speedup(setup, 0.75, 4, 8)) == pytest.approx(e / (4 * c + v + w))
+    bare = dataclasses.replace(setup, engine_work_s=0.0)
+    assert float(sv.serving_speedup(bare, 0.75, 4, 8)) == pytest.approx(e / (4 * c + v))
     # c of the 1B draft at batch 1 by hand: its 2.47 GB (tied: no extra embedding) + 0.5 ms
     one_b = sv.step_time(sv.LLAMA_3_2_1B, H100, 1, 1, 1)
-    assert float(one_b) == pytest.approx(
-        (sv.LLAMA_3_2_1B.streamed_bytes + sv.LLAMA_3_2_1B.kv_bytes_per_token) / BW + 5e-4
-    )
+    by_hand = sv.LLAMA_3_2_1B.streamed_bytes / BW + sv.LLAMA_3_2_1B.kv_bytes_per_token / KV_BW
+    assert float(one_b) == pytest.approx(by_hand + 5e-4, rel=1e-3)
     assert float(sv.draft_cost(_setup(draft=NGRAM), 64)) == 0.0
     assert sv.speedup_from_costs(0.75, 4, 0.0, 1.0) == pytest.approx(e)
 
@@ -136,7 +182,8 @@ def test_a_tree_with_a_measured_tau_verifies_its_size_and_drafts_its_depth():
     tree = sv.Acceptance(5, tau=4.0, verified=32)
     c = float(sv.draft_cost(setup, 16))
     v32 = float(sv.verify_step(setup, 32, 16) / sv.plain_step(setup, 16))
-    assert float(sv.round_speedup(setup, tree, 16)) == pytest.approx(4.0 / (5 * c + v32))
+    w = float(sv.engine_work_steps(setup, 16))
+    assert float(sv.round_speedup(setup, tree, 16)) == pytest.approx(4.0 / (5 * c + v32 + w))
     chain = sv.Acceptance(5, tau=4.0)  # the same tau from a chain checks only 6 tokens
     assert float(sv.round_speedup(setup, chain, 256)) > float(sv.round_speedup(setup, tree, 256))
 
@@ -150,7 +197,8 @@ def test_a_lookup_that_finds_no_match_proposes_nothing_in_those_rounds():
     assert acc.effective_tokens == pytest.approx(0.2 * e + 0.8)
     assert acc.effective_verified == pytest.approx(0.2 * 5 + 0.8)
     v = sv.verify_step(setup, 1.8, 256) / sv.plain_step(setup, 256)
-    assert float(sv.round_speedup(setup, acc, 256)) == pytest.approx((0.2 * e + 0.8) / float(v))
+    w = sv.engine_work_steps(setup, 256)
+    assert float(sv.round_speedup(setup, acc, 256)) == pytest.approx((0.2 * e + 0.8) / float(v + w))
     # not the same as a low alpha in every round: a low-alpha chain pays the full verify
     low = sv.Acceptance(4, alpha=0.2)
     assert low.effective_verified == 5
@@ -167,10 +215,10 @@ def test_best_k_is_the_argmax_over_k():
 def test_break_even_batch_is_where_speculation_starts_to_lose():
     setup = _setup(sv.GPUS["4x-h100"], LLAMA_70B)
     b = sv.break_even_batch(setup, _chain())
-    assert b == 152
+    assert b == 133
     assert float(sv.serving_speedup(setup, 0.75, 4, b)) < 1.0
     assert float(sv.serving_speedup(setup, 0.75, 4, b - 1)) >= 1.0
-    assert float(sv.serving_speedup(setup, 0.75, 4, 1)) == pytest.approx(2.46, abs=0.01)
+    assert float(sv.serving_speedup(setup, 0.75, 4, 1)) == pytest.approx(2.25, abs=0.01)
     assert sv.max_batch(_setup()) == 366
     assert sv.break_even_batch(setup, _chain(alpha=0.0)) == 1  # never accepted: loses at once
 
@@ -181,7 +229,7 @@ def test_a_quantized_target_breaks_even_at_a_smaller_batch():
     bf16 = _setup(sv.GPUS["4x-h100"], LLAMA_70B)
     int4 = _setup(sv.GPUS["4x-h100"], LLAMA_70B.quantized(0.5, "int4"))
     assert int4.target.label == "Llama-3.1-70B (int4)"
-    assert sv.break_even_batch(int4, _chain()) == 37 < sv.break_even_batch(bf16, _chain())
+    assert sv.break_even_batch(int4, _chain()) == 27 < sv.break_even_batch(bf16, _chain())
     assert sv.compute_bound_batch(int4, 5) < sv.compute_bound_batch(bf16, 5)
     # and the memory check counts the smaller weights: int4 70B fits one H100, bf16 does not
     _setup(H100, LLAMA_70B.quantized(0.5, "int4"))
@@ -197,7 +245,8 @@ def test_tensor_parallelism_pays_two_all_reduces_per_layer():
     d_bytes = 8192 * 2  # one token's activations, bf16
     per = 8e-6 + 2 * 3 / 4 * d_bytes / 450e9
     assert float(cost.comm_s) == pytest.approx(2 * 80 * per)
-    assert float(cost.linear_s) == pytest.approx(80 * LLAMA_70B.layer_params * 2 / 4 / BW)
+    linear = _blend(LLAMA_70B.layer_params * 2 / 4 / BW, 2 * LLAMA_70B.layer_params / 4 / FLOPS)
+    assert float(cost.linear_s) == pytest.approx(80 * linear)
     assert float(sv.step_cost(LLAMA_70B, t4, 1, 1, 1, tp=1).comm_s) == 0.0
 
 
@@ -332,21 +381,34 @@ def _batches(setup, top=1_024):
     return np.arange(1, min(sv.max_batch(setup), top) + 1)
 
 
+def _attention_ratio(setup, m):
+    """r(m): one layer's attention over m tokens per sequence / over one, on one chip (the
+    kernel's efficiency for 1 token over its efficiency for m; the same at every b and n)."""
+    hw, t = setup.hardware, setup.target
+    one, many = (scost.attention_s(t, hw, 1.0, x, 1_000, hw.chips) for x in (1, m))
+    return float(many / one)
+
+
 @settings(max_examples=60, deadline=None)
 @given(setups(), st.integers(1, 8))
-def test_v_never_falls_as_the_batch_grows_and_stays_in_1_to_k_plus_1(setup, k):
+def test_v_stays_between_1_and_the_larger_of_k_plus_1_and_the_attention_ratio(setup, k):
+    """Every part of a pass over K + 1 tokens costs at most K + 1 times a plain step's,
+    except the attention, which costs r(K + 1) times (the kernel's efficiencies)."""
     v = sv.verify_cost(setup, k, _batches(setup))
-    assert np.all(np.diff(v) >= -1e-9)
-    assert np.all(v >= 1 - 1e-12) and np.all(v <= k + 1 + 1e-12)
+    top = max(k + 1, _attention_ratio(setup, k + 1))
+    assert np.all(v >= 1 - 1e-12) and np.all(v <= top + 1e-9)
 
 
 @settings(max_examples=60, deadline=None)
 @given(setups(), st.integers(1, 8), st.integers(1, 4_000), st.integers(1, 4))
-def test_a_longer_context_raises_the_attention_share_and_holds_v_down(setup, k, n, factor):
-    """The KV cache is read at memory speed by the plain step and the verify alike, so a
-    longer context adds the same time to both: the attention share of a step grows and
-    v(K, b) moves towards 1 (MagicDec's observation). Trees whose attention turns
-    compute-bound are the exception, so this is a chain of K <= 8 on GQA shapes."""
+def test_a_longer_context_raises_the_attention_share_and_pulls_v_to_the_kernels_ratio(
+    setup, k, n, factor
+):
+    """A longer context adds attention to the plain step and to the verify, the verify's
+    r(K + 1) times as much (its kernel pays the arithmetic on top of the read): the
+    attention share of a step grows and v(K, b) moves towards r, never past it. With the
+    torch kernels measured on the H200 r(5) = 2.5 for the 8B, so a long cache raises v;
+    only a kernel with r below v would hold it down."""
     b = _batches(setup, top=256)
     short = dataclasses.replace(setup, context=n)
     long = dataclasses.replace(setup, context=min(n * (factor + 1), sv.MAX_CONTEXT))
@@ -357,14 +419,17 @@ def test_a_longer_context_raises_the_attention_share_and_holds_v_down(setup, k, 
         for s in (short, long)
     ]
     assert np.all(share[1] >= share[0] - 1e-12)
-    ratio = setup.target.q_heads / setup.target.kv_heads * (k + 1)
-    if ratio < setup.hardware.achieved_ridge:  # attention bound by memory in the verify too
-        assert np.all(sv.verify_cost(long, k, b) <= sv.verify_cost(short, k, b) + 1e-9)
+    r = _attention_ratio(setup, k + 1)
+    v_short, v_long = sv.verify_cost(short, k, b), sv.verify_cost(long, k, b)
+    assert np.all(np.abs(v_long - r) <= np.abs(v_short - r) + 1e-9)
+    assert np.all((v_long - r) * (v_short - r) >= -1e-9)  # on the same side of r
 
 
 @settings(max_examples=60, deadline=None)
 @given(setups(fixed_c=True), st.floats(0.0, 1.0), st.integers(1, 8))
-def test_with_a_fixed_c_speedup_never_rises_with_the_batch(setup, a, k):
+def test_with_a_fixed_c_and_no_engine_work_speedup_never_rises_with_the_batch(setup, a, k):
+    """(Engine work per round, W / plain step, shrinks as the batch grows: left out here.)"""
+    setup = dataclasses.replace(setup, engine_work_s=0.0)
     s = sv.serving_speedup(setup, a, k, _batches(setup))
     assert np.all(np.diff(s) <= 1e-9)
 
@@ -381,16 +446,18 @@ def test_the_break_even_batch_moves_up_with_alpha(setup, a1, a2, k):
 
 
 def test_break_even_means_from_there_on_not_the_first_losing_batch():
-    """An EAGLE head's c falls with the batch (its weights are shared by more sequences
-    while the target's KV cache grows), so at a low alpha the speedup starts below 1,
-    rises above it and falls again: the break-even batch is where it stays below 1."""
-    setup = _setup(H100, LLAMA_8B, sv.DRAFTS["eagle-head"], 4_096)
+    """MagicDec's self-draft reads a 512-token window of a 32,000-token cache: its c falls
+    with the batch as the target's reads grow, so at alpha 0.65 the speedup starts below 1
+    and ends above it: no break-even batch (None), though batch 1 loses. Up to a b_max
+    where it still loses, the break-even batch is 1."""
+    hw = sv.tensor_parallel(sv.GPUS["a100-80gb"], 8).with_kernel(sv.TUNED)
+    setup = _setup(hw, LLAMA_8B, sv.DRAFTS["self-512"], 32_000)
     b = np.arange(1, sv.max_batch(setup) + 1)
-    s = sv.serving_speedup(setup, 0.25, 4, b)
-    assert s[0] < 1 and s.max() > 1  # loses at batch 1, pays later
-    be = sv.break_even_batch(setup, _chain(0.25))
-    assert np.all(s[be - 1 :] < 1) and s[be - 2] >= 1
-    assert be > int(np.argmax(s > 1)) + 1
+    s = sv.serving_speedup(setup, 0.65, 3, b)
+    assert s[0] < 1 and s[-1] > 1  # loses at batch 1, pays at the largest batch
+    assert sv.break_even_batch(setup, _chain(0.65, 3)) is None
+    first_paying = int(np.argmax(s >= 1)) + 1
+    assert sv.break_even_batch(setup, _chain(0.65, 3), first_paying - 1) == 1
 
 
 # ----------------------------------------------------------------------------- fit and input

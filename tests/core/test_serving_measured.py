@@ -75,18 +75,23 @@ def test_the_key_readings_of_the_measurement():
 
 
 def test_the_model_against_the_measurement_per_batch_and_context():
-    """The plain step within 5 % up to batch 128 at 1,024 tokens; every error under 45 %;
-    the verify's multi-token attention kernels are slower than memory speed, so the model
-    is too fast for 2-9 tokens and its v too low."""
+    """With the torch kernel preset fitted on this table (serving_kernels.TORCH_H200): the
+    plain step within 10 % and v(4) within 20 % at every batch up to 128 at both contexts
+    (issue 35's goal), every step within 30 % up to batch 128, and the 1B draft's c within
+    0.02."""
     errors = {n: sm.step_errors(n) for n in sm.CONTEXTS}
-    assert np.all(np.abs(errors[1024][1][:8]) < 0.06)
-    for per_context in errors.values():
+    for n, per_context in errors.items():
+        assert np.all(np.abs(per_context[1][:8]) < 0.10), n
         for err in per_context.values():
-            assert np.all(np.abs(err) < 0.45)
-        assert np.all(per_context[5] < 0)  # the model is faster than the 5-token kernels
+            assert np.all(np.abs(err[:8]) < 0.30), n
+        v_error = sm.model_v(4, n)[:8] / sm.measured_v(4, n)[:8] - 1
+        assert np.all(np.abs(v_error) < 0.20), n
     np.testing.assert_allclose(
         sm.model_draft_ms(1024) / sm.model_ms(1, 1024), sm.measured_c(1024), atol=0.02
     )
-    assert np.all(sm.model_v(4, 4096) < sm.measured_v(4, 4096))
+    # v rises with the context, measured and modelled alike (batch 64: 1.98 -> 2.29)
+    at_64 = sm.BATCHES.index(64)
+    assert sm.measured_v(4, 4096)[at_64] > sm.measured_v(4, 1024)[at_64]
+    assert sm.model_v(4, 4096)[at_64] > sm.model_v(4, 1024)[at_64]
     with pytest.raises(KeyError, match="K = 6 was not measured"):
         sm.measured_v(6, 1024)

@@ -73,7 +73,7 @@ def test_serving_at_1366_shows_every_metric_whole_and_every_chart(screen_context
     page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
     _open(page, SERVING)
     artifact(page, f"serving-1366-{scheme}", whole=True)
-    expect(page.locator(key("serve_answer"))).to_contain_text("At batch 1: 2.46x")
+    expect(page.locator(key("serve_answer"))).to_contain_text("At batch 1: 2.25x")
     cut = _cut_metrics(page)
     assert not cut, f"metric text cut at 1366 px: {cut}"
     assert assert_charts_drew(page, minimum=len(CHARTS)) >= len(CHARTS)
@@ -110,7 +110,7 @@ def test_serving_presenter_view_shows_the_answer_and_its_chart_in_one_screen(
     expect(page.locator('[data-testid="stSidebar"]')).to_have_attribute("data-collapsed", "true")
     assert main_scroll_top(page) == 0
     answer = page.locator(key("serve_answer"))
-    expect(answer).to_contain_text("At batch 1: 2.46x")
+    expect(answer).to_contain_text("At batch 1: 2.25x")
     assert_inside_viewport(page, answer, "serving: the answer")
     assert_inside_viewport(page, page.locator(key("serve_fig_speedup")), "speedup vs batch chart")
     assert assert_charts_drew(page, minimum=len(CHARTS)) >= len(CHARTS)

@@ -38,7 +38,7 @@ def test_speedup_vs_batch_draws_the_core_curve_best_k_and_break_even():
     np.testing.assert_array_equal(best.customdata, sv.best_k(SETUP, 0.75, sweep.batch))
     assert np.all(np.asarray(best.y) >= np.asarray(curve.y) - 1e-12)
     line = _trace(fig, "break-even batch")
-    assert list(line.x) == [be, be] == [152, 152] and line.text[1] == "break-even b = 152"
+    assert list(line.x) == [be, be] == [133, 133] and line.text[1] == "break-even b = 133"
     assert line.textposition == "top left"  # far from the left edge: the label left of it
     assert list(_trace(fig, "your batch").x) == [64]
     server = _trace(fig, serving_figures.SERVER_NAME)
@@ -144,12 +144,17 @@ def test_published_table_has_the_error_of_each_row_and_the_display_has_no_none()
     assert len(table) == len(rows)
     assert list(table.columns) == list(serving_figures.PUBLISHED_COLUMNS.values())
     np.testing.assert_allclose(table["model − published"], [r.error for r in rows])
-    np.testing.assert_allclose(table["error (%)"], [100 * r.relative_error for r in rows])
+    np.testing.assert_allclose(table["signed error (%)"], [100 * r.relative_error for r in rows])
     assert table.loc[0, "published"] == 3.4 and table.loc[0, "c (source)"] == 0.02
     shown = serving_figures.published_display(rows)
     assert list(shown["published"][:2]) == ["3.40x", "2.80x"]
     assert shown.loc[8, "published"] == "14.10 ms" and shown.loc[14, "published"] == "244 tokens/s"
-    assert shown.loc[7, "in the median"] == "no: circular"
+    assert shown.loc[7, "role"] == "circular: left out"
+    roles = dict(zip([r.key for r in rows], shown["role"], strict=True))
+    assert roles["sglang-eagle-2"] == "fits the engine work"
+    assert roles["sglang-eagle-3"] == "checks the model"
+    assert shown.loc[0, "signed error (%)"] == pytest.approx(100 * rows[0].relative_error)
+    assert shown.loc[8, "w (model)"] == "—"  # a step row has no round
     assert shown.loc[9, "c (source)"] == "not given" and shown.loc[8, "c (source)"] == "—"
     cells = {str(v) for column in shown.columns for v in shown[column]}
     assert "None" not in cells and "nan" not in cells
