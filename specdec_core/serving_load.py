@@ -386,15 +386,23 @@ def load_sweep(setup, acceptance: Acceptance, workload: Workload, qps) -> LoadSw
 
 
 def load_gain(setup, acceptance: Acceptance, workload: Workload, qps: float) -> float:
-    """plain TPOT / speculative TPOT at one QPS (0 when only speculation is overloaded)."""
-    return float(load_sweep(setup, acceptance, workload, [qps]).gain[0])
+    """plain TPOT / speculative TPOT at one QPS (0 when only speculation is overloaded,
+    NaN when both are)."""
+    spec = at_mean_context(setup, workload)
+    plain = steady_batch(plain_setup(spec), None, workload, qps).tpot_s
+    fast = steady_batch(spec, acceptance, workload, qps).tpot_s
+    if math.isnan(fast):
+        return math.nan if math.isnan(plain) else 0.0
+    return plain / fast
 
 
-def crossover_qps(setup, acceptance: Acceptance, workload: Workload, qps_max: float):
+def crossover_qps(setup, acceptance, workload: Workload, qps_max: float, sweep=None):
     """The QPS (up to ``qps_max``) from which speculation stops paying (gain < 1), refined
-    by bisection between the grid points around the first loss; None when it pays at every
-    QPS of the grid, ``MIN_QPS``-ish grid start when it never pays."""
-    sweep = load_sweep(setup, acceptance, workload, qps_grid(qps_max))
+    by bisection (0.1 %) between the grid points around the first loss; None when it pays
+    at every QPS of the grid, the grid's first QPS when it never pays. ``sweep``: a
+    :class:`LoadSweep` over :func:`qps_grid` (qps_max) already computed."""
+    if sweep is None:
+        sweep = load_sweep(setup, acceptance, workload, qps_grid(qps_max))
     losing = np.flatnonzero(sweep.gain < 1.0)
     if not losing.size:
         return None
