@@ -63,7 +63,7 @@ FIELDS = {
         "share of memory for weights and KV cache",
         0.0,
         1.0,
-        0.05,
+        0.01,
         sl.DEFAULT_MEMORY_SHARE,
         "vLLM's gpu_memory_utilization (0.9 by default). Allowed: more than 0, at most 1.",
     ),
