@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from specdec_core.serving_load import LoadSweep, MemoryCurve
 from specdec_ui.kit.chart_text import fmt, text_meta
 from specdec_ui.kit.theme import COLORS, make_figure
+from specdec_ui.serving.figures import log_ticks
 
 PLAIN_NAME = "plain decoding"
 SPEC_NAME = "with speculation"
@@ -21,8 +22,14 @@ RULE_NAME = "switch-off rule"
 OVERLOADED = "cannot keep up"
 
 
-def _qps_axis() -> dict:
-    return {"title": {"text": "requests per second (QPS, log scale)"}, "type": "log"}
+def _qps_axis(qps: np.ndarray) -> dict:
+    """A log QPS axis with 1-2-5 ticks (plotly's minor digits overlap in presenter view)."""
+    return {
+        "title": {"text": "requests per second (QPS, log scale)"},
+        "type": "log",
+        "tickvals": log_ticks(float(qps[0]), float(qps[-1])),
+        "tickformat": "~g",
+    }
 
 
 def _line(x, y, name: str, color: str, dash: str = "solid", width: int = 3) -> dict:
@@ -118,7 +125,7 @@ def latency_figure(
     return make_figure(
         traces,
         title=title,
-        xaxis=_qps_axis(),
+        xaxis=_qps_axis(sweep.qps),
         yaxis={"title": {"text": "ms per output token"}, "rangemode": "tozero"},
         meta=text_meta(
             latency_summary(sweep, crossover),
@@ -144,7 +151,7 @@ def throughput_figure(sweep: LoadSweep, title: str = "Tokens served against load
             _line(sweep.qps, spec, SPEC_NAME, COLORS["q"], "dash"),
         ],
         title=title,
-        xaxis=_qps_axis(),
+        xaxis=_qps_axis(sweep.qps),
         yaxis={"title": {"text": "output tokens per second"}, "rangemode": "tozero"},
         meta=text_meta(
             summary,
@@ -221,11 +228,18 @@ def memory_figure(
     return make_figure(
         traces,
         title=title,
-        xaxis={"title": {"text": "context per sequence (tokens, log scale)"}, "type": "log"},
+        xaxis={
+            "title": {"text": "context per sequence (tokens, log scale)"},
+            "type": "log",
+            "tickvals": log_ticks(float(ctx[0]), float(ctx[-1])),
+            "tickformat": "~s",
+        },
         yaxis={
             "title": {"text": "largest batch that fits (log scale)"},
             "type": "log",
             "range": [0, np.log10(top) + 0.15],
+            "tickvals": [10.0**d for d in range(int(np.log10(top)) + 2)],
+            "tickformat": ",d",
         },
         meta=text_meta(
             memory_summary(curve, context),

@@ -209,6 +209,23 @@ def _charts(res: LoadResult, key: tuple) -> None:
         lambda: load_figures.memory_figure(res.memory, context=res.workload.mean_context),
     )
     chart(fig, key="serve_fig_load_memory")
+    st.caption(_memory_words(res.memory, res.workload.mean_context))
+
+
+def _memory_words(curve: sl.MemoryCurve, context: int) -> str:
+    """What the draft takes from the batch at the requests' context, and where memory binds."""
+    i = int(np.argmin(np.abs(curve.context - context)))
+    n, plain, spec = int(curve.context[i]), int(curve.without_draft[i]), int(curve.with_draft[i])
+    binds = (
+        f"From {curve.binds_from:,} tokens of context the KV cache, not max_num_seqs "
+        f"({curve.max_seqs:,}), caps the batch: long contexts are where memory binds."
+        if curve.binds_from is not None
+        else f"The KV cache never caps the batch below max_num_seqs ({curve.max_seqs:,})."
+    )
+    return (
+        f"Largest batch = (memory share - weights) / KV bytes per sequence. At {n:,} tokens "
+        f"the draft's weights and cache take {plain - spec:,} of {plain:,} sequences. {binds}"
+    )
 
 
 def under_load(result) -> None:

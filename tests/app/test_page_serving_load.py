@@ -59,6 +59,15 @@ def test_the_default_answer_quotes_the_cores_gain_capacities_and_crossover():
     assert "speculative_disable_by_batch_size = 64" in text
     titles = _titles(at)
     assert all(t in titles for t in LOAD_TITLES) and "Memory against batch" in titles
+    setup = sv.ServingSetup(
+        sv.GPUS["4x-h100"], sv.TARGETS["llama-3.1-70b"], sv.DRAFTS["llama-3.2-1b"], 1_024
+    )
+    curve = sl.memory_curve(setup, DEFAULT_WORK)
+    i = int(abs(curve.context - 640).argmin())
+    plain, spec = int(curve.without_draft[i]), int(curve.with_draft[i])
+    words = " ".join(c.value for c in at.caption)
+    assert f"the draft's weights and cache take {plain - spec:,} of {plain:,} sequences" in words
+    assert f"From {curve.binds_from:,} tokens of context the KV cache" in words
 
 
 def test_the_inputs_change_the_answer_and_zero_never_switches_off():
