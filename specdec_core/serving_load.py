@@ -21,8 +21,10 @@ fixes the batch: a sequence stays ``output x TPOT`` seconds, so
 (``plain_step``, ``draft_step``, ``verify_step``: a round is d h draft steps + one verify of
 m_eff tokens, the prompt chunk riding on the target's pass). T grows with b, so
 g(b) = qps x output x TPOT(b) - b is convex and piecewise linear (the step is a sum of
-maxima of lines in b): it has one root in [1, cap] when g(1) > 0 >= g(cap), found by
-bisection (:func:`steady_batch`). Below one sequence on average (g(1) <= 0) a sequence
+maxima of lines in b): it has one root in [1, cap] when g(1) > 0 >= g(cap), found on
+the whole batches 1..cap in one vectorised call and interpolated linearly between the two
+around the sign change, exact where T is linear (:func:`batch_at`, :func:`steady_batch`;
+the prompt tokens per step by a fixed-point iteration). Below one sequence on average (g(1) <= 0) a sequence
 mostly runs alone: the step at batch 1. When g(cap) > 0 (or the prompts need more than
 ``chunk`` tokens per step) the server cannot keep up: queues grow without bound, the
 latency has no steady state (NaN) and the throughput stays at its capacity.
