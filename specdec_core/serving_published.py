@@ -54,6 +54,14 @@ from .serving import (
 )
 from .serving_hardware import A100_PCIE, GPUS, H100_SXM, TPU_V4, tensor_parallel
 from .serving_kernels import TUNED
+from .serving_load import (
+    Workload,
+    at_mean_context,
+    batch_cap,
+    load_gain,
+    saturated_gain,
+    steady_batch,
+)
 from .serving_models import (
     DRAFTS,
     LLAMA_68M,
@@ -284,14 +292,21 @@ def _chen_checks(work: float) -> list[PublishedCheck]:
     return [speed, step]
 
 
-VLLM_CONTEXT = 1_024
 VLLM_GPUS = GPUS["4x-h100"].with_kernel(TUNED)  # vLLM's FlashAttention backend
 TUNED_WORDS = "a tuned verify kernel (serving_kernels.TUNED)"
-VLLM_HIGH_LOAD_BATCH = 256  # vLLM's default max_num_seqs: the most sequences in a step
 VLLM_SOURCE = (
     "vLLM blog, 17 Oct 2024 (How Speculative Decoding Boosts vLLM Performance by up to 2.8x)"
 )
 PLD_TAU_CNNDM = 2.50  # EAGLE-3 Table 1: prompt lookup (PLD) on CNN/DM, Vicuna 13B, T = 0
+# Requests as the load model sees them (serving_load.Workload: prompt, output tokens). The
+# blog gives neither: ShareGPT's means as the PagedAttention paper reports them (Kwon et al.
+# 2023, Fig. 11: 161 and 338); a CNN/DM article of about 960 tokens and a 128-token summary.
+# vLLM's V0 engine (2024) turned chunked prefill on by default only past 32K tokens of
+# context: prompts ran in passes of their own.
+VLLM_WORKLOADS = {
+    "ShareGPT": Workload(161, 338, chunked=False),
+    "CNN/DailyMail": Workload(960, 128, chunked=False),
+}
 
 
 VLLM_ROWS = (  # draft, data set, published at QPS 1, slowdown at high QPS (the blog's words)
@@ -300,12 +315,18 @@ VLLM_ROWS = (  # draft, data set, published at QPS 1, slowdown at high QPS (the 
 )
 
 
-def _vllm_assumed(draft: str, work: float) -> tuple[ServingSetup, Acceptance, str]:
+def _vllm_assumed(
+    draft: str, data: str, engine_work: float
+) -> tuple[ServingSetup, Acceptance, str]:
     """The setup, acceptance and assumptions of the blog's ``draft`` rows."""
-    target = TARGETS["llama-3.1-70b"]
-    shape = f"{VLLM_CONTEXT} tokens of context; Llama 3.1 70B's shape for Llama 3 70B"
+    target, work = TARGETS["llama-3.1-70b"], VLLM_WORKLOADS[data]
+    shape = (
+        f"{work.prompt} prompt and {work.output} output tokens per request (assumed); "
+        f"Poisson arrivals, max_num_seqs {work.max_seqs}, prompts in passes of their own (no "
+        "chunked prefill, vLLM V0's default then); Llama 3.1 70B's shape for Llama 3 70B"
+    )
     if draft == "a 0.5B draft":
-        setup = _setup(VLLM_GPUS, target, QWAMA, VLLM_CONTEXT, work)
+        setup = _setup(VLLM_GPUS, target, QWAMA, work.mean_context, engine_work)
         return (
             setup,
             Acceptance(4, alpha=0.7),
@@ -314,7 +335,7 @@ def _vllm_assumed(draft: str, work: float) -> tuple[ServingSetup, Acceptance, st
                 f"(vLLM's default); {shape}; {TUNED_WORDS}, vLLM's FlashAttention backend"
             ),
         )
-    setup = _setup(VLLM_GPUS, target, DRAFTS_NGRAM, VLLM_CONTEXT, work)
+    setup = _setup(VLLM_GPUS, target, DRAFTS_NGRAM, work.mean_context, engine_work)
     return (
         setup,
         Acceptance(5, tau=PLD_TAU_CNNDM),
@@ -327,38 +348,62 @@ def _vllm_assumed(draft: str, work: float) -> tuple[ServingSetup, Acceptance, st
     )
 
 
+def _load_row(setup, acceptance, work: Workload, qps: float | None, **row) -> PublishedCheck:
+    """A speedup row from the load model (serving_load): plain / speculative time per token
+    at ``qps``, or (None) past both capacities, the ratio of the QPS each sustains."""
+    at = at_mean_context(setup, work)
+    if qps is None:
+        predicted, batch = saturated_gain(setup, acceptance, work), batch_cap(at, work)
+    else:
+        predicted = load_gain(setup, acceptance, work, qps)
+        batch = max(1, round(steady_batch(at, acceptance, work, qps).batch))
+    c, v = (float(x) for x in round_costs(at, acceptance, batch))
+    w = float(engine_work_steps(at, batch))
+    note = row.pop("note").format(c=c, v=v, w=w, predicted=predicted, batch=batch)
+    return PublishedCheck(
+        quantity="speedup",
+        predicted=predicted,
+        c_predicted=c,
+        v_predicted=v,
+        note=note,
+        w_predicted=w,
+        **row,
+    )
+
+
 def _vllm_checks(work: float) -> list[PublishedCheck]:
     """vLLM blog: Llama 3 70B on 4 x H100; a 0.5B draft on ShareGPT, n-grams on CNN/DM."""
     rows = []
     for draft, name, data, gain, slowdown in VLLM_ROWS:
-        setup, acceptance, assumed = _vllm_assumed(draft, work)
+        setup, acceptance, assumed = _vllm_assumed(draft, data, work)
         key = "vllm-draft" if draft == "a 0.5B draft" else "vllm-ngram"
-        low = _speedup_row(
+        common = {"source": VLLM_SOURCE, "c_published": None}
+        low = _load_row(
             setup,
             acceptance,
-            1,
-            source=VLLM_SOURCE,
+            VLLM_WORKLOADS[data],
+            1.0,
             setting=f"Llama 3 70B on 4 x H100, {name}, {data}, QPS 1",
-            assumed=assumed + "; QPS 1 as batch 1",
+            assumed=assumed + "; the steady state at QPS 1 (serving_load)",
             published=gain,
-            c_published=None,
             note=NOTES[f"{key}-low"],
             key=f"{key}-low",
             gpu_engine=True,
+            **common,
         )
-        high = _speedup_row(
+        high = _load_row(
             setup,
             acceptance,
-            VLLM_HIGH_LOAD_BATCH,
-            source=VLLM_SOURCE,
+            VLLM_WORKLOADS[data],
+            None,
             setting=f"the same at high QPS (a {slowdown}x slowdown)",
-            assumed=f"{assumed}; high load as batch {VLLM_HIGH_LOAD_BATCH} (vLLM's default "
-            "max_num_seqs)",
+            assumed=f"{assumed}; high QPS (not given in the text) as past both servers' "
+            "capacity: the ratio of the QPS each sustains (serving_load)",
             published=1 / slowdown,
-            c_published=None,
             note=NOTES[f"{key}-high"],
             key=f"{key}-high",
             gpu_engine=True,
+            **common,
         )
         rows += [low, high]
     return rows
@@ -609,16 +654,16 @@ NOTES: dict[object, str] = {
     "alpha nor K (0.7 and 4 assumed), and Qwama-0.5B is Qwen2-0.5B with Llama 3's vocabulary "
     "grafted on, a draft likely to keep fewer tokens than an assumed 0.7. The model already "
     "charges " + _W + ".",
-    "vllm-draft-high": "Close, partly by luck: at batch 256 the verify of 5 tokens per sequence "
-    "is bound by arithmetic (v = {v:.2f}), so the round costs more than the tokens it saves; "
-    "the real steps also carry new prompts (prefill), alpha is assumed, and batch 256 for "
-    "high QPS is a guess, not a load model.",
+    "vllm-draft-high": "Close: past both servers' capacity every step is full (batch {batch}, "
+    "max_num_seqs), where the verify of 5 tokens per sequence is bound by arithmetic "
+    "(v = {v:.2f}), so a token takes 1 / {predicted:.2f} as long without speculation. The "
+    "blog does not give its high QPS, and alpha is assumed.",
     "vllm-ngram-low": "Too low: tau is prompt lookup's on CNN/DM with another target (EAGLE-3's "
     "Table 1, Vicuna 13B), and K = 5 is from the blog's illustrative snippet, not its "
     "benchmark; Llama 3 70B's summaries may copy more of the article.",
-    "vllm-ngram-high": "Close: a free draft still loses under load, because verifying 6 tokens "
-    "per sequence at batch 256 costs v = {v:.2f} plain steps for {predicted:.2f}x (batch 256 "
-    "for high QPS is a guess).",
+    "vllm-ngram-high": "Close: a free draft still loses under load, because past both "
+    "servers' capacity every step is full (batch {batch}) and verifying 6 tokens per sequence "
+    "costs v = {v:.2f} plain steps for {predicted:.2f}x. The blog does not give its high QPS.",
     "sglang-plain": "The model is slower than SGLang: SGLang reads the 8B's weights at 71% or "
     "more of the H100's bandwidth, while the default share (0.67) and the 0.5 ms per pass come "
     "from this project's torch step on an H200.",

@@ -13,7 +13,7 @@ from specdec_core import serving as sv
 from specdec_ui.kit.page_frame import inputs_area, page_frame
 from specdec_ui.kit.simple_mode import simple
 from specdec_ui.kit.widgets import show_error, show_source
-from specdec_ui.serving import cases, checks, engine_log, view
+from specdec_ui.serving import cases, checks, engine_log, load_view, view
 
 with page_frame(__file__, view.INTRO) as frame:
     state = view.page_state()
@@ -37,6 +37,7 @@ with page_frame(__file__, view.INTRO) as frame:
         if frame.presenting:  # projector: the answer and its chart first
             view.metrics(result)
         view.server_note(result, reading)
+        load_view.under_load(result)
 
     cases.why_slower(state, result, chosen)
     if not simple():  # a first lesson: no model checks, no engine logs

@@ -87,7 +87,7 @@ def test_default_is_llama_70b_on_4_h100_with_its_break_even_batch():
     speed = _figure(at, "Speedup vs batch size")
     assert _trace(speed, "break-even batch")["x"] == [133, 133]
     assert _trace(speed, "your batch")["x"] == [1]
-    assert len(figures(at)) == 6  # three charts, the H200's two and the engine log's
+    assert len(figures(at)) == 9  # three charts, three under load, the H200's two, the log's
 
 
 def test_this_server_is_a_point_on_the_charts_from_the_model_pair_lab_measurement():

@@ -20,8 +20,8 @@ def test_published_checks_pin_the_settings_and_the_models_predictions():
         ("Leviathan et al. 2023", "speedup", 2.3, 1.55),
         ("Chen et al. 2023", "speedup", 1.92, 1.84),
         ("Chen et al. 2023", "ms per token", 14.1, 13.12),
-        ("vLLM blog", "speedup", 1.5, 2.07),
-        ("vLLM blog", "speedup", pytest.approx(1 / 1.4), 0.78),
+        ("vLLM blog", "speedup", 1.5, 2.07),  # the load model at QPS 1 (serving_load)
+        ("vLLM blog", "speedup", pytest.approx(1 / 1.4), 0.73),  # past both capacities
         ("vLLM blog", "speedup", 2.8, 2.25),
         ("vLLM blog", "speedup", pytest.approx(1 / 1.8), 0.64),
         ("SGLang documentation", "ms per token", pytest.approx(6.316, abs=1e-3), 7.23),

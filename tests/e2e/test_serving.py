@@ -194,3 +194,51 @@ def test_the_serving_questions_open_in_presenter_view_and_on_a_phone(
         expect(box).to_contain_text(start)
     found = horizontal_overflow(page)
     assert not found["count"] and found["pageScroll"] <= 1, found
+
+
+# --- issue 35: the Serving lab under load ---------------------------------------------------
+LOAD_CHARTS = ("serve_fig_load_latency", "serve_fig_load_tokens", "serve_fig_load_memory")
+
+
+@pytest.mark.parametrize(
+    ("viewport", "query", "name"),
+    [
+        (PRESENTER_VIEWPORT, "", "serving-load-1366"),
+        (PRESENTER_VIEWPORT, "?present=1", "presenter-serving-load"),
+        (PHONE_VIEWPORT, "", "phone-serving-load"),
+    ],
+)
+def test_under_load_draws_its_answer_and_three_charts_on_every_screen(
+    screen_context, viewport, query, name
+):
+    """The "Under load" section: its answer (with the crossover QPS), latency and tokens
+    against QPS and memory against batch drawn, no chart text overlapping, nothing sticking
+    out sideways; in presenter view its chart text is at least 18 px."""
+    phone = viewport == PHONE_VIEWPORT
+    context = screen_context(viewport, "light", is_mobile=phone, has_touch=phone)
+    page = context.new_page()
+    _open(page, SERVING + query)
+    answer = page.locator(key("serve_load_answer"))
+    answer.scroll_into_view_if_needed()
+    expect(answer).to_contain_text("stops paying from QPS", timeout=SLOW)
+    for chart_key in LOAD_CHARTS:
+        chart = page.locator(key(chart_key))
+        expect(chart.locator("svg.main-svg").first).to_be_attached(timeout=SLOW)
+    laid_out(page)
+    latency = page.locator(key("serve_fig_load_latency"))
+    latency.scroll_into_view_if_needed()
+    artifact(page, name)
+    page.locator(key("serve_fig_load_memory")).scroll_into_view_if_needed()
+    artifact(page, f"{name}-memory")
+    assert_charts_drew(page, minimum=len(CHARTS) + len(LOAD_CHARTS))
+    texts = " ".join(latency.locator("svg text").all_text_contents())
+    assert "stops paying" in texts, texts
+    for chart_key in LOAD_CHARTS:
+        chart = page.locator(key(chart_key))
+        assert not overlapping_text(page, chart), (chart_key, overlapping_text(page, chart))
+    found = horizontal_overflow(page)
+    assert not found["count"] and found["pageScroll"] <= 1, found
+    if "present" in query:
+        sizes = chart_text_sizes(page, key("serve_fig_load_latency"))
+        small = [(size, text) for size, text in sizes if size < MIN_CHART_PX]
+        assert sizes and not small, f"chart text under {MIN_CHART_PX} px: {small[:5]}"
