@@ -1,9 +1,11 @@
 """The words of the Self-test's generated questions: the question, the worked steps and the
 formula of each kind, made from the numbers :mod:`specdec_core.quiz` computed.
 
-One function a kind in :data:`QUESTION_TEXT` (keyed by ``quiz.QUESTION_KINDS``; a test
-checks that every kind has one). A function only formats: every number it writes is one
-of the question's (``p_target``, ``q_draft``, ``answer``, ``numbers``). No Streamlit.
+One function a kind, registered in :data:`QUESTION_TEXT` by ``@_words_of(kind)`` (keyed by
+``quiz.QUESTION_KINDS``; a test checks that every kind has one): a new kind of question is
+its builder in the core and one such function here. A function only formats: every number
+it writes is one of the question's (``p_target``, ``q_draft``, ``answer``, ``numbers``).
+No Streamlit.
 """
 
 from __future__ import annotations
@@ -23,6 +25,22 @@ class QuestionText:
     formula: str  # LaTeX of the key step with the numbers filled in
 
 
+Words = Callable[[QuizQuestion], "QuestionText"]
+# The words of each kind of question, keyed by specdec_core.quiz.QUESTION_KINDS (filled
+# by :func:`_words_of` below, one function a kind).
+QUESTION_TEXT: dict[str, Words] = {}
+
+
+def _words_of(kind: str) -> Callable[[Words], Words]:
+    """Register the decorated function as the words of questions of ``kind``."""
+
+    def register(words: Words) -> Words:
+        QUESTION_TEXT[kind] = words
+        return words
+
+    return register
+
+
 def _fmt(value: float) -> str:
     """Two decimals for whole hundredths, else three."""
     return f"{value:.2f}" if abs(value * 100 - round(value * 100)) < 1e-9 else f"{value:.3f}"
@@ -40,6 +58,7 @@ def _pair(question: QuizQuestion) -> str:
     )
 
 
+@_words_of("acceptance")
 def _acceptance(question: QuizQuestion) -> QuestionText:
     p, q, n = question.p_target, question.q_draft, question.numbers
     x = question.token
@@ -59,6 +78,7 @@ def _acceptance(question: QuizQuestion) -> QuestionText:
     )
 
 
+@_words_of("alpha")
 def _alpha(question: QuizQuestion) -> QuestionText:
     n, alpha = question.numbers, question.answer
     terms = " + ".join(_fmt(value) for value in n["overlap"])
@@ -73,6 +93,7 @@ def _alpha(question: QuizQuestion) -> QuestionText:
     )
 
 
+@_words_of("residual")
 def _residual(question: QuizQuestion) -> QuestionText:
     p, q, n = question.p_target, question.q_draft, question.numbers
     x = question.token
@@ -91,6 +112,7 @@ def _residual(question: QuizQuestion) -> QuestionText:
     )
 
 
+@_words_of("tokens_out")
 def _tokens_out(question: QuizQuestion) -> QuestionText:
     p, q, n, labels = question.p_target, question.q_draft, question.numbers, question.labels
     k, kept = n["k"], n["kept"]
@@ -118,6 +140,7 @@ def _tokens_out(question: QuizQuestion) -> QuestionText:
     )
 
 
+@_words_of("expected_tokens")
 def _expected_tokens(question: QuizQuestion) -> QuestionText:
     n, e = question.numbers, question.answer
     k, alpha = n["k"], n["alpha"]
@@ -136,6 +159,7 @@ def _expected_tokens(question: QuizQuestion) -> QuestionText:
     )
 
 
+@_words_of("multi_draft")
 def _multi_draft(question: QuizQuestion) -> QuestionText:
     q, n, labels = question.q_draft, question.numbers, question.labels
     x1, x2, p2, a2 = n["first"], question.token, n["p2"], question.answer
@@ -156,6 +180,7 @@ def _multi_draft(question: QuizQuestion) -> QuestionText:
     )
 
 
+@_words_of("tree")
 def _tree(question: QuizQuestion) -> QuestionText:
     n, e = question.numbers, question.answer
     a1, a2, beta = n["alpha_1"], n["alpha_2"], n["beta"]
@@ -177,6 +202,7 @@ def _tree(question: QuizQuestion) -> QuestionText:
     )
 
 
+@_words_of("deterministic")
 def _deterministic(question: QuizQuestion) -> QuestionText:
     p, n, labels = question.p_target, question.numbers, question.labels
     x, y, answer = n["drafted"], question.token, question.answer
@@ -198,6 +224,7 @@ def _deterministic(question: QuizQuestion) -> QuestionText:
     )
 
 
+@_words_of("typical_acceptance")
 def _typical(question: QuizQuestion) -> QuestionText:
     n, keep = question.numbers, question.answer
     h, tau, eps, delta = n["entropy"], n["tau"], n["epsilon"], n["delta"]
@@ -217,20 +244,6 @@ def _typical(question: QuizQuestion) -> QuestionText:
         formula=rf"\tau = {tau:.4f},\quad P(\text{{keep}}) = \sum_{{x: p(x) > \tau}} q(x) = "
         rf"{keep:.3f}",
     )
-
-
-# The words of each kind of question, keyed by specdec_core.quiz.QUESTION_KINDS.
-QUESTION_TEXT: dict[str, Callable[[QuizQuestion], QuestionText]] = {
-    "acceptance": _acceptance,
-    "alpha": _alpha,
-    "residual": _residual,
-    "tokens_out": _tokens_out,
-    "expected_tokens": _expected_tokens,
-    "multi_draft": _multi_draft,
-    "tree": _tree,
-    "deterministic": _deterministic,
-    "typical_acceptance": _typical,
-}
 
 
 def question_text(question: QuizQuestion) -> QuestionText:
