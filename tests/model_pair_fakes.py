@@ -3,6 +3,7 @@ the tests that run, hold, show or share one (tests/app and tests/ui use them ali
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 from specdec_core.lm.timing import SpeedMeasurement
@@ -41,3 +42,11 @@ def fake_speed(speedup: float, *, k: int = 3, n_tokens: int = 60, **changes) -> 
         clock="fake",
     )
     return replace(measured, **changes)
+
+
+def hold_speed(request: work.RunRequest, held, measured_at: float | None = None) -> work.Held:
+    """Put ``held`` (a measurement, or an ``Unmeasured`` reason) in the lab's hold as the
+    speed of ``request``, measured at ``measured_at`` (default: now), as a finished
+    background measurement would; returns what the hold keeps."""
+    when = time.time() if measured_at is None else measured_at
+    return work.HOLD.put(("lm.run_speed", work.speed_key(request)), work.Held(held, when))

@@ -9,8 +9,6 @@ tests/app/test_page_serving.py).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -22,7 +20,7 @@ from specdec_ui.model_pairs import work as model_pairs_work
 from specdec_ui.presets import DEFAULT_K, DEFAULT_ROUNDS, LAB_PRESETS
 from specdec_ui.runtime import shared_work
 from tests.app.conftest import open_page
-from tests.model_pair_fakes import fake_speed
+from tests.model_pair_fakes import fake_speed, hold_speed
 from tests.ui.waiting import wait_until
 
 LAB = "pages/scripts/losslessness.py"
@@ -100,10 +98,7 @@ def held_speed():
         n_tokens=model_pairs_work.DEFAULT_TOKENS,
         seed=0,
     )
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(request)),
-        model_pairs_work.Held(fake_speed(1.38), time.time()),
-    )
+    hold_speed(request, fake_speed(1.38))
     yield
     model_pairs_work.HOLD.clear()
 

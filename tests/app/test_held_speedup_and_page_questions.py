@@ -28,7 +28,7 @@ from specdec_ui.model_pairs import work as model_pairs_work
 from specdec_ui.presets import LAB_PRESETS, SPEED_PRESETS, VARIANT_PRESETS
 from specdec_ui.runtime import shared_work
 from tests.app.conftest import figures, open_app, open_page
-from tests.model_pair_fakes import default_request, fake_speed
+from tests.model_pair_fakes import default_request, fake_speed, hold_speed
 from tests.ui.waiting import wait_until
 
 MODEL_PAIRS = "pages/scripts/model_pairs.py"
@@ -78,10 +78,7 @@ def test_the_store_of_figures_cannot_push_a_measurement_out(clean_hold):
     measurement out within minutes, and the next visitor measured again on a busier
     machine."""
     request = default_request(prompt="The capital of France is")
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(request)),
-        model_pairs_work.Held(fake_speed(1.38), time.time()),
-    )
+    hold_speed(request, fake_speed(1.38))
     for i in range(shared_work.WORK.store.max_entries + 10):
         shared_work.shared_result("test.flood", i, lambda: "figure", heavy=False)
     assert model_pairs_work.get_run_speed(request).value.speedup == pytest.approx(1.38)
@@ -101,10 +98,7 @@ def test_the_page_says_when_it_was_measured_and_keeps_that_figure(clean_hold, mo
     """Three visits meet the same held figure and its time; nothing re-measures it."""
     request = default_request()
     measured_at = time.time() - 12 * 60
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(request)),
-        model_pairs_work.Held(fake_speed(1.38), measured_at),
-    )
+    hold_speed(request, fake_speed(1.38), measured_at)
     monkeypatch.setattr(model_pairs_work, "measure_run", lambda r: pytest.fail("measured again"))
     for _ in range(3):
         at = open_page(MODEL_PAIRS)
@@ -125,10 +119,7 @@ def test_measure_again_says_what_it_does_and_replaces_the_figure_for_everyone(
     clean_hold, monkeypatch
 ):
     request = default_request()
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(request)),
-        model_pairs_work.Held(fake_speed(1.38), time.time() - 600),
-    )
+    hold_speed(request, fake_speed(1.38), time.time() - 600)
     monkeypatch.setattr(model_pairs_work, "measure_run", lambda r: fake_speed(1.25))
     at = open_page(MODEL_PAIRS)
     box = at.get("expander")
@@ -147,10 +138,7 @@ def test_measure_again_says_what_it_does_and_replaces_the_figure_for_everyone(
 
 def test_measure_again_is_offered_only_once_the_figure_is_a_minute_old(clean_hold):
     request = default_request()
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(request)),
-        model_pairs_work.Held(fake_speed(1.38), time.time()),
-    )
+    hold_speed(request, fake_speed(1.38))
     at = open_page(MODEL_PAIRS)
     assert at.button(key="lm_again").disabled
     assert model_pairs_work.measure_again(request) is False  # a double click measures nothing
@@ -211,10 +199,7 @@ def test_examples_are_named_by_what_they_show():
 
 def test_the_model_pair_lab_names_its_basic_formula(clean_hold):
     request = default_request()
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(request)),
-        model_pairs_work.Held(fake_speed(1.38), time.time()),
-    )
+    hold_speed(request, fake_speed(1.38))
     at = open_page(MODEL_PAIRS)
     latex = " ".join(x.value for x in at.latex)
     assert r"S_{\text{basic}}" in latex and "seeds" not in latex
@@ -231,10 +216,7 @@ def test_a_fixed_k_run_says_why_rounds_drafted_nothing_and_why_it_differs_from_e
     run = model_pairs_work.get_run(request)
     spec, counts = run.spec, run.counts
     assert spec.plain_rounds > 0  # the default run has such rounds (the walk saw 6 of 31)
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(request)),
-        model_pairs_work.Held(fake_speed(1.38), time.time()),
-    )
+    hold_speed(request, fake_speed(1.38))
     at = open_page(MODEL_PAIRS)
     assert at.radio(key="lm_draft").value == "fixed"
     note = next(i.value for i in at.info if "proposed nothing" in i.value)

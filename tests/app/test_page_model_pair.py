@@ -19,7 +19,7 @@ from specdec_ui.model_pairs import work as model_pairs_work
 from specdec_ui.model_pairs.words import pair_words
 from specdec_ui.runtime import shared_work
 from tests.app.conftest import figures, open_page
-from tests.model_pair_fakes import default_request
+from tests.model_pair_fakes import default_request, hold_speed
 
 PAGE = "pages/scripts/model_pairs.py"
 
@@ -231,9 +231,7 @@ def test_step_mode_jumps_to_any_round_and_shows_no_bonus_panel_after_a_resample(
 def test_a_physically_impossible_measurement_is_refused_with_the_reason():
     key = default_request(pair="gpt-1L-to-gpt-4L", k=5)
     fake = SpeedMeasurement(5, 0.0, 60, True, (1.0,), (4.0,), (0.1,), 30, 15, 27, "fake")
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(key)), model_pairs_work.Held(fake, 0.0)
-    )
+    hold_speed(key, fake, 0.0)
     at = open_page(PAGE, {"pair": "gpt-1L-to-gpt-4L", "k": "5"})
     assert not at.exception
     assert not any(m.label.startswith("Speedup") for m in at.metric)
@@ -286,9 +284,7 @@ def test_a_measurement_that_timed_out_is_said_instead_of_waited_for():
     reason = model_pairs_work.Unmeasured(
         "The speed measurement of this run did not finish in 120 s"
     )
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(slow)), model_pairs_work.Held(reason, 0.0)
-    )
+    hold_speed(slow, reason, 0.0)
     at = open_page(PAGE, {"pair": "gpt-1L-to-gpt-4L", "k": "7"})
     assert not at.exception
     assert any(reason.reason in w.value for w in at.warning)
