@@ -1,4 +1,4 @@
-"""Fresh numeric self-test questions with worked answers, from a seeded rng.
+"""Fresh numeric self-test questions as numbers, from a seeded rng.
 
 Each question draws a small target p and draft q in whole hundredths (so a
 student can do the arithmetic by hand) and asks one of:
@@ -24,14 +24,16 @@ student can do the arithmetic by hand) and asks one of:
   acceptance keeps a draft x ~ q: sum_x q(x) [p(x) > min(epsilon, delta exp(-H))]
   (Cai et al. 2024).
 
-The answers come from the engine's own functions, so a question can never
-disagree with the rest of the app. Pure numpy; nothing here draws from a
-global random state.
+The answers and the numbers of the worked answers come from the engine's own
+functions, so a question can never disagree with the rest of the app. A question is
+its kind and numbers; its words (the question, the worked steps, the formula) are
+the Self-test room's (``specdec_ui.self_test.quiz_words``). Pure numpy; nothing here
+draws from a global random state.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -86,18 +88,19 @@ MAX_ANSWER_LENGTH = 40
 
 @dataclass(frozen=True)
 class QuizQuestion:
-    """One generated question: the prompt, the exact answer and the worked steps."""
+    """One generated question as numbers: its kind, p and q, the exact answer and the
+    numbers of its worked answer (``numbers``, named per kind, each computed here by the
+    engine's functions). The words a student reads for it (the question, the worked
+    steps, the formula) are made from these by ``specdec_ui.self_test.quiz_words``."""
 
     kind: str
-    prompt: str  # plain text (numbers and labels A, B, ... only)
     answer: float
-    worked: tuple[str, ...]  # the solution, one plain-text line per step
     labels: tuple[str, ...]
     p_target: tuple[float, ...]  # (V,)
     q_draft: tuple[float, ...]  # (V,)
-    formula: str = ""  # LaTeX of the key step with the numbers filled in (no user text)
     token: int | None = None  # the token the question is about, if any
     integer: bool = False  # True when the answer is a whole number of tokens
+    numbers: dict[str, object] = field(default_factory=dict, hash=False)  # per kind, below
 
     @property
     def answer_text(self) -> str:
@@ -159,341 +162,200 @@ def random_pair(rng: np.random.Generator, v: int) -> tuple[np.ndarray, np.ndarra
     return p_target, q_draft
 
 
-def _fmt(value: float) -> str:
-    """Two decimals for whole hundredths, else three."""
-    return f"{value:.2f}" if abs(value * 100 - round(value * 100)) < 1e-9 else f"{value:.3f}"
+def _floats(values) -> tuple[float, ...]:
+    return tuple(float(value) for value in values)
 
 
-def _vec(values: np.ndarray) -> str:
-    return "[" + ", ".join(_fmt(float(value)) for value in values) + "]"
-
-
-def _question(
-    kind: str, labels, p, q, *, prompt, answer, worked, formula, token=None, integer=False
-) -> QuizQuestion:
-    """A :class:`QuizQuestion` over tokens ``labels`` with target p and draft q (V,)."""
+def _question(kind: str, labels, p, q, *, answer, token=None, integer=False, **numbers):
+    """A :class:`QuizQuestion` over tokens ``labels`` with target p and draft q (V,);
+    ``numbers`` are the worked answer's numbers (floats, ints, tuples: comparable)."""
     return QuizQuestion(
         kind=kind,
-        prompt=prompt,
         answer=float(answer),
-        worked=tuple(worked),
         labels=tuple(labels),
-        p_target=tuple(float(x) for x in p),
-        q_draft=tuple(float(x) for x in q),
-        formula=formula,
+        p_target=_floats(p),
+        q_draft=_floats(q),
         token=token,
         integer=integer,
+        numbers=numbers,
     )
 
 
+# Each builder draws what its question needs and returns it as numbers; its docstring
+# names its ``numbers`` (besides p, q, token and answer).
 def _acceptance(rng, labels, p, q):
+    """a(x) = min(1, p(x)/q(x)) for one drafted x; ``ratio`` = p(x)/q(x)."""
     x = int(rng.integers(len(labels)))
     a = acceptance_probability(p[x], q[x])
-    ratio = p[x] / q[x]
-    prompt = (
-        f"The draft proposed token {labels[x]}. With p = {_vec(p)} (target) and "
-        f"q = {_vec(q)} (draft), what is the probability that {labels[x]} is kept?"
-    )
-    worked = (
-        f"a({labels[x]}) = min(1, p({labels[x]}) / q({labels[x]})) "
-        f"= min(1, {_fmt(p[x])} / {_fmt(q[x])}) = min(1, {ratio:.3f}) = {a:.3f}.",
-        "The target likes it at least as much as the draft did: it is always kept."
-        if a >= 1
-        else f"The target likes it less than the draft did: keep it {a:.1%} of the time.",
-    )
-    formula = (
-        rf"a({labels[x]}) = \min\left(1, \frac{{{_fmt(p[x])}}}{{{_fmt(q[x])}}}\right)"
-        rf" = {a:.3f}"
-    )
-    return _question(
-        "acceptance", labels, p, q, prompt=prompt, answer=a, worked=worked, formula=formula, token=x
-    )
+    return _question("acceptance", labels, p, q, answer=a, token=x, ratio=float(p[x] / q[x]))
 
 
 def _alpha(rng, labels, p, q):
-    overlap = np.minimum(p, q)
+    """alpha = sum min(p, q); ``overlap`` = min(p, q) (V,), ``tv`` = 1 - alpha."""
     alpha = acceptance_rate(p, q)
-    prompt = (
-        f"Target p = {_vec(p)}, draft q = {_vec(q)} over tokens {', '.join(labels)}. "
-        "What is the acceptance rate alpha?"
-    )
-    worked = (
-        f"alpha = sum over x of min(p(x), q(x)) = {' + '.join(_fmt(value) for value in overlap)} "
-        f"= {alpha:.3f}.",
-        f"Equivalently alpha = 1 - TV(p, q) = 1 - {1 - alpha:.3f}: the overlap of the two bar "
-        "charts, and the chance that one drafted token is kept.",
-    )
-    formula = (
-        rf"\alpha = \sum_x \min(p(x), q(x)) = {' + '.join(_fmt(value) for value in overlap)}"
-        rf" = {alpha:.3f}"
-    )
-    return _question(
-        "alpha", labels, p, q, prompt=prompt, answer=alpha, worked=worked, formula=formula
-    )
+    overlap = _floats(np.minimum(p, q))
+    return _question("alpha", labels, p, q, answer=alpha, overlap=overlap, tv=1.0 - alpha)
 
 
 def _residual(rng, labels, p, q):
+    """p_adj(x) for one x; ``leftover`` = max(0, p - q) (V,), ``z`` = its mass."""
     leftover = np.maximum(0.0, p - q)  # (V,)
-    z = float(leftover.sum())
     x = int(rng.choice(np.arange(len(labels))))
     adj = residual_distribution(p, q)
-    prompt = (
-        f"Target p = {_vec(p)}, draft q = {_vec(q)} over tokens {', '.join(labels)}. "
-        f"A drafted token was rejected. With what probability is the replacement "
-        f"token {labels[x]}?"
-    )
-    worked = (
-        f"Leftover max(0, p - q) = {_vec(leftover)}.",
-        f"Its mass Z = {z:.2f} (= 1 - alpha).",
-        f"p_adj({labels[x]}) = {_fmt(leftover[x])} / {z:.2f} = {adj[x]:.3f}."
-        + (" Tokens with p <= q get no resample mass." if leftover[x] == 0 else ""),
-    )
-    formula = (
-        rf"p_{{adj}}({labels[x]}) = \frac{{\max(0, {_fmt(p[x])} - {_fmt(q[x])})}}"
-        rf"{{{z:.2f}}} = {adj[x]:.3f}"
-    )
     return _question(
         "residual",
         labels,
         p,
         q,
-        prompt=prompt,
         answer=adj[x],
-        worked=worked,
-        formula=formula,
         token=x,
+        leftover=_floats(leftover),
+        z=float(leftover.sum()),
     )
 
 
 def _tokens_out(rng, labels, p, q):
+    """Tokens out of one round: ``k`` drafts ``drafts`` with ``coins`` and keep chances
+    ``chances`` (K,); ``kept`` per checked position (True kept, False the rejection),
+    ``n_accepted`` and ``final_kind`` ("bonus" or "resample")."""
     k = int(rng.integers(2, 5))
     drafts = tuple(int(token) for token in rng.choice(len(labels), size=k, p=q))  # x_i ~ q
-    coins = tuple(float(c) for c in np.round(rng.uniform(0.01, 0.99, size=k), 2))
+    coins = _floats(np.round(rng.uniform(0.01, 0.99, size=k), 2))
     p_rows, q_rows = np.tile(p, (k + 1, 1)), np.tile(q, (k, 1))
     result = verify_round(p_rows, q_rows, drafts, uniforms=coins, rng=rng)
-    lines = []
-    for i, (x, u) in enumerate(zip(drafts, coins, strict=True)):
-        a = acceptance_probability(p[x], q[x])
-        prefix = f"Position {i + 1}: {labels[x]}, a = min(1, {_fmt(p[x])}/{_fmt(q[x])}) = {a:.3f}"
-        if i < len(result.steps):
-            verdict = "kept" if result.steps[i].accepted else "rejected: stop here"
-            lines.append(f"{prefix}, coin {u:.2f} {'<' if u < a else '>='} {a:.3f}: {verdict}.")
-        else:
-            lines.append(f"{prefix}: never checked (discarded after the rejection).")
-    if result.final_kind == "bonus":
-        lines.append(f"All {k} kept, plus the free bonus token from p: {k} + 1 = {k + 1}.")
-    else:
-        lines.append(
-            f"{result.n_accepted} kept + 1 resampled from max(0, p - q) = {result.n_emitted}."
-        )
-    prompt = (
-        f"Target p = {_vec(p)}, draft q = {_vec(q)} over tokens {', '.join(labels)}. "
-        f"The draft proposes K = {k} tokens {', '.join(labels[x] for x in drafts)}, "
-        f"and the coins come up {', '.join(f'{c:.2f}' for c in coins)} (a token is kept "
-        "when its coin is below its acceptance probability). How many tokens does this "
-        "round emit?"
-    )
-    formula = (
-        rf"\text{{tokens}} = {result.n_accepted}\ \text{{kept}} + 1\ "
-        rf"\text{{({result.final_kind})}} = {result.n_emitted}"
-    )
     return _question(
         "tokens_out",
         labels,
         p,
         q,
-        prompt=prompt,
         answer=result.n_emitted,
-        worked=lines,
-        formula=formula,
         integer=True,
+        k=k,
+        drafts=drafts,
+        coins=coins,
+        chances=tuple(float(acceptance_probability(p[x], q[x])) for x in drafts),
+        kept=tuple(bool(step.accepted) for step in result.steps),
+        n_accepted=int(result.n_accepted),
+        final_kind=result.final_kind,
     )
 
 
 def _expected_tokens(rng, labels, p, q):
+    """E[tokens] at ``alpha`` and ``k``; ``numerator`` = 1 - alpha^(K+1)."""
     k = int(rng.integers(1, 9))
     alpha = float(rng.integers(1, 20)) / 20.0  # 0.05 .. 0.95
     e = expected_tokens(alpha, k)
-    prompt = (
-        f"Each draft token is kept independently with probability alpha = {alpha:.2f}, "
-        f"and the draft proposes K = {k} tokens per round. How many tokens does a round "
-        "emit on average?"
-    )
-    worked = (
-        f"E[tokens] = (1 - alpha^(K+1)) / (1 - alpha) = (1 - {alpha:.2f}^{k + 1}) / "
-        f"(1 - {alpha:.2f}) = {1 - alpha ** (k + 1):.4f} / {1 - alpha:.2f} = {e:.3f}.",
-        f"It lies between 1 (nothing kept) and K + 1 = {k + 1} (everything kept, plus the bonus).",
-    )
-    formula = (
-        rf"\mathbb{{E}}[\text{{tokens}}] = \frac{{1 - {alpha:.2f}^{{{k + 1}}}}}"
-        rf"{{1 - {alpha:.2f}}} = {e:.3f}"
-    )
     return _question(
-        "expected_tokens", labels, p, q, prompt=prompt, answer=e, worked=worked, formula=formula
+        "expected_tokens",
+        labels,
+        p,
+        q,
+        answer=e,
+        k=k,
+        alpha=alpha,
+        numerator=1.0 - alpha ** (k + 1),
     )
 
 
 def _multi_draft(rng, labels, p, q):
+    """Candidate ``first`` rejected, candidate 2 (``token``) tried against the residual
+    ``p2`` (V,); ``leftover`` = max(0, p - q) (V,), ``z`` = its mass."""
     over = np.flatnonzero(q > p)  # a candidate the draft over-rates can be rejected
     x1 = int(rng.choice(over))
     x2 = int(rng.integers(len(labels)))
     leftover = np.maximum(0.0, p - q)  # (V,)
-    z = float(leftover.sum())
     p2 = residual_distribution(p, q)
     a2 = float(acceptance_probability(p2[x2], q[x2]))
-    prompt = (
-        f"Target p = {_vec(p)}, draft q = {_vec(q)} over tokens {', '.join(labels)}. Two "
-        f"candidates were drafted from q for the same position: {labels[x1]}, then "
-        f"{labels[x2]}. Candidate 1 ({labels[x1]}) was rejected. With what probability is "
-        f"candidate 2 ({labels[x2]}) kept?"
-    )
-    worked = (
-        f"After the rejection the target becomes the residual: max(0, p - q) = {_vec(leftover)}, "
-        f"mass {z:.2f}, so p_2 = {_vec(p2)}.",
-        f"p_2({labels[x2]}) = {_fmt(leftover[x2])} / {z:.2f} = {p2[x2]:.3f}.",
-        f"a = min(1, p_2({labels[x2]}) / q({labels[x2]})) = min(1, {p2[x2]:.3f} / "
-        f"{_fmt(q[x2])}) = {a2:.3f}. Using p instead of p_2 here is the classic bug: the "
-        "output would no longer follow p.",
-    )
-    formula = (
-        rf"a_2 = \min\left(1, \frac{{p_2({labels[x2]})}}{{q({labels[x2]})}}\right) = "
-        rf"\min\left(1, \frac{{{p2[x2]:.3f}}}{{{_fmt(q[x2])}}}\right) = {a2:.3f}"
-    )
     return _question(
         "multi_draft",
         labels,
         p,
         q,
-        prompt=prompt,
         answer=a2,
-        worked=worked,
-        formula=formula,
         token=x2,
+        first=x1,
+        leftover=_floats(leftover),
+        z=float(leftover.sum()),
+        p2=_floats(p2),
     )
 
 
 def _tree(rng, labels, p, q):
+    """E[tokens] of the (2, 1) tree: ``alpha_1``, ``alpha_2`` (against ``p2`` (V,), the
+    residual) and ``beta`` = 1 - (1 - alpha_1)(1 - alpha_2)."""
     a1, a2 = (float(a) for a in chain_alphas(p, q, 2))
-    beta = 1.0 - (1.0 - a1) * (1.0 - a2)
-    e = tree_expected_tokens(p, q, (2, 1))
-    p2 = residual_distribution(p, q)
-    prompt = (
-        f"Target p = {_vec(p)}, draft q = {_vec(q)} over tokens {', '.join(labels)}, the same "
-        "at every depth. A token tree has two children at depth 1 (drafted i.i.d. from q) and "
-        "one child under each of them. Verified node by node with the multi-draft rule (bonus "
-        "token after a kept leaf), how many tokens does a round emit on average?"
+    return _question(
+        "tree",
+        labels,
+        p,
+        q,
+        answer=tree_expected_tokens(p, q, (2, 1)),
+        alpha_1=a1,
+        alpha_2=a2,
+        beta=1.0 - (1.0 - a1) * (1.0 - a2),
+        p2=_floats(residual_distribution(p, q)),
     )
-    worked = (
-        f"alpha_1 = sum min(p, q) = {a1:.3f}; after a rejection p_2 = {_vec(p2)}, so "
-        f"alpha_2 = sum min(p_2, q) = {a2:.3f}.",
-        f"Depth 1 keeps one of its two children with beta_2 = 1 - (1 - {a1:.3f})(1 - {a2:.3f}) "
-        f"= {beta:.3f}; depth 2 (one child) keeps it with alpha_1 = {a1:.3f}.",
-        f"E[tokens] = 1 + beta_2 + beta_2 alpha_1 = 1 + {beta:.3f} + {beta:.3f} x {a1:.3f} "
-        f"= {e:.3f}.",
-    )
-    formula = (
-        rf"\mathbb{{E}}[\text{{tokens}}] = 1 + \beta_2 + \beta_2 \alpha = 1 + {beta:.3f} + "
-        rf"{beta:.3f} \cdot {a1:.3f} = {e:.3f}"
-    )
-    return _question("tree", labels, p, q, prompt=prompt, answer=e, worked=worked, formula=formula)
 
 
 def _deterministic(rng, labels, p, q):
+    """Prompt lookup drafted ``drafted`` (q one-hot on it) and was rejected: the chance
+    that ``token`` replaces it; ``rest`` = 1 - p(drafted)."""
     x, y = (int(token) for token in rng.choice(len(labels), size=2, replace=False))
     rule = onehot_general_rule(p, x)
-    prompt = (
-        f"Target p = {_vec(p)} over tokens {', '.join(labels)}. Prompt lookup proposes "
-        f"{labels[x]} for sure (no probabilities: q is one-hot on {labels[x]}). The draft was "
-        f"rejected. With what probability is the replacement token {labels[y]}?"
-    )
-    worked = (
-        f"With q one-hot on {labels[x]}, min(1, p/q) = p({labels[x]}) = {_fmt(p[x])}: the "
-        f"chance to keep it.",
-        f"max(0, p - q) is p with {labels[x]} removed; its mass is 1 - {_fmt(p[x])} = "
-        f"{1 - p[x]:.2f}.",
-        f"Replacement: p({labels[y]}) / (1 - p({labels[x]})) = {_fmt(p[y])} / {1 - p[x]:.2f} = "
-        f"{rule.replacement[y]:.3f}. Same as sampling y ~ p and keeping the draft iff y = "
-        f"{labels[x]}.",
-    )
-    formula = (
-        rf"P({labels[y]} \mid \text{{rejected}}) = \frac{{{_fmt(p[y])}}}{{1 - {_fmt(p[x])}}}"
-        rf" = {rule.replacement[y]:.3f}"
-    )
-    q_hot = one_hot(len(labels), x)
     return _question(
         "deterministic",
         labels,
         p,
-        q_hot,
-        prompt=prompt,
+        one_hot(len(labels), x),
         answer=rule.replacement[y],
-        worked=worked,
-        formula=formula,
         token=y,
+        drafted=x,
+        rest=float(1.0 - p[x]),
     )
 
 
 def _typical(rng, labels, p, q):
+    """Medusa's keep chance: ``entropy`` H(p) in nats, ``epsilon``, ``delta``,
+    ``scaled`` = delta exp(-H), ``tau`` = min(epsilon, scaled), ``passes`` (the tokens
+    with p above tau)."""
     h = entropy(p)
     tau = typical_threshold(p)
-    keep = typical_keep_rate(p, q)
-    passes = [label for label, p_x in zip(labels, p, strict=True) if p_x > tau]
-    prompt = (
-        f"Target p = {_vec(p)}, draft q = {_vec(q)} over tokens {', '.join(labels)}; the "
-        f"entropy of p is H(p) = {h:.3f} nats. Medusa's typical acceptance keeps a draft x iff "
-        f"p(x) > min(epsilon, delta exp(-H(p))), with epsilon = {MEDUSA_EPSILON} and delta = "
-        f"{MEDUSA_DELTA}. With what probability is a draft x ~ q kept?"
-    )
-    worked = (
-        f"tau = min({MEDUSA_EPSILON}, {MEDUSA_DELTA} x exp(-{h:.3f})) = min({MEDUSA_EPSILON}, "
-        f"{MEDUSA_DELTA * np.exp(-h):.4f}) = {tau:.4f}.",
-        f"Tokens with p strictly above tau (a tie fails, as in Medusa's code): "
-        f"{', '.join(passes) or 'none'}.",
-        f"P(keep) = sum of q over them = {keep:.3f}. No coin and no q in the test: fast, but the "
-        "output no longer follows p.",
-    )
-    formula = (
-        rf"\tau = {tau:.4f},\quad P(\text{{keep}}) = \sum_{{x: p(x) > \tau}} q(x) = {keep:.3f}"
-    )
     return _question(
         "typical_acceptance",
         labels,
         p,
         q,
-        prompt=prompt,
-        answer=keep,
-        worked=worked,
-        formula=formula,
+        answer=typical_keep_rate(p, q),
+        entropy=float(h),
+        epsilon=MEDUSA_EPSILON,
+        delta=MEDUSA_DELTA,
+        scaled=float(MEDUSA_DELTA * np.exp(-h)),
+        tau=float(tau),
+        passes=tuple(int(x) for x in np.flatnonzero(p > tau)),
     )
 
 
 def _block(rng, labels, p, q):
     """Block verification at K = 2 (Sun et al. 2024): tokens per round from the exact law
-    P(first i kept) = E_q[w_i], against the token-by-token 1 + alpha + alpha^2."""
+    P(first i kept) = E_q[w_i] (``s1``, ``s2``), against the token-by-token 1 + alpha +
+    alpha^2 (``alpha``)."""
     from .rules.block import expected_block, survival
 
     s = survival(np.tile(p, (3, 1)), np.tile(q, (2, 1)))  # (3,) 1, s_1, s_2
-    alpha, e = acceptance_rate(p, q), expected_block(p, q, 2)
-    prompt = (
-        f"Block verification (Sun et al. 2024) with p = {_vec(p)}, q = {_vec(q)} over "
-        f"{', '.join(labels)} and K = 2 drafts per round. How many tokens does a round emit "
-        "on average?"
-    )
-    worked = (
-        "Weights: w_1 = min(1, p(x_1)/q(x_1)), w_2 = min(1, w_1 p(x_2)/q(x_2)); a round keeps "
-        "at least i drafts with probability s_i = E_q[w_i] (the average over the drafts).",
-        f"s_1 = sum_x q(x) min(1, p(x)/q(x)) = sum min(p, q) = alpha = {s[1]:.4f}.",
-        f"s_2 = sum over x_1, x_2 of q(x_1) q(x_2) w_2 = {s[2]:.4f} (token by token it would "
-        f"be alpha^2 = {alpha**2:.4f}).",
-        f"E[tokens] = 1 + s_1 + s_2 = {e:.3f}, against 1 + alpha + alpha^2 = "
-        f"{1 + alpha + alpha**2:.3f} token by token: the same drafts, more tokens, still p.",
-    )
-    formula = rf"\mathbb{{E}}[	ext{{tokens}}] = 1 + {s[1]:.4f} + {s[2]:.4f} = {e:.3f}"
     return _question(
-        "block_verification", labels, p, q, prompt=prompt, answer=e, worked=worked, formula=formula
+        "block_verification",
+        labels,
+        p,
+        q,
+        answer=expected_block(p, q, 2),
+        s1=float(s[1]),
+        s2=float(s[2]),
+        alpha=float(acceptance_rate(p, q)),
     )
 
 
+# A kind of question is its builder here (in QUESTION_KINDS too) and its words in
+# specdec_ui.self_test.quiz_words.QUESTION_TEXT (and its menu label in words.py).
 _BUILDERS = {
     "acceptance": _acceptance,
     "alpha": _alpha,

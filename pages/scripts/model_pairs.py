@@ -4,7 +4,7 @@ import specdec_core.lm as lm
 from specdec_ui.kit.page_frame import inputs_area, page_frame
 from specdec_ui.kit.simple_mode import simple
 from specdec_ui.kit.widgets import show_source
-from specdec_ui.model_pairs import view
+from specdec_ui.model_pairs import guard, rounds, speed, view
 
 INTRO = (
     "Real language models, trained on Python's own documentation, run speculative decoding "
@@ -23,17 +23,17 @@ with page_frame(__file__, INTRO):
         choice = view.inputs(pairs)
 
     run = view.fetch_run(choice)
-    shown = view.round_stepper(run) if choice.stepping else None
+    shown = rounds.round_stepper(run) if choice.stepping else None
     if shown is not None:  # the round's decision and its charts right under the stepper
-        view.round_detail(choice, run, shown)
+        rounds.round_detail(choice, run, shown)
     view.generated_text(choice, run, shown)
     view.quiet_draft_note(choice, run)
     view.counts(choice, run)
     if not simple():  # a first lesson: no guard, no engine log
-        view.draft_lengths(choice, run)
+        guard.draft_lengths(choice, run)
         view.engine_numbers(choice, run)
     view.greedy_verdict(choice, run)
-    view.speed_section(choice, run)
+    speed.speed_section(choice, run)
 
     page.keep()
     page.share(choice.link_params(shown or 1))

@@ -58,7 +58,7 @@ def cached_pairs() -> dict[str, PairInfo]:
                 f"{draft} -> {target} (Hugging Face, local)",
                 draft,
                 target,
-                "Models from your local Hugging Face cache.",
+                hugging_face=True,
             )
     return pairs
 

@@ -68,11 +68,11 @@ class Proposer(Protocol):
 
 @dataclass(frozen=True)
 class PairInfo:
-    """A model pair as the page lists it."""
+    """A model pair as the page lists it: its id and the names of its models (what the
+    pair does and why, in words, is the page's: ``specdec_ui/model_pairs/words.py``)."""
 
     name: str  # the id passed to load_pair
     label: str  # what the page shows
     draft: str
     target: str
-    description: str
-    why: str = ""  # one sentence: why this draft agrees with its target (or costs nothing)
+    hugging_face: bool = False  # models from the local Hugging Face cache (see .hf)

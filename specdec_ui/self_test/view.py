@@ -1,7 +1,8 @@
 """The Self-test page's sections, top to bottom (``pages/scripts/self_test.py`` calls them).
 
 The questions come from :mod:`specdec_core.quiz` (the seed's quick questions and fresh
-numeric ones, each seeded by its number); the words for the kinds of question from
+numeric ones, each seeded by its number, as numbers); their words from
+:mod:`specdec_ui.self_test.quiz_words`, the words for the kinds of question from
 :mod:`specdec_ui.words`. Session keys besides the widgets' (``quiz_``): ``quiz__results``
 (question id -> right on the first try, kept across page switches), ``quiz__number`` (the
 number of the fresh question on screen) and ``quiz__revealed``.
@@ -24,6 +25,7 @@ from specdec_ui.kit.simple_mode import simple
 from specdec_ui.kit.tables import show_table
 from specdec_ui.kit.text import md_escape
 from specdec_ui.kit.widgets import MAX_SEED, show_error
+from specdec_ui.self_test.quiz_words import QuestionText, question_text
 from specdec_ui.words import QUESTION_KIND_LABELS
 
 KINDS = list(quiz.QUESTION_KINDS)
@@ -202,12 +204,14 @@ def fresh_inputs() -> None:
 
 @dataclass(frozen=True)
 class Fresh:
-    """The fresh question on screen: its number (its seed), kind, vocabulary and question."""
+    """The fresh question on screen: its number (its seed), kind, vocabulary, question and
+    its words."""
 
     number: int
     kind: str  # one of quiz.QUESTION_KINDS (Mixed picks one by the number)
     vocab: int
     question: quiz.QuizQuestion
+    text: QuestionText
 
     @property
     def question_id(self) -> str:
@@ -227,16 +231,16 @@ def fresh_question(chosen: dict[str, object]) -> Fresh:
     except sc.SpecDecError as err:
         show_error(err)
         st.stop()
-    return Fresh(number, kind, vocab, question)
+    return Fresh(number, kind, vocab, question, question_text(question))
 
 
 def question_and_answer_box(fresh: Fresh) -> None:
     """The question (its p and q as a table), the answer box, Check and Show me."""
     question = fresh.question
     heading = f"Question {fresh.number}: {QUESTION_KIND_LABELS[fresh.kind].lower()}"
-    announce_change("quiz_question", fresh.question_id, f"{heading}. {question.prompt}")
+    announce_change("quiz_question", fresh.question_id, f"{heading}. {fresh.text.prompt}")
     st.subheader(heading)
-    st.write(md_escape(question.prompt))
+    st.write(md_escape(fresh.text.prompt))
     if fresh.kind != "expected_tokens":
         show_table(
             pd.DataFrame(
@@ -309,10 +313,9 @@ def verdict_and_worked_answer(fresh: Fresh) -> None:
         _said("Type an answer first, then press Check.")
         show_worked = False
     if show_worked:
-        st.latex(question.formula)
-        st.markdown(
-            "**Worked answer**\n\n" + "\n".join(f"1. {md_escape(line)}" for line in question.worked)
-        )
+        worked = fresh.text.worked
+        st.latex(fresh.text.formula)
+        st.markdown("**Worked answer**\n\n" + "\n".join(f"1. {md_escape(line)}" for line in worked))
 
 
 def score_box():

@@ -3,9 +3,11 @@ its charts. A page file runs on its own (its ``page_setup(__file__)`` needs no r
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -36,9 +38,25 @@ def open_app(page: str | None = None, query: dict[str, str] | None = None) -> Ap
     return at
 
 
+def plain_arrays(node):
+    """``node`` (figure JSON) with plotly's typed arrays decoded: plotly writes a numpy
+    array as ``{"dtype": "f8", "bdata": <base64>, "shape": "3, 4"}``; this gives it back as
+    (nested) lists, as a plain list would read."""
+    if isinstance(node, dict):
+        if "bdata" in node and "dtype" in node:
+            values = np.frombuffer(base64.b64decode(node["bdata"]), dtype=node["dtype"])
+            shape = tuple(int(n) for n in str(node.get("shape", "-1")).split(","))
+            return values.reshape(shape).tolist()
+        return {key: plain_arrays(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [plain_arrays(value) for value in node]
+    return node
+
+
 def figures(at: AppTest) -> list[dict]:
-    """The plotly figures a run drew, as figure JSON dicts (data + layout)."""
-    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+    """The plotly figures a run drew, as figure JSON dicts (data + layout), their typed
+    arrays decoded into lists (:func:`plain_arrays`)."""
+    return [plain_arrays(json.loads(el.proto.spec)) for el in at.get("plotly_chart")]
 
 
 @pytest.fixture

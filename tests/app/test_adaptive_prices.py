@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from specdec_ui.model_pairs import view as model_pairs_view
+from specdec_ui.model_pairs import words as model_pairs_words
 from specdec_ui.model_pairs import work as model_pairs_work
 from tests.app.conftest import open_page
 
@@ -44,7 +44,7 @@ def test_a_guarded_run_shows_its_guards_cost_beside_c_and_v(mode):
     assert len(rows) == len(expected)
     for row, (what, count, planned, paid) in zip(rows, expected, strict=True):
         assert row[1] == str(count) and row[3] == f"{paid:.3f}" and row[2] == f"{planned:.3f}"
-        assert row[0] == model_pairs_view.PRICE_WORDS.get(
+        assert row[0] == model_pairs_words.PRICE_WORDS.get(
             what, f"checking {what[2:-1]} drafts, {what}"
         )
     assert rows[0][0].startswith("the guard, per round")

@@ -9,20 +9,18 @@ tests/app/test_page_serving.py).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
 import specdec_core as sc
 import specdec_core.lm as lm
-from specdec_core.lm.timing import SpeedMeasurement
 from specdec_ui import page_questions
 from specdec_ui.losslessness import figures as lab_figures
 from specdec_ui.model_pairs import work as model_pairs_work
 from specdec_ui.presets import DEFAULT_K, DEFAULT_ROUNDS, LAB_PRESETS
 from specdec_ui.runtime import shared_work
 from tests.app.conftest import open_page
+from tests.model_pair_fakes import fake_speed, hold_speed
 from tests.ui.waiting import wait_until
 
 LAB = "pages/scripts/losslessness.py"
@@ -85,22 +83,6 @@ def test_the_lab_page_shows_the_new_answer():
 # --- item 19: the Model pair lab's measured speedup names its pair ----------------------------
 
 
-def _fake(speedup: float) -> SpeedMeasurement:
-    return SpeedMeasurement(
-        k=model_pairs_work.DEFAULT_K,
-        temperature=0.0,
-        n_tokens=model_pairs_work.DEFAULT_TOKENS,
-        parallel_verify=True,
-        spec_s=(1.0, 1.0, 1.0),
-        plain_s=(speedup,) * 3,
-        draft_s=(0.05,) * 3,
-        rounds=31,
-        accepted=32,
-        checked=50,
-        clock="fake",
-    )
-
-
 @pytest.fixture
 def held_speed():
     """A held measurement of the default run (nothing is measured in the test)."""
@@ -116,10 +98,7 @@ def held_speed():
         n_tokens=model_pairs_work.DEFAULT_TOKENS,
         seed=0,
     )
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(request)),
-        model_pairs_work.Held(_fake(1.38), time.time()),
-    )
+    hold_speed(request, fake_speed(1.38))
     yield
     model_pairs_work.HOLD.clear()
 

@@ -22,46 +22,18 @@ import pytest
 
 import specdec_core as sc
 from specdec_core import variants as vr
-from specdec_core.lm.timing import SpeedMeasurement
 from specdec_ui import page_questions
-from specdec_ui.model_pairs import view as model_pairs_view
+from specdec_ui.model_pairs import words as model_pairs_words
 from specdec_ui.model_pairs import work as model_pairs_work
 from specdec_ui.presets import LAB_PRESETS, SPEED_PRESETS, VARIANT_PRESETS
 from specdec_ui.registry import PAGES as REGISTERED
 from specdec_ui.runtime import shared_work
 from tests.app.conftest import figures, open_app, open_page
+from tests.model_pair_fakes import default_request, fake_speed, hold_speed
 from tests.ui.waiting import wait_until
 
 MODEL_PAIRS = "pages/scripts/model_pairs.py"
 PAGES = tuple(p.path for p in REGISTERED if p.asks)  # every page that asks, by construction
-
-
-def _fake(speedup: float, *, k: int = 3, n_tokens: int = 60) -> SpeedMeasurement:
-    return SpeedMeasurement(
-        k=k,
-        temperature=0.0,
-        n_tokens=n_tokens,
-        parallel_verify=True,
-        spec_s=(1.0, 1.0, 1.0),
-        plain_s=(speedup,) * 3,
-        draft_s=(0.05,) * 3,
-        rounds=31,
-        accepted=32,
-        checked=50,
-        clock="fake",
-    )
-
-
-def _request(**changes) -> model_pairs_work.RunRequest:
-    base = {
-        "pair": model_pairs_work.DEFAULT_PAIR,
-        "prompt": model_pairs_work.DEFAULT_PROMPT,
-        "k": model_pairs_work.DEFAULT_K,
-        "temperature": 0.0,
-        "n_tokens": model_pairs_work.DEFAULT_TOKENS,
-        "seed": 0,
-    }
-    return model_pairs_work.RunRequest(**{**base, **changes})
 
 
 def _metric(at, label: str) -> str:
@@ -88,7 +60,7 @@ def test_a_held_measurement_lasts_three_hours_and_then_is_measured_again():
     hold = model_pairs_work.MeasurementHold(
         hold_s=model_pairs_work.HOLD_S, retry_s=600.0, max_entries=4, clock=lambda: now[0]
     )
-    held = hold.put("run", model_pairs_work.Held(_fake(1.38), 0.0))
+    held = hold.put("run", model_pairs_work.Held(fake_speed(1.38), 0.0))
     now[0] = model_pairs_work.HOLD_S - 1  # 2 h 59 min 59 s later: the class still sees 1.38x
     assert model_pairs_work.HOLD_S >= 3 * 3600 and hold.get("run") is held
     now[0] = model_pairs_work.HOLD_S + 1
@@ -98,7 +70,7 @@ def test_a_held_measurement_lasts_three_hours_and_then_is_measured_again():
     now[0] += 601
     assert hold.get("slow") is None
     for i in range(6):
-        hold.put(i, model_pairs_work.Held(_fake(1.0), 0.0))
+        hold.put(i, model_pairs_work.Held(fake_speed(1.0), 0.0))
     assert hold.get(0) is None and hold.get(5) is not None
 
 
@@ -106,11 +78,8 @@ def test_the_store_of_figures_cannot_push_a_measurement_out(clean_hold):
     """The old store was an LRU shared with every figure: a class moving sliders pushed a
     measurement out within minutes, and the next visitor measured again on a busier
     machine."""
-    request = _request(prompt="The capital of France is")
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(request)),
-        model_pairs_work.Held(_fake(1.38), time.time()),
-    )
+    request = default_request(prompt="The capital of France is")
+    hold_speed(request, fake_speed(1.38))
     for i in range(shared_work.WORK.store.max_entries + 10):
         shared_work.shared_result("test.flood", i, lambda: "figure", heavy=False)
     assert model_pairs_work.get_run_speed(request).value.speedup == pytest.approx(1.38)
@@ -118,22 +87,19 @@ def test_the_store_of_figures_cannot_push_a_measurement_out(clean_hold):
 
 def test_the_key_holds_a_digest_of_the_typed_prompt_not_its_text():
     secret = "My bank PIN is 1234"
-    key = model_pairs_work.speed_key(_request(prompt=secret))
+    key = model_pairs_work.speed_key(default_request(prompt=secret))
     assert secret not in repr(key) and "1234" not in repr(key)
     assert key.prompt == model_pairs_work.prompt_digest(secret) and key.prompt.startswith("sha256:")
     assert (
-        model_pairs_work.speed_key(_request(prompt=secret, seed=9)) == key
+        model_pairs_work.speed_key(default_request(prompt=secret, seed=9)) == key
     )  # T = 0: seeds share one
 
 
 def test_the_page_says_when_it_was_measured_and_keeps_that_figure(clean_hold, monkeypatch):
     """Three visits meet the same held figure and its time; nothing re-measures it."""
-    request = _request()
+    request = default_request()
     measured_at = time.time() - 12 * 60
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(request)),
-        model_pairs_work.Held(_fake(1.38), measured_at),
-    )
+    hold_speed(request, fake_speed(1.38), measured_at)
     monkeypatch.setattr(model_pairs_work, "measure_run", lambda r: pytest.fail("measured again"))
     for _ in range(3):
         at = open_page(MODEL_PAIRS)
@@ -153,16 +119,13 @@ def test_the_page_says_when_it_was_measured_and_keeps_that_figure(clean_hold, mo
 def test_measure_again_says_what_it_does_and_replaces_the_figure_for_everyone(
     clean_hold, monkeypatch
 ):
-    request = _request()
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(request)),
-        model_pairs_work.Held(_fake(1.38), time.time() - 600),
-    )
-    monkeypatch.setattr(model_pairs_work, "measure_run", lambda r: _fake(1.25))
+    request = default_request()
+    hold_speed(request, fake_speed(1.38), time.time() - 600)
+    monkeypatch.setattr(model_pairs_work, "measure_run", lambda r: fake_speed(1.25))
     at = open_page(MODEL_PAIRS)
     box = at.get("expander")
     assert any("Measure again (for the teacher)" in e.proto.label for e in box)
-    assert model_pairs_view.AGAIN_HELP in [m.value for m in at.markdown]
+    assert model_pairs_words.AGAIN_HELP in [m.value for m in at.markdown]
     at.button(key="lm_again").click().run()
     assert not at.exception
     for _ in range(200):  # the new measurement runs in the background lane
@@ -175,11 +138,8 @@ def test_measure_again_says_what_it_does_and_replaces_the_figure_for_everyone(
 
 
 def test_measure_again_is_offered_only_once_the_figure_is_a_minute_old(clean_hold):
-    request = _request()
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(request)),
-        model_pairs_work.Held(_fake(1.38), time.time()),
-    )
+    request = default_request()
+    hold_speed(request, fake_speed(1.38))
     at = open_page(MODEL_PAIRS)
     assert at.button(key="lm_again").disabled
     assert model_pairs_work.measure_again(request) is False  # a double click measures nothing
@@ -239,11 +199,8 @@ def test_examples_are_named_by_what_they_show():
 
 
 def test_the_model_pair_lab_names_its_basic_formula(clean_hold):
-    request = _request()
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(request)),
-        model_pairs_work.Held(_fake(1.38), time.time()),
-    )
+    request = default_request()
+    hold_speed(request, fake_speed(1.38))
     at = open_page(MODEL_PAIRS)
     latex = " ".join(x.value for x in at.latex)
     assert r"S_{\text{basic}}" in latex and "seeds" not in latex
@@ -256,14 +213,11 @@ def test_the_model_pair_lab_names_its_basic_formula(clean_hold):
 
 
 def test_a_fixed_k_run_says_why_rounds_drafted_nothing_and_why_it_differs_from_e(clean_hold):
-    request = _request()
+    request = default_request()
     run = model_pairs_work.get_run(request)
     spec, counts = run.spec, run.counts
     assert spec.plain_rounds > 0  # the default run has such rounds (the walk saw 6 of 31)
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(request)),
-        model_pairs_work.Held(_fake(1.38), time.time()),
-    )
+    hold_speed(request, fake_speed(1.38))
     at = open_page(MODEL_PAIRS)
     assert at.radio(key="lm_draft").value == "fixed"
     note = next(i.value for i in at.info if "proposed nothing" in i.value)
@@ -290,7 +244,7 @@ def test_step_mode_at_t0_shows_no_coin_and_says_why():
         assert "The coins" not in titles
         shown = " ".join(m.value for m in at.markdown)
         assert "u = " not in shown and "coin u" not in shown
-    run = model_pairs_work.get_run(_request(), trace=True)
+    run = model_pairs_work.get_run(default_request(), trace=True)
     checked = next(i for i, r in enumerate(run.spec.rounds) if len(r.positions) > 1)
     at.slider(key="lm_round").set_value(checked + 1).run()
     check = " ".join(m.value for m in at.markdown)
@@ -300,7 +254,7 @@ def test_step_mode_at_t0_shows_no_coin_and_says_why():
 
 def test_step_mode_at_t1_still_shows_the_coins_in_the_row_labels():
     at = open_page(MODEL_PAIRS, {"mode": "step", "t": "1.0"})
-    run = model_pairs_work.get_run(_request(temperature=1.0), trace=True)
+    run = model_pairs_work.get_run(default_request(temperature=1.0), trace=True)
     checked = next(i for i, r in enumerate(run.spec.rounds) if len(r.positions) > 1)
     at.slider(key="lm_round").set_value(checked + 1).run()
     coins = next(f for f in figures(at) if f["layout"]["title"]["text"] == "The coins")
@@ -309,8 +263,8 @@ def test_step_mode_at_t1_still_shows_the_coins_in_the_row_labels():
 
 
 def test_a_traced_run_at_t0_is_shared_by_every_seed():
-    assert _request(seed=5).shared(trace=True) == _request(seed=0).shared(trace=True)
-    assert _request(seed=5, temperature=1.0).shared(trace=True).seed == 5
+    assert default_request(seed=5).shared(trace=True) == default_request(seed=0).shared(trace=True)
+    assert default_request(seed=5, temperature=1.0).shared(trace=True).seed == 5
 
 
 # --- item 12: questions for the class, every number from the core ----------------------------

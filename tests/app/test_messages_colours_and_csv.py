@@ -17,6 +17,7 @@ from specdec_ui.losslessness import figures as losslessness_figures
 from specdec_ui.speedup import figures as speedup_figures
 from tests.app.conftest import figures, open_page
 from tests.app.shown_tables import shown_table
+from tests.contrast import contrast
 
 SPEED = "pages/scripts/speedup.py"
 LAB = "pages/scripts/losslessness.py"
@@ -60,25 +61,14 @@ def test_heatmap_colour_scale_is_capped_where_alpha_near_1_dominates():
     assert mild.zmax <= np.asarray(mild.z).max()
 
 
-def _luminance(colour: str) -> float:
-    rgb = [int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
-    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
-    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
-
-
-def _contrast(a: str, b: str) -> float:
-    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
 def test_every_k_curve_is_visible_on_dark_and_light_backgrounds():
     colours = speedup_figures.k_colors((1, 2, 4, 8, 16, 32, 64))
     assert len(set(colours.values())) == 7
     for k, colour in colours.items():
-        assert _contrast(colour, DARK_BACKGROUND) >= 3.0, (k, colour)  # WCAG for graphics
-        assert _contrast(colour, "#FFFFFF") >= 2.0, (k, colour)
+        assert contrast(colour, DARK_BACKGROUND) >= 3.0, (k, colour)  # WCAG for graphics
+        assert contrast(colour, "#FFFFFF") >= 2.0, (k, colour)
     # the old K = 1 colour (Cividis' navy) would fail the dark check
-    assert _contrast("#00224E", DARK_BACKGROUND) < 3.0
+    assert contrast("#00224E", DARK_BACKGROUND) < 3.0
 
 
 def _run(variant: str, seed: int) -> sc.SimulationResult:

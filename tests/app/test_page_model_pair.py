@@ -16,8 +16,10 @@ from specdec_core.lm import speculative_generate as generate
 from specdec_core.lm.timing import SpeedMeasurement
 from specdec_ui.model_pairs import figures as model_pairs_figures
 from specdec_ui.model_pairs import work as model_pairs_work
+from specdec_ui.model_pairs.words import pair_words
 from specdec_ui.runtime import shared_work
 from tests.app.conftest import figures, open_page
+from tests.model_pair_fakes import default_request, hold_speed
 
 PAGE = "pages/scripts/model_pairs.py"
 
@@ -28,21 +30,8 @@ def warm_speed(
     """The shared measurement of the default pair's run of ``prompt`` (60 tokens), measured
     now if it is not stored."""
     return model_pairs_work.get_run_speed(
-        request(prompt=prompt, k=k, temperature=temperature, seed=seed), wait=True
+        default_request(prompt=prompt, k=k, temperature=temperature, seed=seed), wait=True
     ).value
-
-
-def request(**changes) -> model_pairs_work.RunRequest:
-    """The page's default run, with ``changes``."""
-    default = {
-        "pair": model_pairs_work.DEFAULT_PAIR,
-        "prompt": model_pairs_work.DEFAULT_PROMPT,
-        "k": model_pairs_work.DEFAULT_K,
-        "temperature": 0.0,
-        "n_tokens": model_pairs_work.DEFAULT_TOKENS,
-        "seed": 0,
-    }
-    return model_pairs_work.RunRequest(**{**default, **changes})
 
 
 def output_text(at) -> str:
@@ -71,7 +60,7 @@ def test_the_speedup_and_the_formulas_are_those_of_a_typed_prompts_own_run():
     against plain decoding of the same prompt, and its own c and v in the formulas."""
     prompt = "The capital of France is"
     speed = warm_speed(prompt=prompt)
-    run = model_pairs_work.get_run(request(prompt=prompt))
+    run = model_pairs_work.get_run(default_request(prompt=prompt))
     assert (speed.rounds, speed.accepted) == (run.counts.rounds, run.counts.kept)
     at = open_page(PAGE, {"prompt": prompt})
     assert not at.exception
@@ -170,9 +159,9 @@ def test_round_figures_from_a_real_trace():
 
 
 def test_counts_agree_and_a_cut_last_round_is_said():
-    run = model_pairs_work.get_run(request(), trace=True)
+    run = model_pairs_work.get_run(default_request(), trace=True)
     c = run.counts
-    untraced = model_pairs_work.get_run(request())
+    untraced = model_pairs_work.get_run(default_request())
     assert untraced.counts == c and untraced.spec.tokens == run.spec.tokens
     assert untraced.spec.rounds == () and len(run.spec.rounds) == c.rounds
     assert c.n_tokens == 60 and c.emitted == c.n_tokens + c.cut
@@ -222,7 +211,7 @@ def test_link_settings_are_applied_and_bad_values_warn_and_fall_back():
 
 def test_step_mode_jumps_to_any_round_and_shows_no_bonus_panel_after_a_resample():
     at = open_page(PAGE, {"mode": "step", "t": "1.0", "tokens": "60"})
-    run = model_pairs_work.get_run(request(temperature=1.0), trace=True)
+    run = model_pairs_work.get_run(default_request(temperature=1.0), trace=True)
     resample = next(i for i, r in enumerate(run.spec.rounds) if r.final_kind == "resample")
     at.slider(key="lm_round").set_value(resample + 1).run()
     assert not at.exception
@@ -240,11 +229,9 @@ def test_step_mode_jumps_to_any_round_and_shows_no_bonus_panel_after_a_resample(
 
 
 def test_a_physically_impossible_measurement_is_refused_with_the_reason():
-    key = request(pair="gpt-1L-to-gpt-4L", k=5)
+    key = default_request(pair="gpt-1L-to-gpt-4L", k=5)
     fake = SpeedMeasurement(5, 0.0, 60, True, (1.0,), (4.0,), (0.1,), 30, 15, 27, "fake")
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(key)), model_pairs_work.Held(fake, 0.0)
-    )
+    hold_speed(key, fake, 0.0)
     at = open_page(PAGE, {"pair": "gpt-1L-to-gpt-4L", "k": "5"})
     assert not at.exception
     assert not any(m.label.startswith("Speedup") for m in at.metric)
@@ -279,7 +266,7 @@ def test_the_page_opens_through_the_router_with_its_link():
 def test_a_draft_that_stays_quiet_says_why_and_steps_through_an_empty_round(pair, why, short):
     at = open_page(PAGE, {"pair": pair, "mode": "step", "tokens": "60"})
     assert not at.exception and not at.error
-    run = model_pairs_work.get_run(request(pair=pair), trace=True)
+    run = model_pairs_work.get_run(default_request(pair=pair), trace=True)
     empty = [i for i, r in enumerate(run.spec.rounds) if len(r.positions) == 1]
     assert run.spec.empty_rounds == len(empty) > 0  # the default prompt has quiet rounds
     said = f"In {len(empty)} of {run.counts.rounds} rounds the draft proposed nothing: {why}"
@@ -288,18 +275,16 @@ def test_a_draft_that_stays_quiet_says_why_and_steps_through_an_empty_round(pair
     assert not at.exception
     assert any(f"{short}, nothing proposed" in h.value for h in at.header)
     assert not any("drafts kept" in h.value for h in at.header)
-    assert any(pair_info(pair).why[:40] in c.value for c in at.caption)
+    assert any(pair_words(pair_info(pair)).why[:40] in c.value for c in at.caption)
 
 
 def test_a_measurement_that_timed_out_is_said_instead_of_waited_for():
     """A helper that did not answer in time: the page says so, it does not poll for ever."""
-    slow = request(pair="gpt-1L-to-gpt-4L", k=7)
+    slow = default_request(pair="gpt-1L-to-gpt-4L", k=7)
     reason = model_pairs_work.Unmeasured(
         "The speed measurement of this run did not finish in 120 s"
     )
-    model_pairs_work.HOLD.put(
-        ("lm.run_speed", model_pairs_work.speed_key(slow)), model_pairs_work.Held(reason, 0.0)
-    )
+    hold_speed(slow, reason, 0.0)
     at = open_page(PAGE, {"pair": "gpt-1L-to-gpt-4L", "k": "7"})
     assert not at.exception
     assert any(reason.reason in w.value for w in at.warning)
@@ -357,7 +342,7 @@ def test_a_guarded_run_shows_where_it_stepped_aside_and_the_costs_it_started_fro
     costs = model_pairs_work.get_costs(model_pairs_work.DEFAULT_PAIR, 0.0, wait=True)
     at = open_page(PAGE, {"draft": "adaptive", "k": "6"})
     assert not at.exception and not at.error
-    run = model_pairs_work.get_run(request(draft_length="adaptive", k=6))
+    run = model_pairs_work.get_run(default_request(draft_length="adaptive", k=6))
     spec = run.spec
     assert spec.draft_length == "adaptive" and max(spec.draft_sizes) <= 6
     assert at.radio(key="lm_draft").value == "adaptive" and at.slider(key="lm_k").value == 6
@@ -378,7 +363,7 @@ def test_the_engine_numbers_are_those_of_the_run():
     """AL = 1 + sum of the per-position rates over the rounds that drafted; the log line is
     the one vLLM would print for them."""
     at = open_page(PAGE)
-    spec = model_pairs_work.get_run(request()).spec
+    spec = model_pairs_work.get_run(default_request()).spec
     drafting = [a for n, a in zip(spec.draft_sizes, spec.accepted_sizes, strict=True) if n]
     rates = [
         sum(a >= i for a in drafting) / len(drafting)
@@ -402,7 +387,7 @@ def test_expected_alpha_is_the_runs_own_in_both_modes_for_every_pair(temperature
             caption = next(c.value for c in at.caption if c.value.startswith("Drafts kept"))
             shown.append(caption.split("Expected α")[1])
         run = model_pairs_work.get_run(
-            request(pair=pair, temperature=float(temperature), n_tokens=30)
+            default_request(pair=pair, temperature=float(temperature), n_tokens=30)
         )
         expected = run.spec.expected_acceptance_rate
         if run.counts.checked:

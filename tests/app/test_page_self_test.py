@@ -4,6 +4,7 @@ import numpy as np
 
 import specdec_core as sc
 from specdec_core import quiz
+from specdec_ui.self_test.quiz_words import question_text
 from tests.app.conftest import open_page
 from tests.app.shown_tables import shown_table
 
@@ -21,13 +22,17 @@ def _question(number: int, kind: str | None = None, v: int = 4) -> quiz.QuizQues
     return quiz.make_question(kind, np.random.default_rng(number), v=v)
 
 
+def _prompt(number: int) -> str:
+    """The words of question ``number`` (Mixed: its kind by the number)."""
+    return question_text(_question(number)).prompt
+
+
 def test_default_render():
     at = open_page(PAGE)
     assert not at.exception and not at.error
     assert _score(at) == "Score this session: 0 / 0 right on the first try"
     assert len([r for r in at.radio if r.key.startswith("quiz_seed_")]) == len(sc.SELF_TEST)
-    first = _question(1)
-    assert any(first.prompt.split(".")[0] in m.value.replace("\\", "") for m in at.markdown)
+    assert any(_prompt(1).split(".")[0] in m.value.replace("\\", "") for m in at.markdown)
 
 
 def _said(at) -> str:
@@ -99,7 +104,7 @@ def test_generated_question_checked_with_worked_answer():
     at.text_input(key="quiz_answer").input(question.answer_text).run()
     assert not at.exception
     assert any(s.value.startswith("Right") for s in at.success)
-    assert question.formula in at.latex[-1].value
+    assert question_text(question).formula in at.latex[-1].value
     worked = " ".join(m.value for m in at.markdown)
     assert "Worked answer" in worked
     assert _score(at) == "Score this session: 1 / 1 right on the first try"
@@ -200,14 +205,14 @@ def test_every_action_is_said_in_the_live_region():
     at = open_page(PAGE)
     first = _question(1)
     assert _said(at).startswith("Page: Self-test. Question 1: ")
-    assert first.prompt in _said(at)
+    assert _prompt(1) in _said(at)
     at.text_input(key="quiz_answer").input(first.answer_text).run()  # Enter
     assert _said(at) == f"Right: {first.answer_text}. The worked answer follows."
     at.button(key="quiz_check").click().run()  # Check again: said again
     assert _said(at) == f"Right: {first.answer_text}. The worked answer follows."
     at.button(key="quiz_new").click().run()
     second = _question(2)
-    assert _said(at).startswith("Question 2: ") and second.prompt in _said(at)
+    assert _said(at).startswith("Question 2: ") and _prompt(2) in _said(at)
     at.button(key="quiz_reveal").click().run()
     assert _said(at) == f"The answer is {second.answer_text}. The worked answer follows."
     at.button(key="quiz_new").click().run()

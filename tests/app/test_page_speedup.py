@@ -1,7 +1,5 @@
 """Speedup explorer: seed 003 Ex 8 by default, presets, sliders, links."""
 
-import base64
-
 import numpy as np
 import pytest
 
@@ -21,14 +19,6 @@ def _optimum(at) -> str:
 
 def _table(at):
     return shown_table(at, "ms / token").value
-
-
-def _values(v) -> np.ndarray:
-    """Figure JSON arrays are plain lists or plotly typed-array specs (base64 'bdata')."""
-    if isinstance(v, dict) and "bdata" in v:
-        shape = tuple(int(n) for n in str(v.get("shape", "-1")).split(","))
-        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]).reshape(shape)
-    return np.asarray(v)
 
 
 def _trace(fig, name):
@@ -57,12 +47,12 @@ def test_charts_mark_the_optimum_and_the_heatmap_grid():
     vs_k = next(f for t, f in by_title.items() if t.startswith("Speedup versus K"))
     assert _trace(vs_k, "best K")["x"] == [4]
     heat = next(f for t, f in by_title.items() if t.startswith("Speedup over alpha and K"))
-    z = _values(_trace(heat, "speedup")["z"])
+    z = np.asarray(_trace(heat, "speedup")["z"])
     # K from 1 to 16, the range a student uses (issue 18), not 1 to 64
     assert z.shape == (presets.SPEED_HEATMAP_K, speedup_figures.HEATMAP_ALPHAS)
-    best = _values(_trace(heat, "best K")["y"])
+    best = np.asarray(_trace(heat, "best K")["y"])
     np.testing.assert_array_equal(best, np.argmax(z, axis=0) + 1)
-    alphas = _values(_trace(heat, "speedup")["x"])
+    alphas = np.asarray(_trace(heat, "speedup")["x"])
     j = int(np.argmin(np.abs(alphas - 0.7)))
     assert best[j] == 4
     vs_alpha = next(f for t, f in by_title.items() if t.startswith("Speedup versus alpha"))

@@ -6,7 +6,6 @@ the QR button on every page. Layout, sizes and colours are proved in Chromium
 
 from __future__ import annotations
 
-import base64
 import re
 
 import numpy as np
@@ -148,13 +147,6 @@ def test_one_draft_kept_is_not_all_1_drafts():
 # --- Speedup explorer -------------------------------------------------------------------
 
 
-def _values(v) -> np.ndarray:
-    """Figure JSON arrays: plain lists or plotly typed-array specs (base64 'bdata')."""
-    if isinstance(v, dict) and "bdata" in v:
-        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
-    return np.asarray(v)
-
-
 def _optimum_texts(at) -> str:
     return " ".join(c.value for c in at.get_by_key("speed_optimum").children.values())
 
@@ -189,7 +181,7 @@ def test_heatmap_runs_k_over_the_students_range(k, k_rows):
     at = open_page(SPEED, {"alpha": "0.7", "k": str(k), "c_q": "5", "c_p": "40"})
     heat = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("Speedup over"))
     speed = next(t for t in heat["data"] if t.get("name") == "speedup")
-    assert _values(speed["y"]).tolist() == list(range(1, k_rows + 1))
+    assert speed["y"] == list(range(1, k_rows + 1))
     assert f"K from 1 to {k_rows}" in " ".join(c.value for c in at.caption)
 
 

@@ -17,10 +17,10 @@ import time
 import pytest
 
 from benchmarks.redis_server import REDIS_SERVER, run_redis
-from specdec_core.lm.timing import SpeedMeasurement
 from specdec_ui.model_pairs import work
 from specdec_ui.runtime import held_store
 from specdec_ui.runtime.shared_work import MISSING
+from tests.model_pair_fakes import fake_speed
 from tests.ui.conftest import missing  # the Redis fixtures (server, client) live there too
 
 try:
@@ -29,23 +29,6 @@ except ImportError:  # pragma: no cover - only where the client is not installed
     redis = None
 
 PROMPT = "My secret prompt about Paris"
-
-
-def _fake(speedup: float) -> SpeedMeasurement:
-    return SpeedMeasurement(
-        k=3,
-        temperature=0.0,
-        n_tokens=60,
-        parallel_verify=True,
-        spec_s=(1.0, 1.0, 1.0),
-        plain_s=(speedup,) * 3,
-        draft_s=(0.05,) * 3,
-        rounds=31,
-        accepted=32,
-        checked=50,
-        clock="fake",
-        drafted=None,
-    )
 
 
 def _key(prompt: str = PROMPT, seed: int = 0) -> tuple:
@@ -74,7 +57,7 @@ def test_without_a_store_url_the_hold_is_in_process(monkeypatch):
 
 
 def test_a_held_figure_is_json_of_plain_values_and_junk_is_refused():
-    held = work.Held(_fake(1.38), 1_765_000_000.5)
+    held = work.Held(fake_speed(1.38), 1_765_000_000.5)
     text = work.held_json(held)
     assert json.loads(text)["value"]["fields"]["plain_s"] == [1.38, 1.38, 1.38]
     assert work.held_from_json(text) == held
@@ -105,7 +88,7 @@ def test_a_key_digest_is_stable_and_holds_no_text():
 def test_two_replicas_sharing_redis_read_one_figure(server, client):
     a, b = _hold(server.url), _hold(server.url)
     assert b.get(_key()) is None
-    held = a.put(_key(), work.Held(_fake(1.38), time.time()))
+    held = a.put(_key(), work.Held(fake_speed(1.38), time.time()))
     seen = b.get(_key())
     assert seen == held and seen.value.speedup == pytest.approx(1.38)
     assert b.get(_key()) is seen  # the same figure, kept as b's copy while Redis holds it
@@ -114,7 +97,7 @@ def test_two_replicas_sharing_redis_read_one_figure(server, client):
     assert 0 < client.pttl(names[0]) <= work.HOLD_S * 1000
     json.loads(client.get(names[0]))  # JSON, never pickle
     # "measure again" on b replaces the figure for a too
-    newer = b.put(_key(), work.Held(_fake(1.25), time.time() + 1))
+    newer = b.put(_key(), work.Held(fake_speed(1.25), time.time() + 1))
     assert a.get(_key()) == newer
     # a timeout is held for retry_s only, in Redis too
     a.put(_key(seed=1), work.Held(work.Unmeasured("busy"), time.time()))
@@ -133,7 +116,7 @@ def test_the_lock_lets_one_replica_measure_and_the_other_reads_its_figure(server
             if found is None:
                 measured.append(hold)
                 time.sleep(0.5)  # the measurement
-                found = hold.put(_key(), work.Held(_fake(1.4), time.time()))
+                found = hold.put(_key(), work.Held(fake_speed(1.4), time.time()))
         results.append(found)
 
     threads = [threading.Thread(target=compute, args=(h,)) for h in replicas]
@@ -150,7 +133,7 @@ def test_the_lock_lets_one_replica_measure_and_the_other_reads_its_figure(server
         assert found is None  # replica 0 holds the lock and measures again
         with replicas[1].turn(_key()) as other:  # a figure is held: read, no wait
             assert other == old
-        new = replicas[0].put(_key(), work.Held(_fake(1.3), old.measured_at + 5))
+        new = replicas[0].put(_key(), work.Held(fake_speed(1.3), old.measured_at + 5))
     with replicas[1].turn(_key(), newer_than=old.measured_at) as found:
         assert found == new  # measured meanwhile: not measured twice
 
@@ -167,7 +150,7 @@ def test_a_replica_that_finds_a_figure_in_redis_shows_it_without_measuring(
         raise AssertionError("a held figure is not measured again")
 
     monkeypatch.setattr(work, "measure_run", measure)
-    held = other.put(("lm.run_speed", work.speed_key(request)), work.Held(_fake(1.5), 1.0))
+    held = other.put(("lm.run_speed", work.speed_key(request)), work.Held(fake_speed(1.5), 1.0))
     got = work.get_run_speed(request)
     assert got is not MISSING and got == held
     assert work.held_run_speed(request) == held.value
@@ -175,7 +158,7 @@ def test_a_replica_that_finds_a_figure_in_redis_shows_it_without_measuring(
 
 def test_a_held_figure_expires_with_its_ttl(server, client):
     a, b = _hold(server.url, hold_s=1.0), _hold(server.url)
-    a.put(_key(), work.Held(_fake(1.2), time.time()))
+    a.put(_key(), work.Held(fake_speed(1.2), time.time()))
     assert b.get(_key()) is not None and a.get(_key()) is not None
     time.sleep(1.3)
     assert b.get(_key()) is None and a.get(_key()) is None
@@ -187,7 +170,7 @@ def test_redis_killed_mid_lesson_the_hold_goes_on_in_process(monkeypatch):
         missing("redis-server or the redis client is missing")
     with run_redis() as running:
         a, b = _hold(running.url, poll_s=0.05), _hold(running.url)
-        shown = a.put(_key(), work.Held(_fake(1.38), time.time()))
+        shown = a.put(_key(), work.Held(fake_speed(1.38), time.time()))
         seen = b.get(_key())
         running.kill()  # Redis goes away mid-lesson
         assert a.get(_key()) is shown and b.get(_key()) is seen  # nothing shown is lost
@@ -199,7 +182,7 @@ def test_redis_killed_mid_lesson_the_hold_goes_on_in_process(monkeypatch):
         assert a.get(_key(seed=2)) is None
         with a.turn(_key(seed=2)) as found:  # no lock to wait for: measure here
             assert found is None
-            later = a.put(_key(seed=2), work.Held(_fake(1.1), time.time()))
+            later = a.put(_key(seed=2), work.Held(fake_speed(1.1), time.time()))
         assert a.get(_key(seed=2)) is later
         a.clear()
         assert a.get(_key()) is None

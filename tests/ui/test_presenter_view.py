@@ -15,6 +15,7 @@ from specdec_ui.kit.theme import PRESENTER_FONT_SIZE, PRESENTER_LINE_WIDTH, pres
 from specdec_ui.losslessness import figures as losslessness_figures
 from specdec_ui.round import figures as round_figures
 from specdec_ui.speedup import figures as speedup_figures
+from tests.contrast import contrast
 
 P_000 = [0.40, 0.25, 0.20, 0.10, 0.05]
 Q_000 = [0.30, 0.35, 0.15, 0.15, 0.05]
@@ -180,25 +181,14 @@ def test_normal_view_by_default_and_for_a_bad_value():
         assert at.toggle(key="presenter_toggle").value is False
 
 
-def _luminance(colour: str) -> float:
-    rgb = [int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
-    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
-    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
-
-
-def _contrast(a: str, b: str) -> float:
-    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
 def test_shared_figures_outline_in_a_grey_that_reads_on_both_themes():
     # Issue 18: figures are shared by every session, whatever its theme; black vanished on
     # Streamlit's dark background (#0E1117), so outlines and marks on the page use OUTLINE.
     from specdec_ui.kit.theme import OUTLINE
 
     for background in ("#FFFFFF", "#0E1117"):
-        assert _contrast(OUTLINE, background) >= 4.0, background
-    assert _contrast("#000000", "#0E1117") < 1.5  # the old black: proof the check can fail
+        assert contrast(OUTLINE, background) >= 4.0, background
+    assert contrast("#000000", "#0E1117") < 1.5  # the old black: proof the check can fail
     pq = round_figures.pq_figure(LABELS, P_000, Q_000, highlight=1, title="p and q")
     outlined = [t for t in pq.data if max(t.marker.line.width) > 0]
     assert outlined and all(t.marker.line.color == OUTLINE for t in outlined)
