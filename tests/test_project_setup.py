@@ -188,3 +188,27 @@ def test_the_pages_in_detail_name_registered_pages_only():
     titles = [page.title for page in PAGES]
     assert rows and set(rows) <= set(titles), set(rows) - set(titles)
     assert rows == [t for t in titles if t in rows], "rows in the registry's order"
+
+
+def test_the_suite_runs_in_one_worker_per_core(monkeypatch):
+    """The README's command runs pytest-xdist (on 2 cores a newcomer waits about half as
+    long): pyproject's addopts asks for it, requirements-dev installs it, ``-n auto`` is
+    capped, and each worker's server writes its own log."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    addopts = config["tool"]["pytest"]["ini_options"]["addopts"].split()
+    assert "-n" in addopts and addopts[addopts.index("-n") + 1] == "auto"
+    assert "--dist" in addopts and addopts[addopts.index("--dist") + 1] == "loadgroup"
+    dev = (ROOT / "requirements-dev.txt").read_text(encoding="utf-8").splitlines()
+    assert any(re.fullmatch(r"pytest-xdist>=[\d.]+,<[\d.]+", line) for line in dev)
+
+    import tests.conftest as suite
+    from tests.e2e.conftest import worker_file
+
+    monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
+    assert 1 <= suite.pytest_xdist_auto_num_workers(None) <= suite.MAX_WORKERS
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "3")
+    assert suite.pytest_xdist_auto_num_workers(None) is None  # xdist reads the variable
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    assert worker_file("e2e-server.log") == "e2e-server-gw1.log"
+    monkeypatch.delenv("PYTEST_XDIST_WORKER")
+    assert worker_file("e2e-server.log") == "e2e-server.log"

@@ -37,8 +37,12 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
-STARTUP_TIMEOUT_S = 60
-EXPECT_TIMEOUT_MS = 30_000  # a shared, busy runner; a wait ends as soon as the page is ready
+# Under pytest-xdist each worker's browser and server share the cores with the others'; the
+# waits here (and every settle / laid_out a test calls) grow with the number of workers. A wait
+# ends as soon as the page is ready, so a longer limit costs a passing test nothing.
+PATIENCE = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+STARTUP_TIMEOUT_S = 60 * PATIENCE
+EXPECT_TIMEOUT_MS = 30_000 * PATIENCE  # a shared, busy runner
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -62,13 +66,23 @@ def _chromium_available():
     _require_browser()
 
 
+def worker_file(name: str) -> str:
+    """``name`` with the pytest-xdist worker's id (``e2e-server-gw1.log``): each worker
+    runs its own server, and two must not write one log."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return name
+    stem, dot, ext = name.rpartition(".")
+    return f"{stem}-{worker}.{ext}" if dot else f"{name}-{worker}"
+
+
 @contextlib.contextmanager
 def running_server(log_name: str) -> Iterator[str]:
     """``streamlit run app.py`` on a free loopback port until the block ends; its URL."""
     OUTPUT.mkdir(exist_ok=True)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    log_path = OUTPUT / log_name
+    log_path = OUTPUT / worker_file(log_name)
     proc = start_server(port, log_path)
     try:
         wait_healthy(url, proc, log_path=log_path, timeout_s=STARTUP_TIMEOUT_S)
@@ -110,7 +124,7 @@ def settle(page, timeout: float = 30_000) -> None:
     """Wait until the app is connected and no script runs."""
     from playwright.sync_api import expect
 
-    expect(page.locator(SETTLED)).to_have_count(1, timeout=timeout)
+    expect(page.locator(SETTLED)).to_have_count(1, timeout=timeout * PATIENCE)
 
 
 # The page's layout is final: web fonts loaded, no finite CSS transition or animation
@@ -129,7 +143,7 @@ LAID_OUT_JS = """() => document.fonts.status === "loaded"
 
 def laid_out(page, timeout: float = 30_000) -> None:
     """Wait until the layout is final (:data:`LAID_OUT_JS`), checked on every frame."""
-    page.wait_for_function(LAID_OUT_JS, timeout=timeout)
+    page.wait_for_function(LAID_OUT_JS, timeout=timeout * PATIENCE)
 
 
 def open_app(page, path: str = "/") -> None:
@@ -180,20 +194,20 @@ def assert_charts_drew(
     from playwright.sync_api import expect
 
     charts = page.locator(f'{scope} [data-testid="stPlotlyChart"]')
-    expect(charts.first).to_be_visible(timeout=20_000)
+    expect(charts.first).to_be_visible(timeout=20_000 * PATIENCE)
     # Streamlit mounts its plotly charts one by one after the script has ended (the plotly
     # bundle loads lazily): wait for the minimum to be there before counting.
-    expect(charts.nth(minimum - 1)).to_be_attached(timeout=20_000)
+    expect(charts.nth(minimum - 1)).to_be_attached(timeout=20_000 * PATIENCE)
     n = charts.count()
     assert n >= minimum, f"expected at least {minimum} charts, found {n}"
     for i in range(n):
         chart = charts.nth(i)
-        expect(chart.locator("svg.main-svg").first).to_be_attached(timeout=20_000)
+        expect(chart.locator("svg.main-svg").first).to_be_attached(timeout=20_000 * PATIENCE)
         marks = chart.locator(
             "g.trace path[d]:not([d='']):not([d='M0,0Z']), g.heatmaplayer image, "
             "g.trace.scatter path.js-line[d]"
         )
-        expect(marks.first).to_be_attached(timeout=20_000)
+        expect(marks.first).to_be_attached(timeout=20_000 * PATIENCE)
     return n
 
 
@@ -234,6 +248,7 @@ def screen_context(browser, app_server):
             service_workers="block",
             **kwargs,
         )
+        context.set_default_timeout(EXPECT_TIMEOUT_MS)  # clicks, goto, waits (30 s alone)
         opened.append(context)
         return context
 
@@ -394,14 +409,14 @@ def step_variants_lab_to_the_end(page, max_clicks: int = 12) -> int:
     from playwright.sync_api import expect
 
     progress = page.get_by_text(re.compile(r"^Decision \d+ of \d+$"))
-    expect(progress).to_have_text(re.compile(r"^Decision 1 of \d+$"), timeout=30_000)
+    expect(progress).to_have_text(re.compile(r"^Decision 1 of \d+$"), timeout=30_000 * PATIENCE)
     n_steps = int(progress.inner_text().split(" of ")[1])
     assert 2 <= n_steps < max_clicks
     next_button = page.locator(f"{key('var_next')} button")
     settle(page, timeout=60_000)
     for shown in range(2, n_steps + 1):
         next_button.click()
-        expect(progress).to_have_text(f"Decision {shown} of {n_steps}", timeout=30_000)
+        expect(progress).to_have_text(f"Decision {shown} of {n_steps}", timeout=30_000 * PATIENCE)
         settle(page)
     expect(next_button).to_be_disabled()
     return n_steps

@@ -15,6 +15,10 @@ import pytest
 
 from benchmarks.replicas import COOKIE, NGINX, http_get, run_cluster, run_students
 
+# Both tests use the module's cluster (two servers and nginx, 20-45 s to start): under
+# pytest-xdist they run on one worker, so that it starts once.
+pytestmark = pytest.mark.xdist_group("nginx-cluster")
+
 
 @pytest.fixture(scope="module")
 def cluster():
