@@ -396,9 +396,11 @@ A11Y_JS = """<script>
 # at 200 % zoom, scrolls it; Page Down in a box that scrolls down scrolls it).
 # Issue 33, a clicker's quick presses: each press is queued, and the next one is pressed only
 # once the rerun of the one before has ended (the app's ``data-test-script-state`` went to
-# "running" and back to "notRunning"; a press whose rerun never starts is given up after
-# 8 s: a busy server can take seconds to start a rerun, and a next press clicked before it
-# started would replace it). A click during a rerun replaced that rerun's button press, so
+# "running" and back to "notRunning", seen in the observer's records too, since a short run
+# can begin and end between two of its callbacks; a press whose rerun never starts is given
+# up after 20 s: a busy server can take seconds to start a rerun, and a next press clicked
+# before it started would be merged into it by the server, one step for two presses).
+# A click during a rerun replaced that rerun's button press, so
 # four quick presses moved two or three steps. A press queued in the browser, not counted on
 # the server: the page's own rule (a step from the position kept now, a disabled Next at the
 # end) decides each press, and a queued press is dropped when its button is disabled by then.
@@ -409,7 +411,7 @@ PRESENTER_KEYS_JS = """<script>
   const NEXT = ["ArrowRight", "PageDown"];
   const BACK = ["ArrowLeft", "PageUp"];
   const MAX_QUEUED = 12;
-  const GIVE_UP_MS = 8000;
+  const GIVE_UP_MS = 20000;
   const typing = (el) => el && el.closest && el.closest(
     "input, textarea, select, [contenteditable='true'], [role='slider'], [role='listbox'], " +
     "[role='combobox'], [role='menu'], [role='tablist'], [data-testid='stDataFrame']");
@@ -440,10 +442,13 @@ PRESENTER_KEYS_JS = """<script>
   };
   const queue = [];
   let waiting = null;  // {ran, since}: the press whose rerun has not ended yet
-  new MutationObserver(() => {
-    if (waiting && !idle()) { waiting.ran = true; }
+  // a run that began and ended between two callbacks shows only in the records' old values
+  new MutationObserver((records) => {
+    const began = records.some((r) => r.oldValue === "running");
+    if (waiting && (began || !idle())) { waiting.ran = true; }
   }).observe(document.documentElement, {
-    subtree: true, attributes: true, attributeFilter: ["data-test-script-state"],
+    subtree: true, attributes: true, attributeOldValue: true,
+    attributeFilter: ["data-test-script-state"],
   });
   const pump = () => {
     if (waiting) {

@@ -455,7 +455,8 @@ TAB_STOPS_NOW = {  # counted 7 December 2026, with the class and simple-mode con
     "/Self_test": 39,
     "/Model_pair_lab": 52,
     "/Variants_lab": 50,
-    "/Serving_lab": 87,  # its many inputs (its tables are real tables now, not grids)
+    "/Serving_lab": 105,  # its many inputs; issue 35: the kernel and engine-work fields and
+    # the Under-load section (its inputs box and three charts)
     "/Teach_with_it": 33,  # 8 lesson links, the worksheet picker and three downloads
     "/Class": 22,
 }
