@@ -162,13 +162,14 @@ def _setup(hw, target, draft: DraftSpec | ModelSpec, context: int, work: float) 
     return ServingSetup(hw, target, spec, context, engine_work_s=work)
 
 
-def _speedup_row(setup: ServingSetup, acceptance: Acceptance, batch: int, **row) -> PublishedCheck:
-    """A speedup row: the model's c, v and tau_eff / (d c h + v) at ``batch``."""
+def _priced_row(setup, acceptance, batch: int, predicted: float, **row) -> PublishedCheck:
+    """A speedup row with the model's c, v and w at ``batch`` (its note filled with them,
+    the prediction, the batch and the plain step in ms)."""
     c, v = (float(x) for x in round_costs(setup, acceptance, batch))
     w = float(engine_work_steps(setup, batch))
-    predicted = float(round_speedup(setup, acceptance, batch))
     plain_ms = 1e3 * float(plain_step(setup, batch))
-    note = row.pop("note").format(c=c, v=v, w=w, predicted=predicted, plain_ms=plain_ms)
+    fields = {"c": c, "v": v, "w": w, "predicted": predicted, "batch": batch}
+    note = row.pop("note").format(plain_ms=plain_ms, **fields)
     return PublishedCheck(
         quantity="speedup",
         predicted=predicted,
@@ -178,6 +179,12 @@ def _speedup_row(setup: ServingSetup, acceptance: Acceptance, batch: int, **row)
         w_predicted=w,
         **row,
     )
+
+
+def _speedup_row(setup: ServingSetup, acceptance: Acceptance, batch: int, **row) -> PublishedCheck:
+    """A speedup row: the model's tau_eff / (d c h + v + w) at ``batch``."""
+    predicted = float(round_speedup(setup, acceptance, batch))
+    return _priced_row(setup, acceptance, batch, predicted, **row)
 
 
 def _tokens_row(setup: ServingSetup, acceptance: Acceptance, **row) -> PublishedCheck:
@@ -357,18 +364,7 @@ def _load_row(setup, acceptance, work: Workload, qps: float | None, **row) -> Pu
     else:
         predicted = load_gain(setup, acceptance, work, qps)
         batch = max(1, round(steady_batch(at, acceptance, work, qps).batch))
-    c, v = (float(x) for x in round_costs(at, acceptance, batch))
-    w = float(engine_work_steps(at, batch))
-    note = row.pop("note").format(c=c, v=v, w=w, predicted=predicted, batch=batch)
-    return PublishedCheck(
-        quantity="speedup",
-        predicted=predicted,
-        c_predicted=c,
-        v_predicted=v,
-        note=note,
-        w_predicted=w,
-        **row,
-    )
+    return _priced_row(at, acceptance, batch, float(predicted), **row)
 
 
 def _vllm_checks(work: float) -> list[PublishedCheck]:

@@ -33,6 +33,7 @@ from tests.e2e.conftest import (
     main_scroll_top,
     settle,
 )
+from tests.e2e.test_pages import DRAWS_CHARTS
 
 pytestmark = pytest.mark.e2e
 
@@ -185,25 +186,15 @@ def test_qr_code_decodes_to_the_link_and_reopens_the_same_step(screen_context, s
 
 PAGES = page_lists.addresses()  # every registered page, Home first (tests/pages.py)
 # Whether a page's first screen draws a chart, waited for on a phone (plotly and KaTeX lay
-# out after the script ends): one row per page (a page without one fails, naming this).
-PHONE_CHARTS = {
-    "/": True,
-    "/Step_through_a_round": True,
-    "/Speedup_explorer": True,
-    "/Losslessness_lab": True,
-    "/Self_test": False,
-    "/Model_pair_lab": True,
-    "/Variants_lab": True,
-    "/Serving_lab": True,
-    "/Teach_with_it": False,
-    "/Class": False,
-}
+# out after the script ends): Home does, and every other page as test_pages.py's DRAWS_CHARTS
+# says (one row per page; a page without one fails, naming that table).
+PHONE_CHARTS = {"/": True, **DRAWS_CHARTS}
 
 
 @pytest.mark.parametrize("scheme", COLOR_SCHEMES)
 @pytest.mark.parametrize("path", PAGES, ids=[p.strip("/") or "Home" for p in PAGES])
 def test_phone_pages_do_not_overflow_sideways(screen_context, path, scheme):
-    charts = page_lists.expected(PHONE_CHARTS, path, "PHONE_CHARTS of tests/e2e/test_screens.py")
+    charts = page_lists.expected(PHONE_CHARTS, path, "DRAWS_CHARTS of tests/e2e/test_pages.py")
     context = screen_context(PHONE_VIEWPORT, scheme, is_mobile=True, has_touch=True)
     page = context.new_page()
     _open(page, path)
