@@ -266,7 +266,8 @@ def test_a_slow_redis_is_busy_first_and_gone_only_after_a_while(monkeypatch):
             own.proc.send_signal(signal.SIGCONT)
 
 
-def test_the_process_store_follows_specdec_store(monkeypatch, server):
+def test_the_process_store_follows_specdec_store(monkeypatch, server, client):
+    # client: an empty database (another test of this module may have filled every class)
     monkeypatch.setenv("SPECDEC_STORE", server.url)
     cr.reset_store_for_tests()
     try:
