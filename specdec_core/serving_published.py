@@ -162,16 +162,18 @@ def _setup(hw, target, draft: DraftSpec | ModelSpec, context: int, work: float) 
     return ServingSetup(hw, target, spec, context, engine_work_s=work)
 
 
-def _priced_row(setup, acceptance, batch: int, predicted: float, **row) -> PublishedCheck:
-    """A speedup row with the model's c, v and w at ``batch`` (its note filled with them,
-    the prediction, the batch and the plain step in ms)."""
+def _priced_row(
+    setup, acceptance, batch: int, predicted: float, quantity: str = "speedup", **row
+) -> PublishedCheck:
+    """A row of ``quantity`` with the model's c, v and w at ``batch`` (its note filled with
+    them, the prediction, the batch and the plain step in ms)."""
     c, v = (float(x) for x in round_costs(setup, acceptance, batch))
     w = float(engine_work_steps(setup, batch))
     plain_ms = 1e3 * float(plain_step(setup, batch))
     fields = {"c": c, "v": v, "w": w, "predicted": predicted, "batch": batch}
     note = row.pop("note").format(plain_ms=plain_ms, **fields)
     return PublishedCheck(
-        quantity="speedup",
+        quantity=quantity,
         predicted=predicted,
         c_predicted=c,
         v_predicted=v,
@@ -189,19 +191,8 @@ def _speedup_row(setup: ServingSetup, acceptance: Acceptance, batch: int, **row)
 
 def _tokens_row(setup: ServingSetup, acceptance: Acceptance, **row) -> PublishedCheck:
     """A tokens/s row at batch 1: speedup / plain step."""
-    c, v = (float(x) for x in round_costs(setup, acceptance, 1))
-    w = float(engine_work_steps(setup, 1))
     rate = float(round_speedup(setup, acceptance, 1) / plain_step(setup, 1))
-    note = row.pop("note").format(c=c, v=v, w=w, predicted=rate)
-    return PublishedCheck(
-        quantity="tokens/s",
-        predicted=rate,
-        c_predicted=c,
-        v_predicted=v,
-        note=note,
-        w_predicted=w,
-        **row,
-    )
+    return _priced_row(setup, acceptance, 1, rate, quantity="tokens/s", **row)
 
 
 def _step_row(setup: ServingSetup, **row) -> PublishedCheck:

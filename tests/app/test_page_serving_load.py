@@ -5,19 +5,11 @@ import pytest
 
 from specdec_core import serving as sv
 from specdec_core import serving_load as sl
-from specdec_core.lm.adaptive import CostProfile
 from specdec_ui.serving import view as serving_view
 from tests.app.conftest import figures, open_page
+from tests.app.test_page_serving import FAKE_COSTS  # this server's costs, faked
 
 PAGE = "pages/scripts/serving.py"
-FAKE_COSTS = CostProfile(
-    pair=serving_view.SERVER_PAIR,
-    draft=0.19,
-    verify=(1.0, 1.4, 1.5, 1.6, 2.6, 2.7, 2.8, 2.9, 3.2),
-    per_token=True,
-    step_s=0.0004,
-    kernel="fake",
-)
 LOAD_TITLES = ("Time per output token against load", "Tokens served against load")
 
 
