@@ -133,6 +133,8 @@ PAGE_PARAMS = {
     "pages/scripts/teach.py": SWITCHES,
     "pages/scripts/classroom.py": ["join", "me", "class", "teach"],
 }
+# A page without a row (a new page) gets links with every name any page reads.
+ANY_PAGE_PARAMS = sorted({name for names in PAGE_PARAMS.values() for name in names})
 PAGES = ["app.py", *(info.path for info in page_lists.pages() if not info.is_home)]
 N_LINKS = 10  # random links per page
 N_ACTIONS = 40  # random widget interactions per page (on one session)
@@ -145,7 +147,7 @@ def _seed(page: str) -> int:
 
 
 def _random_link(rng: random.Random, page: str) -> dict[str, str]:
-    names = page_lists.expected(PAGE_PARAMS, page, "PAGE_PARAMS of tests/app/test_fuzz_pages.py")
+    names = page_lists.expected(PAGE_PARAMS, page, ANY_PAGE_PARAMS)
     names = [*names, "junk", "utm_source", "<b>"]
     chosen = rng.sample(names, k=rng.randint(1, min(6, len(names))))
     return {name: rng.choice(HOSTILE_VALUES) for name in chosen}

@@ -91,12 +91,18 @@ def test_the_toy_is_in_every_list_of_pages(toy):
     ]
 
 
-def test_a_per_page_table_without_the_toy_fails_naming_it_and_the_table(toy):
+def test_a_per_page_table_without_the_toy_gives_it_the_generic_check(toy):
+    """No test's table needs a row for the toy: it gets each table's default (its Tab stops
+    bounded by TAB_STOPS_NEW_PAGE, its charts checked as found, every link name fuzzed); a
+    row pins a page closer; a row of a gone page is reported."""
+    from tests.app.test_fuzz_pages import ANY_PAGE_PARAMS, PAGE_PARAMS
+
     tab_stops = {address: 30 for address in page_lists.addresses()[:-1]}
-    with pytest.raises(pytest.fail.Exception, match=r"/Toy_page is a registered page .* TAB_"):
-        page_lists.expected(tab_stops, page_lists.address(TOY), "TAB_STOPS_NOW")
-    assert page_lists.expected({"/Toy_page": 1}, "/Toy_page", "TAB_STOPS_NOW") == 1
+    assert page_lists.expected(tab_stops, page_lists.address(TOY), 40) == 40
+    assert page_lists.expected({"/Toy_page": 1}, "/Toy_page", 40) == 1
     assert page_lists.stale_keys({"/Gone": 1, "/": 2}, page_lists.addresses()) == ["/Gone"]
+    assert TOY.path not in PAGE_PARAMS
+    assert page_lists.expected(PAGE_PARAMS, TOY.path, ANY_PAGE_PARAMS) == ANY_PAGE_PARAMS
 
 
 def test_the_toy_page_opens_with_its_questions(toy):
