@@ -14,7 +14,7 @@ import streamlit as st
 
 from specdec_ui.classroom import asking
 from specdec_ui.classroom.asking import ROUNDS_PER_PRESS
-from specdec_ui.classroom.view import STUDENT_KEY, Seat, describe, run_rounds
+from specdec_ui.classroom.view import STUDENT_KEY, Seat, describe, last_added, run_rounds
 from specdec_ui.kit.widgets import show_error
 from specdec_ui.runtime.classroom import ClassNotFound, ClassroomError, store
 
@@ -62,3 +62,4 @@ def pool_panel() -> None:
         st.caption(f"The class's experiment: {describe(exp)}.")
         if pressed:
             run_rounds(seat, exp)
+        last_added(exp)

@@ -35,6 +35,7 @@ JOIN_PARAM, ME_PARAM, TEACH_PARAM = "join", "me", "teach"
 STUDENT_KEY = "class_student"  # session: {"code", "id"} of the class this phone joined
 MESSAGE_KEY = "class_message"  # a control's outcome, shown on the next run
 SEED_KEY, MINE_KEY = "class_seed", "class_mine"  # the phone's seed and its batches per pool
+ADDED_KEY = "class_added"  # {pool name: what this phone's last press added}, kept on screen
 PROJECTOR_S, PHONE_S = 1.0, 2.0  # seconds between the live panels' refreshes
 QR_CLASS_WIDTH = 360  # px: the join code's QR, scanned from the back of the room
 QR_CLASS_SCALE = 10
@@ -465,13 +466,23 @@ def run_rounds(seat: Seat, exp: Experiment) -> None:
         store().add_rounds(seat.code, seat.student, exp.name, emitted, lengths)
     except ClassroomError as err:
         show_error(err)
+        st.session_state.get(ADDED_KEY, {}).pop(exp.name, None)  # the refusal, not the last add
         return
     done[exp.name] = batch + 1
-    st.success(
+    st.session_state.setdefault(ADDED_KEY, {})[exp.name] = (
         f"Added {ROUNDS_PER_PRESS} rounds ({sum(emitted)} tokens: "
         + ", ".join(f"{md_escape(lab)} {n}" for lab, n in zip(exp.labels, emitted, strict=True))
         + ") to the class's pool."
     )
+
+
+def last_added(exp: Experiment) -> None:
+    """What this phone's last press added to ``exp``'s pool, shown until its next press (the
+    panels refresh themselves every few seconds: a message of the press's run alone would
+    vanish before a student has read it)."""
+    added = st.session_state.get(ADDED_KEY, {}).get(exp.name)
+    if added:
+        st.success(added)
 
 
 @st.fragment(run_every=PHONE_S)
@@ -487,6 +498,7 @@ def phone_rounds(seat: Seat) -> None:
     st.markdown(f"{describe(exp)}.")
     if st.button(f"▶️ Run {ROUNDS_PER_PRESS} rounds", key="class_run"):
         run_rounds(seat, exp)
+    last_added(exp)
     presses = st.session_state.get(MINE_KEY, {}).get(exp.name, 0)
     if presses:
         seed = st.session_state.get(SEED_KEY)

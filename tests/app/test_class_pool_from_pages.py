@@ -68,6 +68,11 @@ def test_a_phone_pools_20_rounds_from_the_lab_and_the_round_page():
     assert at.button(key="class_run") and str(at.query_params["join"]) == code
     at.button(key="class_run").click().run()
     assert store().pool(code, exp.name).rounds == 60
+    added = [s.value for s in at.success if s.value.startswith("Added 20 rounds")]
+    assert len(added) == 1
+    at.run()  # a refresh of the panel (every 2 s), no press: the message stays, nothing added
+    assert [s.value for s in at.success if s.value.startswith("Added 20 rounds")] == added
+    assert store().pool(code, exp.name).rounds == 60
 
 
 def test_no_panel_without_a_seat():
