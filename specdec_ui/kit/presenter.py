@@ -77,6 +77,7 @@ PRESENTER_CSS = """<style>
 }
 [data-testid="stMainBlockContainer"] label[data-testid="stMetricLabel"] p,
 [data-testid="stMainBlockContainer"] div[data-testid="stMetricDelta"] p { font-size: 1.05rem; }
+.st-key-present_theme_rerun { display: none; }
 .st-key-presenter_qr_corner {
   position: fixed; top: 0.55rem; right: 4.5rem; z-index: 999991; width: auto;
 }
@@ -482,6 +483,38 @@ PRESENTER_KEYS_JS = """<script>
 </script>"""
 
 
+# Static theme script of presenter view (runs once per tab). Presenter view draws its charts
+# for the theme the server was told on the last run (``st.context.theme.type``: black or
+# white ink, colours swapped), and Streamlit does not rerun when the theme changes (the
+# viewer's system turns dark at sunset, or the settings menu's theme is picked): the charts
+# kept black text on the dark background. The script reads the app's background every
+# half second and, when it turns from light to dark or back, presses the hidden button
+# ``present_theme_rerun``: one rerun, with the new theme.
+THEME_JS = """<script>
+(() => {
+  if (window.__specdecThemeWatch) { return; }
+  window.__specdecThemeWatch = true;
+  const dark = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    const rgb = app ? getComputedStyle(app).backgroundColor.match(/\\d+/g) : null;
+    if (!rgb) { return null; }
+    const [r, g, b] = rgb.map(Number);
+    return 0.299 * r + 0.587 * g + 0.114 * b < 128;
+  };
+  let seen = dark();
+  setInterval(() => {
+    const now = dark();
+    if (seen === null) { seen = now; return; }  // the app was not drawn yet: its first theme
+    if (now === null || now === seen) { return; }
+    const button = document.querySelector(".st-key-present_theme_rerun button");
+    if (!button) { return; }  // not in presenter view now: nothing is drawn for a theme
+    seen = now;
+    button.click();
+  }, 500);
+})();
+</script>"""
+
+
 # Static stepper script of every page (runs once per tab, like the key script above): after
 # a tap on the Back / Next row repeated under a step's chart (``*_below``, shown on a phone
 # only), it keeps that whole row on the bottom edge of the screen, so the new step's chart
@@ -577,6 +610,8 @@ def presenter_style() -> None:
         return
     st.html(PRESENTER_CSS)  # style only: Streamlit puts it out of the page flow
     st.sidebar.html(PRESENTER_KEYS_JS, unsafe_allow_javascript=True)
+    st.sidebar.html(THEME_JS, unsafe_allow_javascript=True)
+    st.sidebar.button("Redraw for the theme", key="present_theme_rerun")  # hidden: THEME_JS
 
 
 def app_style() -> None:

@@ -247,3 +247,35 @@ def test_presenter_view_shows_the_broken_variant_failing_in_one_screen(screen_co
     artifact(page, f"presenter-lab-broken-{scheme}")  # before the checks: kept on failure
     assert_inside_viewport(page, verdict, "lab: the verdict (test fails)")
     assert_inside_viewport(page, page.locator(key("lab_fig_diff")), "lab: simulated - p chart")
+
+
+CHART_INK_JS = """(scope) => [...document.querySelectorAll(scope + ' svg text')]
+  .filter((t) => t.textContent.trim()).map((t) => getComputedStyle(t).fill)"""
+
+
+def test_presenter_charts_follow_a_theme_switch_without_a_click(screen_context):
+    """Presenter view draws chart ink for the theme of the last run: when the viewer's system
+    (or the settings menu) turns the theme dark mid-lesson, the charts are redrawn in white
+    ink by themselves (the hidden rerun of kit.presenter.THEME_JS), as a page opened dark
+    draws them; and black again when it turns back."""
+    scope = key("speed_fig_k")
+    query = "preset=003-H&alpha=0.7&k=4&c_q=5&c_p=40&present=1"
+    dark = screen_context(PRESENTER_VIEWPORT, "dark").new_page()
+    _open(dark, f"/Speedup_explorer?{query}")
+    _charts_drawn(dark, "speed_fig_k")
+    opened_dark = set(dark.evaluate(CHART_INK_JS, scope))
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
+    _open(page, f"/Speedup_explorer?{query}")
+    _charts_drawn(page, "speed_fig_k")
+    opened_light = set(page.evaluate(CHART_INK_JS, scope))
+    assert opened_light != opened_dark, (opened_light, opened_dark)
+    for scheme, ink in (("dark", opened_dark), ("light", opened_light)):
+        page.emulate_media(color_scheme=scheme)
+        page.wait_for_function(
+            f"(scope) => {{ const ink = ({CHART_INK_JS})(scope);"
+            f" return ink.length > 0 && ink.every((c) => {sorted(ink)!r}.includes(c)); }}",
+            arg=scope,
+            timeout=SLOW,
+        )
+        settle(page, timeout=SLOW)
+        assert set(page.evaluate(CHART_INK_JS, scope)) == ink, scheme
