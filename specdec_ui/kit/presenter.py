@@ -77,7 +77,7 @@ PRESENTER_CSS = """<style>
 }
 [data-testid="stMainBlockContainer"] label[data-testid="stMetricLabel"] p,
 [data-testid="stMainBlockContainer"] div[data-testid="stMetricDelta"] p { font-size: 1.05rem; }
-.st-key-present_theme_rerun { display: none; }
+[class*="st-key-present_theme_rerun"] { display: none; }
 .st-key-presenter_qr_corner {
   position: fixed; top: 0.55rem; right: 4.5rem; z-index: 999991; width: auto;
 }
@@ -489,7 +489,8 @@ PRESENTER_KEYS_JS = """<script>
 # viewer's system turns dark at sunset, or the settings menu's theme is picked): the charts
 # kept black text on the dark background. The script reads the app's background every
 # half second and, when it turns from light to dark or back, presses the hidden button
-# ``present_theme_rerun``: one rerun, with the new theme.
+# ``present_theme_rerun_<theme>``: one rerun, with the new theme (the key names the theme the
+# charts were drawn for, which the browser tests wait for).
 THEME_JS = """<script>
 (() => {
   if (window.__specdecThemeWatch) { return; }
@@ -506,7 +507,7 @@ THEME_JS = """<script>
     const now = dark();
     if (seen === null) { seen = now; return; }  // the app was not drawn yet: its first theme
     if (now === null || now === seen) { return; }
-    const button = document.querySelector(".st-key-present_theme_rerun button");
+    const button = document.querySelector("[class*='st-key-present_theme_rerun'] button");
     if (!button) { return; }  // not in presenter view now: nothing is drawn for a theme
     seen = now;
     button.click();
@@ -611,7 +612,8 @@ def presenter_style() -> None:
     st.html(PRESENTER_CSS)  # style only: Streamlit puts it out of the page flow
     st.sidebar.html(PRESENTER_KEYS_JS, unsafe_allow_javascript=True)
     st.sidebar.html(THEME_JS, unsafe_allow_javascript=True)
-    st.sidebar.button("Redraw for the theme", key="present_theme_rerun")  # hidden: THEME_JS
+    drawn_for = st.context.theme.type or "unknown"
+    st.sidebar.button("Redraw for the theme", key=f"present_theme_rerun_{drawn_for}")  # hidden
 
 
 def app_style() -> None:

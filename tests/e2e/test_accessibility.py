@@ -1,10 +1,13 @@
 """Issue 28 in Chromium: WCAG 2.1 AA on every page, as a blind, low-vision or keyboard-only
 student meets it.
 
-- axe-core (the copy axe-playwright-python ships, run offline) over all 8 pages, light and
-  dark, at 1366 x 768, in presenter view and on a 390 x 844 phone, in the page's first
-  state and after a typical action (a step, a run, a wrong answer); the WCAG 2.0/2.1/2.2 A
-  and AA rules and axe's best practices (landmarks, heading order, one h1, skip link).
+- axe-core (the copy axe-playwright-python ships, run offline) over every registered page at
+  1366 x 768, in presenter view and on a 390 x 844 phone, in the page's first state and
+  after a typical action (a step, a run, a wrong answer), each state in light and in dark
+  (the theme switched as a viewer's system does); the WCAG 2.0/2.1/2.2 A and AA rules and
+  axe's best practices (landmarks, heading order, one h1, skip link). One walk per view:
+  the same visit also opens each page from the sidebar and counts its Tab stops (1366),
+  measures its chart text (presenter) and checks that nothing sticks out sideways (phone).
   The whole page is put on screen first (a tall viewport): axe cannot judge the contrast
   of text scrolled out of view, and leaves it "incomplete" instead of failing it.
 - Structure beside axe: the page language, one h1, headings that never skip a level going
@@ -28,6 +31,7 @@ from playwright.sync_api import expect
 
 from tests import pages as page_lists
 
+from .chart_text_size import small_chart_texts
 from .conftest import (
     ARTIFACTS,
     COLOR_SCHEMES,
@@ -35,10 +39,12 @@ from .conftest import (
     PRESENTER_VIEWPORT,
     artifact,
     assert_charts_drew,
+    horizontal_overflow,
     key,
     laid_out,
     settle,
 )
+from .test_pages import DRAWS_CHARTS, open_from_the_sidebar
 
 pytestmark = pytest.mark.e2e
 
@@ -54,6 +60,10 @@ VIEWS = {
     "phone": (PHONE_VIEWPORT, ""),
 }
 MAIN = '[data-testid="stMainBlockContainer"]'
+# Whether a page's first screen draws a chart, waited for on a phone (plotly and KaTeX lay
+# out after the script ends): Home does, and every other page as test_pages.py's DRAWS_CHARTS
+# says (a page without a row: what charts it shows are laid out, not waited for).
+PHONE_CHARTS = {"/": True, **DRAWS_CHARTS}
 
 
 # --- helpers ---------------------------------------------------------------------------
@@ -265,20 +275,116 @@ def _press_its_first_button(page) -> None:
 # --- 1 and 4: axe and structure on every page, three views, two themes -----------------
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-@pytest.mark.parametrize("view", list(VIEWS))
-def test_axe_finds_no_violation_on_any_page(screen_context, view, scheme):
-    viewport, query = VIEWS[view]
-    page = screen_context(viewport, scheme).new_page()
+DARK_BACKGROUND_JS = """(dark) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const [r, g, b] = getComputedStyle(app).backgroundColor.match(/\\d+/g).map(Number);
+  return (0.299 * r + 0.587 * g + 0.114 * b < 128) === dark;
+}"""
+OTHER_SCHEME = {"light": "dark", "dark": "light"}
+
+
+def to_scheme(page, scheme: str) -> None:
+    """The viewer's system turns the theme to ``scheme`` (Chromium's prefers-color-scheme), as
+    at sunset: wait until the app shows it, and in presenter view until its charts are drawn
+    for it (``kit.presenter.THEME_JS`` reruns the page; the hidden button's key names the
+    theme of the run). A page opened in that theme draws the same (test_screens.py)."""
+    page.emulate_media(color_scheme=scheme)
+    page.wait_for_function(DARK_BACKGROUND_JS, arg=scheme == "dark", timeout=60_000)
+    if page.locator("[class*='st-key-present_theme_rerun']").count():
+        expect(page.locator(key(f"present_theme_rerun_{scheme}"))).to_be_attached(timeout=60_000)
+    settle(page, timeout=60_000)
+    laid_out(page)
+
+
+def in_both_themes(page, where: str, first: str) -> list[str]:
+    """axe's violations and the structure checks in theme ``first``, then in the other (the
+    page is left in the other theme)."""
     found = []
-    for path in PAGES:
+    for scheme in (first, OTHER_SCHEME[first]):
+        if scheme != first:
+            to_scheme(page, scheme)
+        assert_structure(page, f"{where} ({scheme})")
+        found += [f"{where} ({scheme}): {v}" for v in axe_violations(page)]
+    return found
+
+
+def _tab_stop_problems(page, path: str, report: list[str]) -> list[str]:
+    """The Tab stops of the first screen (:data:`TAB_STOPS_NOW`), none of them noise."""
+    charts = page.locator(f"{MAIN} [data-testid='stPlotlyChart']").count()
+    toolbar = TOOLBAR_BUTTONS * charts - 1 if charts else TAB_STOP_MARGIN
+    bound = page_lists.expected(TAB_STOPS_NOW, path, TAB_STOPS_NEW_PAGE)
+    bound += min(TAB_STOP_MARGIN, toolbar)
+    stops = tab_stops(page)
+    report.append(f"{path}: {len(stops)} Tab stops (bound {bound}, {charts} charts)")
+    problems = [
+        f"{path}: {s['name']} (toolbar or heading anchor) in the Tab order"
+        for s in stops
+        if s["noise"]
+    ]
+    return problems + ([f"too many Tab stops: {report[-1]}"] if len(stops) > bound else [])
+
+
+def _phone_overflow(page, path: str, scheme: str) -> list[str]:
+    """What sticks out of a phone's screen sideways (with a screenshot to look at)."""
+    if page_lists.expected(PHONE_CHARTS, path, False):
+        expect(page.locator("svg.main-svg").first).to_be_attached(timeout=60_000)
+    laid_out(page)
+    artifact(page, f"phone-{path.strip('/') or 'Home'}-{scheme}")
+    found = horizontal_overflow(page)
+    return [] if not found["count"] and found["pageScroll"] <= 1 else [f"{path}: {found}"]
+
+
+def _arrive(page, view: str, path: str, query: str) -> list[str]:
+    """Open ``path``: in the 1366 view from the sidebar, as a student does (test_pages.py's
+    checks); in the others by its address."""
+    if view != "1366" or path == "/":
         _open(page, path, query)
-        assert_structure(page, f"{path} ({view}, {scheme})")
-        found += [f"{path} first state: {v}" for v in axe_violations(page)]
+        return []
+    info = next(p for p in page_lists.pages() if page_lists.address(p) == path)
+    problems = open_from_the_sidebar(page, info.title, path)
+    expect(page.locator(f"{MAIN} h1")).to_have_count(1, timeout=30_000)
+    laid_out(page)
+    return problems
+
+
+def _first_screen_checks(page, view: str, path: str, report: list[str]) -> list[str]:
+    """The view's own checks of a page's first screen, in the light theme."""
+    if view == "1366":
+        return _tab_stop_problems(page, path, report)
+    if view == "presenter":
+        artifact(page, f"presenter-text-{path.strip('/') or 'home'}")
+        return small_chart_texts(page, f"{path} first screen")
+    return _phone_overflow(page, path, "light")
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_every_page_in_both_themes_passes_axe_and_its_views_checks(screen_context, view):
+    """Every page once per view, each of its states checked in light and dark (the theme
+    switched as a viewer's system does), with the checks of that view on the same visit:
+    1366 x 768: opened from the sidebar (test_pages.py), its Tab stops counted;
+    presenter view: chart text at least 18 px, before and after its action (chart_text_size);
+    phone: nothing sticks out sideways, light and dark (the old per-page phone test)."""
+    viewport, query = VIEWS[view]
+    phone = {"is_mobile": True, "has_touch": True} if view == "phone" else {}
+    page = screen_context(viewport, "light", **phone).new_page()
+    found, problems, report = [], [], []
+    assert not page_lists.stale_keys(TAB_STOPS_NOW, PAGES), "TAB_STOPS_NOW names a gone page"
+    for path in PAGES:
+        problems += _arrive(page, view, path, query)
+        problems += _first_screen_checks(page, view, path, report)
+        found += in_both_themes(page, f"{path} first state, {view}", "light")
+        if view == "phone":
+            problems += _phone_overflow(page, path, "dark")
         typical_action(page, path)
-        found += [f"{path} after its action: {v}" for v in axe_violations(page)]
-        assert_structure(page, f"{path} after its action ({view}, {scheme})")
-    assert not found, f"{len(found)} axe violations ({view}, {scheme}):\n" + "\n".join(found)
+        if view == "presenter":
+            problems += small_chart_texts(page, f"{path} after its action")
+        found += in_both_themes(page, f"{path} after its action, {view}", "dark")
+    if report:
+        print("\n".join(report))  # the Tab stops (pytest -s shows them; the artifact keeps them)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        (ARTIFACTS / "tab-stops.txt").write_text("\n".join(report) + "\n")
+    assert not problems, f"{len(problems)} problems ({view}):\n" + "\n".join(problems)
+    assert not found, f"{len(found)} axe violations ({view}):\n" + "\n".join(found)
 
 
 def test_axe_finds_what_it_is_looking_for(screen_context):
@@ -485,28 +591,6 @@ def tab_stops(page, limit: int = 250) -> list[dict]:
             return stops
         stops.append(stop)
     return stops
-
-
-def test_tab_stops_per_page_are_few(screen_context):
-    assert not page_lists.stale_keys(TAB_STOPS_NOW, PAGES), "TAB_STOPS_NOW names a gone page"
-    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
-    report, too_many, noisy = [], [], []
-    for path in PAGES:
-        _open(page, path)
-        charts = page.locator(f"{MAIN} [data-testid='stPlotlyChart']").count()
-        toolbar = TOOLBAR_BUTTONS * charts - 1 if charts else TAB_STOP_MARGIN
-        counted = page_lists.expected(TAB_STOPS_NOW, path, TAB_STOPS_NEW_PAGE)
-        bound = counted + min(TAB_STOP_MARGIN, toolbar)
-        stops = tab_stops(page)
-        report.append(f"{path}: {len(stops)} Tab stops (bound {bound}, {charts} charts)")
-        if len(stops) > bound:
-            too_many.append(report[-1])
-        noisy += [f"{path}: {s['name']}" for s in stops if s["noise"]]
-    print("\n".join(report))  # the report (pytest -s shows it; the artifact keeps it)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    (ARTIFACTS / "tab-stops.txt").write_text("\n".join(report) + "\n")
-    assert not noisy, f"toolbar buttons or heading anchors in the Tab order: {noisy}"
-    assert not too_many, f"too many Tab stops: {too_many}\n" + "\n".join(report)
 
 
 def test_tab_stop_check_counts_the_toolbars_without_the_script(screen_context):

@@ -1,4 +1,8 @@
-"""Every page, opened from the sidebar the way a student does, renders and draws its charts."""
+"""Every page, opened from the sidebar the way a student does, renders and draws its charts.
+
+Home lists every page; :func:`open_from_the_sidebar` checks one page reached from the sidebar,
+and the every-page walk of ``test_accessibility.py`` (1366 x 768) calls it for each page, so
+that the pages are opened once for all the checks of that view."""
 
 from __future__ import annotations
 
@@ -54,10 +58,11 @@ def test_home_page_renders_and_lists_every_page(page):
     screenshot(page, "page-0-home")
 
 
-@pytest.mark.parametrize(("title", "path"), PAGES, ids=[p[1].strip("/") for p in PAGES])
-def test_open_each_page_from_the_sidebar(page, title, path):
-    charts = page_lists.expected(DRAWS_CHARTS, path, None)
-    open_app(page, "/")
+def open_from_the_sidebar(page, title: str, path: str) -> list[str]:
+    """Click page ``title``'s sidebar link (from the page on screen) as a student does; check
+    its address, heading, charts (:data:`DRAWS_CHARTS`) and bars, with no error, and save its
+    screenshot. Returns what went wrong (the walk in test_accessibility.py calls this for
+    every page but Home, in its 1366 x 768 view)."""
     sidebar_link(page, title).click()
     expect(page).to_have_url(re.compile(re.escape(path) + r"(\?.*)?$"))
     settle(page)
@@ -66,10 +71,13 @@ def test_open_each_page_from_the_sidebar(page, title, path):
     )
     # A page still drawing shows skeletons (the Serving lab's measured costs): wait them out.
     expect(page.locator('[data-testid="stSkeleton"]')).to_have_count(0, timeout=60_000)
+    charts = page_lists.expected(DRAWS_CHARTS, path, None)
     if charts or (charts is None and page.locator(CHART).count()):
         assert_charts_drew(page)
-    if title in BAR_PAGES:
-        assert bar_count(page, '[data-testid="stMainBlockContainer"]') > 0, "no bars drawn"
+    problems = []
+    if title in BAR_PAGES and not bar_count(page, '[data-testid="stMainBlockContainer"]'):
+        problems.append(f"{path}: no bars drawn")
     _no_exception(page)
     n = PAGES.index((title, path)) + 1
     screenshot(page, f"page-{n}-{path.strip('/')}")
+    return problems

@@ -6,7 +6,8 @@
   arrow key / Page Down of a clicker steps too (a static key script).
 - The QR code on the page decodes to the page's link, and that link opens the same
   step on a phone.
-- On a phone no element sticks out of the screen sideways, on every page.
+- (On a phone no element sticks out of the screen sideways, on every page, light and dark:
+  the every-page walk of ``test_accessibility.py`` checks it, with ``horizontal_overflow``.)
 Each test runs in a light and a dark theme (Chromium's prefers-color-scheme);
 screenshots go to tests/e2e/artifacts/.
 """
@@ -18,7 +19,6 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests import pages as page_lists
 from tests.e2e.conftest import (
     COLOR_SCHEMES,
     PHONE_VIEWPORT,
@@ -27,13 +27,11 @@ from tests.e2e.conftest import (
     assert_inside_viewport,
     chart_text_sizes,
     decode_qr_image,
-    horizontal_overflow,
     key,
     laid_out,
     main_scroll_top,
     settle,
 )
-from tests.e2e.test_pages import DRAWS_CHARTS
 
 pytestmark = pytest.mark.e2e
 
@@ -182,30 +180,6 @@ def test_qr_code_decodes_to_the_link_and_reopens_the_same_step(screen_context, s
     expect(phone.get_by_text("Step 4 of 10", exact=True)).to_have_count(1, timeout=SLOW)
     expect(phone.locator(key("round_why"))).to_have_text(why)
     artifact(phone, f"qr-round-phone-{scheme}")
-
-
-PAGES = page_lists.addresses()  # every registered page, Home first (tests/pages.py)
-# Whether a page's first screen draws a chart, waited for on a phone (plotly and KaTeX lay
-# out after the script ends): Home does, and every other page as test_pages.py's DRAWS_CHARTS
-# says (a page without a row: what charts it shows are laid out, not waited for).
-PHONE_CHARTS = {"/": True, **DRAWS_CHARTS}
-
-
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-@pytest.mark.parametrize("path", PAGES, ids=[p.strip("/") or "Home" for p in PAGES])
-def test_phone_pages_do_not_overflow_sideways(screen_context, path, scheme):
-    charts = page_lists.expected(PHONE_CHARTS, path, False)
-    context = screen_context(PHONE_VIEWPORT, scheme, is_mobile=True, has_touch=True)
-    page = context.new_page()
-    _open(page, path)
-    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-    if charts:
-        expect(page.locator("svg.main-svg").first).to_be_attached(timeout=SLOW)
-    laid_out(page, timeout=SLOW)
-    found = horizontal_overflow(page)
-    name = path.strip("/") or "Home"
-    artifact(page, f"phone-{name}-{scheme}")
-    assert not found["count"] and found["pageScroll"] <= 1, found
 
 
 def _open_shared(page, path: str, query: str, charts: tuple[str, ...]) -> None:

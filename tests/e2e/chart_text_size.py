@@ -1,9 +1,10 @@
-"""Presenter view keeps its promise: every chart text on every page is at least 18 px.
+"""Presenter view's promise, measured: every chart text is at least 18 px on screen.
 
 The README and ``specdec_ui.kit.theme.presenter_figure`` promise chart text a class reads
 from the back of a room (issue 33, item 5: the Variants lab's token labels were drawn at
-12.75 px). Every registered page (``specdec_ui.registry.PAGES``) is opened in presenter
-view on a 1366 x 768 projector; a page with a stepper is also measured after one Next.
+12.75 px). The every-page walk of ``test_accessibility.py`` (presenter view, 1366 x 768)
+measures every registered page with :func:`small_chart_texts`, in its first state and after
+its typical action (a step, a run, a slider moved).
 The size of a text is what the screen shows: the computed font size of the element that
 holds the text (a ``<tspan>`` of a sub- or superscript has its own) times the vertical
 scale of its screen transform (plotly shrinks a bar label that does not fit with a
@@ -12,16 +13,11 @@ scale of its screen transform (plotly shrinks a bar label that does not fit with
 
 from __future__ import annotations
 
-import pytest
 from playwright.sync_api import expect
 
-from specdec_ui.registry import PAGES
-from tests.e2e.conftest import PRESENTER_VIEWPORT, artifact, key, laid_out, settle
-
-pytestmark = pytest.mark.e2e
+from tests.e2e.conftest import laid_out, settle
 
 MIN_PX = 18  # the promise (PRESENTER_FONT_SIZE is 20: 2 px of headroom)
-STEPPERS = ("round", "var", "lm")  # the pages' stepper prefixes (kit.stepper)
 SLOW_MS = 120_000  # a heavy page on a busy 2-core runner
 
 # (rendered px, text, chart key) of every drawn text node in every plotly chart
@@ -50,9 +46,16 @@ RENDERED_TEXT_JS = """
 """
 
 
-def _small_texts(page) -> tuple[list, int]:
+def small_chart_texts(page, where: str) -> list[str]:
+    """What is wrong with the chart text on screen: texts under :data:`MIN_PX`, or charts
+    with no text measured (an empty list: every chart drawn, every text large enough)."""
+    drawn(page)
     sizes = page.evaluate(RENDERED_TEXT_JS)
-    return [s for s in sizes if s[0] < MIN_PX], len(sizes)
+    small = [s for s in sizes if s[0] < MIN_PX]
+    charts = page.locator('[data-testid="stMainBlockContainer"] [data-testid="stPlotlyChart"]')
+    if charts.count() and not sizes:
+        return [f"{where}: {charts.count()} charts but no chart text measured"]
+    return [f"{where}: chart text under {MIN_PX} px (of {len(sizes)}): {small}"] if small else []
 
 
 # every element drawn (no grey skeleton left) and every chart's SVG there
@@ -61,41 +64,9 @@ DRAWN_JS = """() => !document.querySelector('[data-testid="stSkeleton"]')
        .every((chart) => chart.querySelector("svg.main-svg g.xtick, svg.main-svg g.trace"))"""
 
 
-def _settled(page) -> None:
+def drawn(page) -> None:
+    """Wait until no script runs and every chart is drawn and laid out."""
     settle(page, timeout=SLOW_MS)
     page.wait_for_function(DRAWN_JS, timeout=SLOW_MS)
     laid_out(page, timeout=SLOW_MS)
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-
-
-def _open(page, url_path: str) -> None:
-    page.goto(f"/{url_path}?present=1")
-    _settled(page)
-
-
-def _stepper_next(page):
-    """The page's enabled Next button of a stepper, or None."""
-    for prefix in STEPPERS:
-        button = page.locator(f"{key(prefix + '_next')} button").first
-        if button.count() and button.is_visible() and button.is_enabled():
-            return button
-    return None
-
-
-@pytest.mark.parametrize("info", PAGES, ids=[p.url_path or "home" for p in PAGES])
-def test_every_chart_text_is_at_least_18_px_in_presenter_view(screen_context, info):
-    page = screen_context(PRESENTER_VIEWPORT).new_page()
-    _open(page, info.url_path)
-    small, measured = _small_texts(page)
-    artifact(page, f"presenter-text-{info.url_path or 'home'}")
-    charts = page.locator('[data-testid="stPlotlyChart"]').count()
-    assert measured or not charts, f"{info.title}: {charts} charts but no text measured"
-    assert not small, f"{info.title}: chart text under {MIN_PX} px (of {measured}): {small}"
-    next_button = _stepper_next(page)
-    if next_button is None:
-        return
-    next_button.click()
-    _settled(page)
-    small, measured = _small_texts(page)
-    assert measured, f"{info.title}: no chart text after Next"
-    assert not small, f"{info.title} after Next: under {MIN_PX} px (of {measured}): {small}"
