@@ -45,6 +45,7 @@ from .conftest import (
     settle,
 )
 from .test_pages import DRAWS_CHARTS, open_from_the_sidebar
+from .test_teacher_screens import check_the_qr_code
 
 pytestmark = pytest.mark.e2e
 
@@ -96,12 +97,17 @@ def whole_page(page):
 def axe_violations(page) -> list[str]:
     """axe-core's violations on the whole page, one line per node, known ones left out."""
     with whole_page(page):
-        page.evaluate(AXE_SCRIPT)
-        result = page.evaluate(
-            "(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags},"
-            " resultTypes: ['violations']})",
-            AXE_TAGS,
-        )
+        return axe_violations_on_screen(page)
+
+
+def axe_violations_on_screen(page) -> list[str]:
+    """:func:`axe_violations` in the viewport as it is (made tall by :func:`whole_page`)."""
+    page.evaluate(AXE_SCRIPT)
+    result = page.evaluate(
+        "(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags},"
+        " resultTypes: ['violations']})",
+        AXE_TAGS,
+    )
     out = []
     for rule in result["violations"]:
         for node in rule["nodes"]:
@@ -300,11 +306,12 @@ def in_both_themes(page, where: str, first: str) -> list[str]:
     """axe's violations and the structure checks in theme ``first``, then in the other (the
     page is left in the other theme)."""
     found = []
-    for scheme in (first, OTHER_SCHEME[first]):
-        if scheme != first:
-            to_scheme(page, scheme)
-        assert_structure(page, f"{where} ({scheme})")
-        found += [f"{where} ({scheme}): {v}" for v in axe_violations(page)]
+    with whole_page(page):  # once for both: a resize lays every chart out again
+        for scheme in (first, OTHER_SCHEME[first]):
+            if scheme != first:
+                to_scheme(page, scheme)
+            assert_structure(page, f"{where} ({scheme})")
+            found += [f"{where} ({scheme}): {v}" for v in axe_violations_on_screen(page)]
     return found
 
 
@@ -362,7 +369,8 @@ def test_every_page_in_both_themes_passes_axe_and_its_views_checks(screen_contex
     """Every page once per view, each of its states checked in light and dark (the theme
     switched as a viewer's system does), with the checks of that view on the same visit:
     1366 x 768: opened from the sidebar (test_pages.py), its Tab stops counted;
-    presenter view: chart text at least 18 px, before and after its action (chart_text_size);
+    presenter view: chart text at least 18 px, before and after its action (chart_text_size),
+    and its QR code (test_teacher_screens.py's item 6);
     phone: nothing sticks out sideways, light and dark (the old per-page phone test)."""
     viewport, query = VIEWS[view]
     phone = {"is_mobile": True, "has_touch": True} if view == "phone" else {}
@@ -379,6 +387,9 @@ def test_every_page_in_both_themes_passes_axe_and_its_views_checks(screen_contex
         if view == "presenter":
             problems += small_chart_texts(page, f"{path} after its action")
         found += in_both_themes(page, f"{path} after its action, {view}", "dark")
+        if view == "presenter":  # last: the closed dialog leaves Streamlit's overlay root
+            page.evaluate("() => { document.querySelector('[data-testid=stMain]').scrollTop = 0; }")
+            check_the_qr_code(page, path)
     if report:
         print("\n".join(report))  # the Tab stops (pytest -s shows them; the artifact keeps them)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,9 @@
 
 5. presenter view: the key numbers (st.metric values) are the largest text on the screen;
 6. presenter view: "📱 Show QR code" is in the first screen of every page, and opens the
-   page's own link as a large QR code (decoded here), with the localhost reminder;
+   page's own link as a large QR code (decoded here), with the localhost reminder
+   (:func:`check_the_qr_code`, run on every page by the presenter walk of
+   test_accessibility.py);
 7. the round page in normal view: Next, the decision and its chart(s) in the first screen;
 8. the Variants lab's inputs are in the main column on a phone, not in the folded sidebar;
 9. a phone: no plotly toolbar, and a swipe over a chart scrolls the page instead of zooming;
@@ -22,7 +24,6 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 from playwright.sync_api import expect
 
-from tests import pages as page_lists
 from tests.e2e.conftest import (
     COLOR_SCHEMES,
     PHONE_VIEWPORT,
@@ -41,12 +42,6 @@ pytestmark = pytest.mark.e2e
 
 SLOW = 90_000  # ms: a cold page (the Model pair lab loads its models) on a shared machine
 ROUND = "/Step_through_a_round"
-# A page's link for these screens where its defaults would be slow on a shared machine.
-QUICK_QUERY = {"/Variants_lab": "rounds=20000"}
-PAGES = [  # every registered page, Home first (tests/pages.py)
-    f"{path}?{QUICK_QUERY[path]}" if path in QUICK_QUERY else path
-    for path in page_lists.addresses()
-]
 DRAWN = "svg.main-svg"
 
 
@@ -162,10 +157,12 @@ def _expected_link(url: str) -> str:
     return urlunsplit(parts._replace(path=parts.path.rstrip("/")))
 
 
-@pytest.mark.parametrize("path", PAGES, ids=[p.split("?")[0].strip("/") or "Home" for p in PAGES])
-def test_presenter_qr_button_in_the_first_screen_opens_the_pages_link(screen_context, path):
-    page = screen_context(PRESENTER_VIEWPORT).new_page()
-    _open(page, path + ("&" if "?" in path else "?") + "present=1")
+def check_the_qr_code(page, path: str) -> None:
+    """Item 6 on the page on screen (presenter view, at the top): the QR button in the first
+    screen and pinned there when scrolled, its dialog's code large, decoding to the page's
+    own link (no present=1) with the localhost reminder. The dialog is closed (Escape) and
+    the page scrolled back to the top at the end. The every-page walk of
+    test_accessibility.py (presenter view) calls this on every page's first screen."""
     button = qr_button(page)
     expect(button).to_be_visible(timeout=SLOW)
     assert main_scroll_top(page) == 0
@@ -190,6 +187,9 @@ def test_presenter_qr_button_in_the_first_screen_opens_the_pages_link(screen_con
     expect(dialog.locator('[data-testid="stCode"]')).to_contain_text(decoded[0])
     expect(dialog.get_by_text("points at this computer (localhost)")).to_be_visible()
     artifact(page, f"teacher-qr-dialog-{path.split('?')[0].strip('/') or 'Home'}")
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0, timeout=SLOW)
+    page.evaluate("() => { document.querySelector('[data-testid=stMain]').scrollTop = 0; }")
 
 
 def test_qr_dialog_holds_the_current_step_and_reads_in_dark_mode(screen_context):
