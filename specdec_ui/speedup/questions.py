@@ -10,9 +10,7 @@ import specdec_core as sc
 from specdec_ui.page_questions import Question
 from specdec_ui.page_questions import half_unit as _tol
 from specdec_ui.page_questions import sig_text as _f
-from specdec_ui.presets import (
-    SPEED_PRESETS,
-)
+from specdec_ui.presets import SPEED_PRESETS
 
 
 def questions() -> tuple[Question, ...]:

@@ -341,17 +341,16 @@ def _phone_overflow(page, path: str, scheme: str) -> list[str]:
     return [] if not found["count"] and found["pageScroll"] <= 1 else [f"{path}: {found}"]
 
 
-def _arrive(page, view: str, path: str, query: str) -> list[str]:
+def _arrive(page, view: str, path: str, query: str) -> None:
     """Open ``path``: in the 1366 view from the sidebar, as a student does (test_pages.py's
     checks); in the others by its address."""
     if view != "1366" or path == "/":
         _open(page, path, query)
-        return []
+        return
     info = next(p for p in page_lists.pages() if page_lists.address(p) == path)
-    problems = open_from_the_sidebar(page, info.title, path)
+    open_from_the_sidebar(page, info.title, path)
     expect(page.locator(f"{MAIN} h1")).to_have_count(1, timeout=30_000)
     laid_out(page)
-    return problems
 
 
 def _first_screen_checks(page, view: str, path: str, report: list[str]) -> list[str]:
@@ -378,7 +377,7 @@ def test_every_page_in_both_themes_passes_axe_and_its_views_checks(screen_contex
     found, problems, report = [], [], []
     assert not page_lists.stale_keys(TAB_STOPS_NOW, PAGES), "TAB_STOPS_NOW names a gone page"
     for path in PAGES:
-        problems += _arrive(page, view, path, query)
+        _arrive(page, view, path, query)
         problems += _first_screen_checks(page, view, path, report)
         found += in_both_themes(page, f"{path} first state, {view}", "light")
         if view == "phone":

@@ -58,11 +58,11 @@ def test_home_page_renders_and_lists_every_page(page):
     screenshot(page, "page-0-home")
 
 
-def open_from_the_sidebar(page, title: str, path: str) -> list[str]:
+def open_from_the_sidebar(page, title: str, path: str) -> None:
     """Click page ``title``'s sidebar link (from the page on screen) as a student does; check
     its address, heading, charts (:data:`DRAWS_CHARTS`) and bars, with no error, and save its
-    screenshot. Returns what went wrong (the walk in test_accessibility.py calls this for
-    every page but Home, in its 1366 x 768 view)."""
+    screenshot (the walk in test_accessibility.py calls this for every page but Home, in its
+    1366 x 768 view)."""
     sidebar_link(page, title).click()
     expect(page).to_have_url(re.compile(re.escape(path) + r"(\?.*)?$"))
     settle(page)
@@ -74,10 +74,8 @@ def open_from_the_sidebar(page, title: str, path: str) -> list[str]:
     charts = page_lists.expected(DRAWS_CHARTS, path, None)
     if charts or (charts is None and page.locator(CHART).count()):
         assert_charts_drew(page)
-    problems = []
-    if title in BAR_PAGES and not bar_count(page, '[data-testid="stMainBlockContainer"]'):
-        problems.append(f"{path}: no bars drawn")
+    if title in BAR_PAGES:
+        assert bar_count(page, '[data-testid="stMainBlockContainer"]') > 0, f"{path}: no bars"
     _no_exception(page)
     n = PAGES.index((title, path)) + 1
     screenshot(page, f"page-{n}-{path.strip('/')}")
-    return problems
