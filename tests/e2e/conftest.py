@@ -156,6 +156,42 @@ def key(name: str) -> str:
     return f".st-key-{name}"
 
 
+def until_it_holds(page, attempt) -> None:
+    """Run ``attempt()`` (a choice and the check that it took) at most three times. A rerun
+    that lands with the click (a background result on a loaded machine) can close a select
+    box's open list or leave the old choice on screen: then make the choice again."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    for tries_left in (2, 1, 0):
+        settle(page, timeout=60_000)
+        try:
+            attempt()
+            return
+        except (AssertionError, PlaywrightTimeoutError):
+            if not tries_left:
+                raise
+            page.keyboard.press("Escape")  # close a list left open
+
+
+def choose_option(page, name: str, typed: str) -> None:
+    """Pick the one option of select box ``name`` that contains ``typed``, by typing it
+    (Streamlit's select box filters its options as one types), until the box shows it
+    (:func:`until_it_holds`)."""
+    from playwright.sync_api import expect
+
+    box = page.locator(key(name)).get_by_role("combobox")  # its value: the chosen option
+    option = page.get_by_role("option", name=re.compile(re.escape(typed)))
+
+    def attempt() -> None:
+        box.click(timeout=10_000)
+        box.fill(typed, timeout=10_000)
+        expect(option).to_have_count(1, timeout=10_000)
+        option.click(timeout=10_000)
+        expect(box).to_have_value(re.compile(re.escape(typed)), timeout=10_000)
+
+    until_it_holds(page, attempt)
+
+
 def screenshot(page, name: str) -> Path:
     """Screenshot of the main block, with the viewport grown to hold all of it.
 

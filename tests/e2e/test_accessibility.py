@@ -26,7 +26,6 @@ import re
 
 import pytest
 from axe_playwright_python.base import AXE_SCRIPT
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from tests import pages as page_lists
@@ -39,10 +38,12 @@ from .conftest import (
     PRESENTER_VIEWPORT,
     artifact,
     assert_charts_drew,
+    choose_option,
     horizontal_overflow,
     key,
     laid_out,
     settle,
+    until_it_holds,
 )
 from .test_pages import DRAWS_CHARTS, open_from_the_sidebar
 from .test_teacher_screens import check_the_qr_code
@@ -187,35 +188,10 @@ def _click(page, selector: str) -> None:
     settle(page, timeout=60_000)
 
 
-def _until_it_holds(page, attempt) -> None:
-    """Run ``attempt()`` (a choice and the check that it took) at most three times. A rerun
-    that lands with the click (a background result on a loaded machine) can close a select
-    box's open list or leave the old choice on screen: then make the choice again."""
-    for tries_left in (2, 1, 0):
-        settle(page, timeout=60_000)
-        try:
-            attempt()
-            return
-        except (AssertionError, PlaywrightTimeoutError):
-            if not tries_left:
-                raise
-            page.keyboard.press("Escape")  # close a list left open
-
-
 def _choose(page, name: str, typed: str) -> None:
-    """Pick the one option of select box ``name`` that contains ``typed``, by typing it
-    (Streamlit's select box filters its options as one types), until the box shows it."""
-    box = _reveal(page, name).get_by_role("combobox")  # its value: the chosen option
-    option = page.get_by_role("option", name=re.compile(re.escape(typed)))
-
-    def attempt() -> None:
-        box.click(timeout=10_000)
-        box.fill(typed, timeout=10_000)
-        expect(option).to_have_count(1, timeout=10_000)
-        option.click(timeout=10_000)
-        expect(box).to_have_value(re.compile(re.escape(typed)), timeout=10_000)
-
-    _until_it_holds(page, attempt)
+    """:func:`choose_option` of select box ``name``, its folded expander opened first."""
+    _reveal(page, name)
+    choose_option(page, name, typed)
 
 
 def _pick(page, name: str, label: str, shows: str) -> None:
@@ -226,7 +202,7 @@ def _pick(page, name: str, label: str, shows: str) -> None:
         settle(page, timeout=60_000)
         expect(page.locator(shows)).to_be_attached(timeout=20_000)
 
-    _until_it_holds(page, attempt)
+    until_it_holds(page, attempt)
 
 
 def typical_action(page, path: str) -> None:

@@ -11,6 +11,7 @@ from specdec_ui.presets import SPEED_K_MAX as K_MAX_PAGE
 from tests.e2e.conftest import (
     assert_charts_drew,
     bar_count,
+    choose_option,
     key,
     open_app,
     screenshot,
@@ -37,19 +38,12 @@ def _round_settings(page) -> None:
     expect(details).to_have_attribute("open", re.compile(".*"))
 
 
-def _choose(page, select_key: str, option: re.Pattern) -> None:
-    """Pick an option of a selectbox by its visible text."""
-    page.locator(key(select_key)).get_by_role("combobox").click()
-    page.get_by_role("option", name=option).click()
-    settle(page)
-
-
 def test_round_seed_000_click_next_to_the_end(page):
     open_app(page, "/")
     sidebar_link(page, "Step through a round").click()
     settle(page)
     _round_settings(page)
-    _choose(page, "round_preset", re.compile(r"Worked example: a full round"))
+    choose_option(page, "round_preset", "Worked example: a full round")
     expect(page.get_by_text("Step 1 of 9", exact=True)).to_be_visible()
 
     next_button = page.locator(f"{key('round_next')} button")
@@ -187,7 +181,7 @@ def test_losslessness_lab_runs_once(page):
     # Run by hand: switch off auto-run, pick a broken algorithm, press Run once.
     page.locator(key("lab_auto")).get_by_text("Run automatically").click()
     settle(page)
-    _choose(page, "lab_variant", re.compile(r"resample from p"))
+    choose_option(page, "lab_variant", "resample from p")
     expect(page.get_by_text("Settings changed: press")).to_be_visible()
     expect(verdict).to_contain_text("PASS")  # still the previous run
     page.locator(f"{key('lab_run')} button").click()

@@ -2,29 +2,21 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import (
     assert_charts_drew,
+    choose_option,
     key,
     open_app,
     screenshot,
-    settle,
     step_variants_lab_to_the_end,
 )
 
 pytestmark = pytest.mark.e2e
 
 MAX_CLICKS = 12  # more than any example has decisions
-
-
-def _choose(page, select_key: str, option: re.Pattern) -> None:
-    page.locator(key(select_key)).get_by_role("combobox").click()
-    page.get_by_role("option", name=option).click()
-    settle(page)
 
 
 def test_variants_lab_rescue_then_typical(page):
@@ -36,7 +28,7 @@ def test_variants_lab_rescue_then_typical(page):
     assert_charts_drew(page, minimum=4)
     screenshot(page, "flow-variants-rescue-end")
 
-    _choose(page, "var_preset", re.compile(r"Typical acceptance is faster"))
+    choose_option(page, "var_preset", "Typical acceptance is faster")
     expect(verdict).to_contain_text("FAIL")
     expect(page.get_by_text("0.400", exact=True)).to_be_visible()  # exact TV on a flat p
     assert_charts_drew(page, minimum=4)
