@@ -219,32 +219,47 @@ def sidebar_link(page, title: str):
     return nav.get_by_role("link", name=re.compile(re.escape(title), re.IGNORECASE))
 
 
+# Marks a drawn chart has: bars or areas with an outline, heatmap cells, a line.
+CHART_MARKS = (
+    "g.trace path[d]:not([d='']):not([d='M0,0Z']), g.heatmaplayer image, "
+    "g.trace.scatter path.js-line[d]"
+)
+# Per chart in a scope, on one look at the DOM: has it an SVG, has it marks.
+CHARTS_STATE_JS = """([scope, marks]) => [...document.querySelectorAll(
+    scope + ' [data-testid="stPlotlyChart"]')].map((c) => [
+      c.querySelector("svg.main-svg") !== null, c.querySelector(marks) !== null])"""
+CHARTS_DREW_JS = (
+    "([scope, marks, minimum]) => { const s = ("
+    + CHARTS_STATE_JS
+    + ")([scope, marks]);"
+    + " return s.length >= minimum && s.every(([svg, m]) => svg && m) && s.length; }"
+)
+
+
 def assert_charts_drew(
     page, scope: str = '[data-testid="stMainBlockContainer"]', minimum: int = 1
 ) -> int:
-    """Every plotly chart in ``scope`` has an SVG with drawn marks (bars, lines or cells).
+    """Every plotly chart in ``scope`` has an SVG with drawn marks (bars, lines or cells), and
+    there are at least ``minimum`` of them. Returns the number of charts checked.
 
-    An empty frame (axes only) has no ``.trace`` paths with a non-empty ``d``.
-    Returns the number of charts checked.
+    An empty frame (axes only) has no ``.trace`` paths with a non-empty ``d``. The condition
+    is checked on one look at the DOM each frame: Streamlit mounts its charts one by one after
+    the script has ended, and swaps a chart's element on a rerun, so counting first and then
+    waiting on the n-th chart could wait on one that is gone (a flaky failure in CI).
     """
-    from playwright.sync_api import expect
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-    charts = page.locator(f'{scope} [data-testid="stPlotlyChart"]')
-    expect(charts.first).to_be_visible(timeout=20_000 * PATIENCE)
-    # Streamlit mounts its plotly charts one by one after the script has ended (the plotly
-    # bundle loads lazily): wait for the minimum to be there before counting.
-    expect(charts.nth(minimum - 1)).to_be_attached(timeout=20_000 * PATIENCE)
-    n = charts.count()
-    assert n >= minimum, f"expected at least {minimum} charts, found {n}"
-    for i in range(n):
-        chart = charts.nth(i)
-        expect(chart.locator("svg.main-svg").first).to_be_attached(timeout=20_000 * PATIENCE)
-        marks = chart.locator(
-            "g.trace path[d]:not([d='']):not([d='M0,0Z']), g.heatmaplayer image, "
-            "g.trace.scatter path.js-line[d]"
-        )
-        expect(marks.first).to_be_attached(timeout=20_000 * PATIENCE)
-    return n
+    args = [scope, CHART_MARKS, minimum]
+    try:
+        drew = page.wait_for_function(CHARTS_DREW_JS, arg=args, timeout=40_000 * PATIENCE)
+    except PlaywrightTimeoutError:
+        state = page.evaluate(CHARTS_STATE_JS, args[:2])
+        bad = [i for i, (svg, marks) in enumerate(state) if not (svg and marks)]
+        raise AssertionError(
+            f"{len(state)} charts in {scope} (at least {minimum} expected); "
+            f"charts without an SVG or marks: {bad}"
+        ) from None
+    return int(drew.json_value())
 
 
 def bar_count(page, scope: str) -> int:
