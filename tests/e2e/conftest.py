@@ -308,6 +308,38 @@ def screen_context(browser, app_server):
         context.close()
 
 
+DARK_BACKGROUND_JS = """(dark) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const [r, g, b] = getComputedStyle(app).backgroundColor.match(/\\d+/g).map(Number);
+  return (0.299 * r + 0.587 * g + 0.114 * b < 128) === dark;
+}"""
+OTHER_SCHEME = {"light": "dark", "dark": "light"}
+
+
+def to_scheme(page, scheme: str) -> None:
+    """The viewer's system turns the theme to ``scheme`` (Chromium's prefers-color-scheme), as
+    at sunset: wait until the app shows it, and in presenter view until its charts are drawn
+    for it (``kit.presenter.THEME_JS`` reruns the page; the hidden button's key names the
+    theme of the run). A page opened in that theme draws the same (test_screens.py)."""
+    from playwright.sync_api import expect
+
+    page.emulate_media(color_scheme=scheme)
+    page.wait_for_function(DARK_BACKGROUND_JS, arg=scheme == "dark", timeout=60_000)
+    if page.locator("[class*='st-key-present_theme_rerun']").count():
+        expect(page.locator(key(f"present_theme_rerun_{scheme}"))).to_be_attached(timeout=60_000)
+    settle(page, timeout=60_000)
+    laid_out(page)
+
+
+def each_theme(page, first: str = "light") -> Iterator[str]:
+    """Yield ``first`` (the theme the page is in), then switch the page to the other theme
+    (:func:`to_scheme`) and yield it: one visit checks a screen in light and in dark, where two
+    visits cost a context, a page load and a script run more (the test command's time)."""
+    yield first
+    to_scheme(page, OTHER_SCHEME[first])
+    yield OTHER_SCHEME[first]
+
+
 def artifact(page, name: str, *, whole: bool = False) -> Path:
     """Save a screenshot under tests/e2e/artifacts/ (the viewport, or the whole main block)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -34,6 +34,7 @@ from .chart_text_size import small_chart_texts
 from .conftest import (
     ARTIFACTS,
     COLOR_SCHEMES,
+    OTHER_SCHEME,
     PHONE_VIEWPORT,
     PRESENTER_VIEWPORT,
     artifact,
@@ -43,6 +44,7 @@ from .conftest import (
     key,
     laid_out,
     settle,
+    to_scheme,
     until_it_holds,
 )
 from .test_pages import DRAWS_CHARTS, open_from_the_sidebar
@@ -255,27 +257,6 @@ def _press_its_first_button(page) -> None:
 
 
 # --- 1 and 4: axe and structure on every page, three views, two themes -----------------
-
-
-DARK_BACKGROUND_JS = """(dark) => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  const [r, g, b] = getComputedStyle(app).backgroundColor.match(/\\d+/g).map(Number);
-  return (0.299 * r + 0.587 * g + 0.114 * b < 128) === dark;
-}"""
-OTHER_SCHEME = {"light": "dark", "dark": "light"}
-
-
-def to_scheme(page, scheme: str) -> None:
-    """The viewer's system turns the theme to ``scheme`` (Chromium's prefers-color-scheme), as
-    at sunset: wait until the app shows it, and in presenter view until its charts are drawn
-    for it (``kit.presenter.THEME_JS`` reruns the page; the hidden button's key names the
-    theme of the run). A page opened in that theme draws the same (test_screens.py)."""
-    page.emulate_media(color_scheme=scheme)
-    page.wait_for_function(DARK_BACKGROUND_JS, arg=scheme == "dark", timeout=60_000)
-    if page.locator("[class*='st-key-present_theme_rerun']").count():
-        expect(page.locator(key(f"present_theme_rerun_{scheme}"))).to_be_attached(timeout=60_000)
-    settle(page, timeout=60_000)
-    laid_out(page)
 
 
 def in_both_themes(page, where: str, first: str) -> list[str]:

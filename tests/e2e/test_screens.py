@@ -27,6 +27,7 @@ from tests.e2e.conftest import (
     assert_inside_viewport,
     chart_text_sizes,
     decode_qr_image,
+    each_theme,
     key,
     laid_out,
     main_scroll_top,
@@ -151,35 +152,36 @@ def test_presenter_toggle_switches_the_view_and_the_link(screen_context):
     _check_step(page, 1, 9)
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_qr_code_decodes_to_the_link_and_reopens_the_same_step(screen_context, scheme):
-    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+def test_qr_code_decodes_to_the_link_and_reopens_the_same_step_in_both_themes(screen_context):
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
     _open(page, f"{ROUND}?mode=preset&preset=000-rejection&present=1")
     for step in (2, 3, 4):
         page.locator(f"{key('round_next')} button").click()
         expect(page.get_by_text(f"Step {step} of 10", exact=True)).to_be_visible(timeout=SLOW)
         settle(page, timeout=SLOW)
     why = page.locator(key("round_why")).text_content()
-    image = page.locator('[data-testid="stImage"] img').first
-    image.scroll_into_view_if_needed()
-    expect(image).to_be_visible(timeout=SLOW)
-    page.wait_for_function(
-        "img => img.complete && img.naturalWidth > 0", arg=image.element_handle(), timeout=SLOW
-    )
-    laid_out(page, timeout=SLOW)
-    decoded = decode_qr_image(image.screenshot())
     expected = page.url.replace("&present=1", "").replace("present=1&", "")
-    assert decoded == [expected], (decoded, page.url)
-    assert "present" not in decoded[0] and "step=3" in decoded[0]
-    # The link on screen (with its copy button) is the same one.
-    expect(page.locator('[data-testid="stCode"]').filter(has_text=expected)).to_have_count(1)
-    artifact(page, f"qr-round-{scheme}")
+    for scheme in each_theme(page):
+        image = page.locator('[data-testid="stImage"] img').first
+        image.scroll_into_view_if_needed()
+        expect(image).to_be_visible(timeout=SLOW)
+        page.wait_for_function(
+            "img => img.complete && img.naturalWidth > 0", arg=image.element_handle(), timeout=SLOW
+        )
+        laid_out(page, timeout=SLOW)
+        decoded = decode_qr_image(image.screenshot())
+        assert decoded == [expected], (scheme, decoded, page.url)
+        assert "present" not in decoded[0] and "step=3" in decoded[0]
+        # The link on screen (with its copy button) is the same one.
+        expect(page.locator('[data-testid="stCode"]').filter(has_text=expected)).to_have_count(1)
+        artifact(page, f"qr-round-{scheme}")
 
-    phone = screen_context(PHONE_VIEWPORT, scheme).new_page()  # a student scans it
-    _open(phone, decoded[0])
-    expect(phone.get_by_text("Step 4 of 10", exact=True)).to_have_count(1, timeout=SLOW)
-    expect(phone.locator(key("round_why"))).to_have_text(why)
-    artifact(phone, f"qr-round-phone-{scheme}")
+    phone = screen_context(PHONE_VIEWPORT, "light").new_page()  # a student scans it
+    _open(phone, expected)
+    for scheme in each_theme(phone):
+        expect(phone.get_by_text("Step 4 of 10", exact=True)).to_have_count(1, timeout=SLOW)
+        expect(phone.locator(key("round_why"))).to_have_text(why)
+        artifact(phone, f"qr-round-phone-{scheme}")
 
 
 def _open_shared(page, path: str, query: str, charts: tuple[str, ...]) -> None:
@@ -191,25 +193,27 @@ def _open_shared(page, path: str, query: str, charts: tuple[str, ...]) -> None:
     assert main_scroll_top(page) == 0
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_presenter_view_shows_the_ex8_speedup_in_one_screen(screen_context, scheme):
-    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+def test_presenter_view_shows_the_ex8_speedup_in_one_screen_in_both_themes(screen_context):
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
     _open_shared(
         page,
         "/Speedup_explorer",
         "preset=003-H&alpha=0.7&k=4&c_q=5&c_p=40",
         ("speed_fig_k",),
     )
-    artifact(page, f"presenter-speedup-ex8-{scheme}")  # before the checks: kept on failure
     optimum = page.locator(key("speed_optimum"))
     expect(optimum).to_contain_text(re.compile(r"Best K = \d+ \(speedup \d+\.\d\dx\)"))
-    assert_inside_viewport(page, optimum, "Ex 8: best K and its speedup")
-    assert_inside_viewport(page, page.locator(key("speed_fig_k")), "Ex 8: speedup vs K chart")
+    for scheme in each_theme(page):
+        artifact(page, f"presenter-speedup-ex8-{scheme}")  # before the checks: kept on failure
+        assert_inside_viewport(page, optimum, f"Ex 8: best K and its speedup ({scheme})")
+        chart = page.locator(key("speed_fig_k"))
+        assert_inside_viewport(page, chart, f"Ex 8: speedup vs K chart ({scheme})")
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_presenter_view_shows_the_broken_variant_failing_in_one_screen(screen_context, scheme):
-    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+def test_presenter_view_shows_the_broken_variant_failing_in_one_screen_in_both_themes(
+    screen_context,
+):
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
     _open_shared(
         page,
         "/Losslessness_lab",
@@ -218,9 +222,11 @@ def test_presenter_view_shows_the_broken_variant_failing_in_one_screen(screen_co
     )
     verdict = page.locator(key("lab_verdict"))
     expect(verdict).to_contain_text("FAIL: the emitted tokens do not follow p", timeout=SLOW)
-    artifact(page, f"presenter-lab-broken-{scheme}")  # before the checks: kept on failure
-    assert_inside_viewport(page, verdict, "lab: the verdict (test fails)")
-    assert_inside_viewport(page, page.locator(key("lab_fig_diff")), "lab: simulated - p chart")
+    for scheme in each_theme(page):
+        artifact(page, f"presenter-lab-broken-{scheme}")  # before the checks: kept on failure
+        assert_inside_viewport(page, verdict, f"lab: the verdict, test fails ({scheme})")
+        chart = page.locator(key("lab_fig_diff"))
+        assert_inside_viewport(page, chart, f"lab: simulated - p chart ({scheme})")
 
 
 CHART_INK_JS = """(scope) => [...document.querySelectorAll(scope + ' svg text')]

@@ -17,13 +17,13 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import (
-    COLOR_SCHEMES,
     PHONE_VIEWPORT,
     PRESENTER_VIEWPORT,
     artifact,
     assert_charts_drew,
     assert_inside_viewport,
     chart_text_sizes,
+    each_theme,
     horizontal_overflow,
     key,
     laid_out,
@@ -68,19 +68,19 @@ def _cut_metrics(page) -> list[str]:
     return parts.evaluate_all(CUT_JS)
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_serving_at_1366_shows_every_metric_whole_and_every_chart(screen_context, scheme):
-    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+def test_serving_at_1366_shows_every_metric_whole_and_every_chart_in_both_themes(screen_context):
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
     _open(page, SERVING)
-    artifact(page, f"serving-1366-{scheme}", whole=True)
     expect(page.locator(key("serve_answer"))).to_contain_text("At batch 1: 2.25x")
-    cut = _cut_metrics(page)
-    assert not cut, f"metric text cut at 1366 px: {cut}"
-    assert assert_charts_drew(page, minimum=len(CHARTS)) >= len(CHARTS)
     # the published table, named (its cells are checked for "None" by AppTest)
     expect(page.get_by_role("table", name=re.compile("^Published results"))).to_be_attached()
     words = " ".join(page.locator('[data-testid="stMarkdownContainer"]').all_inner_texts())
     assert "None" not in words.split()
+    for scheme in each_theme(page):
+        artifact(page, f"serving-1366-{scheme}", whole=True)
+        cut = _cut_metrics(page)
+        assert not cut, f"metric text cut at 1366 px ({scheme}): {cut}"
+        assert assert_charts_drew(page, minimum=len(CHARTS)) >= len(CHARTS)
 
 
 def test_a_slow_draft_reads_slower_at_every_batch_size_in_the_chart_too(screen_context):
@@ -100,39 +100,42 @@ def test_a_slow_draft_reads_slower_at_every_batch_size_in_the_chart_too(screen_c
     assert not overlapping_text(page, chart)
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_serving_presenter_view_shows_the_answer_and_its_chart_in_one_screen(
-    screen_context, scheme
+def test_serving_presenter_view_shows_the_answer_and_its_chart_in_one_screen_in_both_themes(
+    screen_context,
 ):
-    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
     _open(page, f"{SERVING}?present=1")
-    artifact(page, f"presenter-serving-{scheme}")  # before the checks: kept on failure
-    expect(page.locator('[data-testid="stSidebar"]')).to_have_attribute("data-collapsed", "true")
-    assert main_scroll_top(page) == 0
-    answer = page.locator(key("serve_answer"))
-    expect(answer).to_contain_text("At batch 1: 2.25x")
-    assert_inside_viewport(page, answer, "serving: the answer")
-    assert_inside_viewport(page, page.locator(key("serve_fig_speedup")), "speedup vs batch chart")
-    assert assert_charts_drew(page, minimum=len(CHARTS)) >= len(CHARTS)
-    sizes = chart_text_sizes(page, key("serve_fig_speedup"))
-    assert sizes, "no chart text found"
-    small = [(size, text) for size, text in sizes if size < MIN_CHART_PX]
-    assert not small, f"chart text under {MIN_CHART_PX} px: {small[:5]}"
+    for scheme in each_theme(page):
+        artifact(page, f"presenter-serving-{scheme}")  # before the checks: kept on failure
+        expect(page.locator('[data-testid="stSidebar"]')).to_have_attribute(
+            "data-collapsed", "true"
+        )
+        assert main_scroll_top(page) == 0
+        answer = page.locator(key("serve_answer"))
+        expect(answer).to_contain_text("At batch 1: 2.25x")
+        assert_inside_viewport(page, answer, f"serving: the answer ({scheme})")
+        chart = page.locator(key("serve_fig_speedup"))
+        assert_inside_viewport(page, chart, f"speedup vs batch chart ({scheme})")
+        assert assert_charts_drew(page, minimum=len(CHARTS)) >= len(CHARTS)
+        sizes = chart_text_sizes(page, key("serve_fig_speedup"))
+        assert sizes, "no chart text found"
+        small = [(size, text) for size, text in sizes if size < MIN_CHART_PX]
+        assert not small, f"chart text under {MIN_CHART_PX} px ({scheme}): {small[:5]}"
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_serving_on_a_phone_does_not_overflow_sideways(screen_context, scheme):
-    context = screen_context(PHONE_VIEWPORT, scheme, is_mobile=True, has_touch=True)
+def test_serving_on_a_phone_does_not_overflow_sideways_in_both_themes(screen_context):
+    context = screen_context(PHONE_VIEWPORT, "light", is_mobile=True, has_touch=True)
     page = context.new_page()
     _open(page, SERVING)
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-    laid_out(page)
-    artifact(page, f"phone-serving-{scheme}", whole=True)
-    found = horizontal_overflow(page)
-    assert not found["count"] and found["pageScroll"] <= 1, found
-    assert assert_charts_drew(page, minimum=len(CHARTS)) >= len(CHARTS)
-    cut = _cut_metrics(page)
-    assert not cut, f"metric text cut on a phone: {cut}"
+    for scheme in each_theme(page):
+        laid_out(page)
+        artifact(page, f"phone-serving-{scheme}", whole=True)
+        found = horizontal_overflow(page)
+        assert not found["count"] and found["pageScroll"] <= 1, (scheme, found)
+        assert assert_charts_drew(page, minimum=len(CHARTS)) >= len(CHARTS)
+        cut = _cut_metrics(page)
+        assert not cut, f"metric text cut on a phone ({scheme}): {cut}"
 
 
 # --- issue 33 -------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from tests.e2e.conftest import (
     PRESENTER_VIEWPORT,
     artifact,
     assert_inside_viewport,
+    each_theme,
     key,
     laid_out,
     main_scroll_top,
@@ -72,24 +73,39 @@ def _clicker(page, text_after) -> None:
 # --- 2. Variants lab: the decision and its chart on the projector's first screen ------------
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
+def _clicker_back(page, text_after) -> None:
+    """The clicker's ← with the focus on the page, then wait for the new state."""
+    page.mouse.click(5, PRESENTER_VIEWPORT["height"] - 5)
+    page.keyboard.press("ArrowLeft")
+    expect(text_after).to_be_visible(timeout=SLOW)
+    settle(page, timeout=SLOW)
+    laid_out(page, timeout=SLOW)
+
+
 @pytest.mark.parametrize("preset", ["rescue", "tree"])
-def test_variants_decision_and_chart_fill_the_first_screen_after_each_click(
-    screen_context, scheme, preset
+def test_variants_decision_and_chart_fill_the_first_screen_after_each_click_in_both_themes(
+    screen_context, preset
 ):
-    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+    """Forward with the clicker in light, then back to the first decision in dark: every
+    decision is checked in both themes on one visit."""
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
     _open(page, f"/Variants_lab?preset={preset}&rounds=20000&present=1")
     progress = page.get_by_text(re.compile(r"^Decision \d+ of \d+$"))
     n_steps = int(progress.inner_text().split(" of ")[1])
     assert n_steps >= 2
-    for step in range(1, n_steps + 1):
-        if step > 1:
-            _clicker(page, page.get_by_text(f"Decision {step} of {n_steps}", exact=True))
-        assert main_scroll_top(page) == 0
-        assert_inside_viewport(page, page.locator(key("var_decision")), f"step {step}: words")
-        assert_inside_viewport(page, _drawn(page, "var_fig_step"), f"step {step}: chart")
-        assert_inside_viewport(page, page.locator(f"{key('var_next')} button"), "Next")
-    artifact(page, f"steppers-variants-{preset}-presenter-{scheme}")
+    for scheme in each_theme(page):
+        steps = range(1, n_steps + 1) if scheme == "light" else range(n_steps, 0, -1)
+        for step in steps:
+            shown = page.get_by_text(f"Decision {step} of {n_steps}", exact=True)
+            if step != steps[0]:
+                (_clicker if scheme == "light" else _clicker_back)(page, shown)
+            where = f"{scheme}, step {step}"
+            assert main_scroll_top(page) == 0
+            assert_inside_viewport(page, page.locator(key("var_decision")), f"{where}: words")
+            assert_inside_viewport(page, _drawn(page, "var_fig_step"), f"{where}: chart")
+            next_button = page.locator(f"{key('var_next')} button")
+            assert_inside_viewport(page, next_button, f"{where}: Next")
+        artifact(page, f"steppers-variants-{preset}-presenter-{scheme}")
 
 
 # --- 3. Model pair lab: the round's decision on the first screen -----------------------------
@@ -145,28 +161,31 @@ OUTLINES_JS = """
 """
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_the_leftover_step_highlights_the_tokens_where_p_exceeds_q(screen_context, scheme):
-    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+def test_the_leftover_step_highlights_the_tokens_where_p_exceeds_q_in_both_themes(
+    screen_context,
+):
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
     _open(page, "/Step_through_a_round?mode=preset&preset=000-rejection&step=6&present=1")
     expect(page.get_by_text("Step 7 of 10", exact=True)).to_be_visible(timeout=SLOW)
-    chart = _drawn(page, "round_chart_main")
-    laid_out(page, timeout=SLOW)
-    expect(chart.locator("g.g-gtitle")).to_contain_text("the leftover max(0, p − q)")
-    traces = page.evaluate(BARS_JS, key("round_chart_main"))
-    q, p, leftover = traces  # q, p and max(0, p - q), tokens A..E
-    outlines = page.evaluate(OUTLINES_JS, key("round_chart_main"))
-    background = _background(page)
-    for token in (0, 2):  # A (0.10) and C (0.05): what the step is about
-        for bars in (p, leftover):
-            assert bars[token][0] == 1.0, (token, bars)
-        fill = leftover[token][1]  # the leftover's green itself reads on the background
-        assert _contrast(fill, background) >= 3.0, (token, fill, background)
-        stroke_width, stroke = outlines[token]  # p's orange (2.3:1 on white) has an outline
-        assert stroke_width >= 2 and _contrast(stroke, background) >= 3.0, (stroke, background)
-    assert leftover[1][0] < 1.0 and p[1][0] < 1.0  # B, rejected, leftover 0: faded
-    assert_inside_viewport(page, chart, "the leftover chart")
-    artifact(page, f"steppers-round-leftover-{scheme}")
+    for scheme in each_theme(page):
+        chart = _drawn(page, "round_chart_main")
+        laid_out(page, timeout=SLOW)
+        expect(chart.locator("g.g-gtitle")).to_contain_text("the leftover max(0, p − q)")
+        traces = page.evaluate(BARS_JS, key("round_chart_main"))
+        q, p, leftover = traces  # q, p and max(0, p - q), tokens A..E
+        outlines = page.evaluate(OUTLINES_JS, key("round_chart_main"))
+        background = _background(page)
+        for token in (0, 2):  # A (0.10) and C (0.05): what the step is about
+            for bars in (p, leftover):
+                assert bars[token][0] == 1.0, (scheme, token, bars)
+            fill = leftover[token][1]  # the leftover's green itself reads on the background
+            assert _contrast(fill, background) >= 3.0, (scheme, token, fill, background)
+            stroke_width, stroke = outlines[token]  # p's orange (2.3:1 on white) has an outline
+            assert stroke_width >= 2, (scheme, token, stroke_width)
+            assert _contrast(stroke, background) >= 3.0, (scheme, stroke, background)
+        assert leftover[1][0] < 1.0 and p[1][0] < 1.0  # B, rejected, leftover 0: faded
+        assert_inside_viewport(page, chart, f"the leftover chart ({scheme})")
+        artifact(page, f"steppers-round-leftover-{scheme}")
 
 
 # --- 5. Model pair lab: token colours that hold on a projector -------------------------------
@@ -184,25 +203,25 @@ TOKENS_JS = """
 """
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_token_colours_read_on_a_projector_in_both_themes(screen_context, scheme):
-    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+def test_token_colours_read_on_a_projector_in_both_themes(screen_context):
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
     _open(page, "/Model_pair_lab?mode=step&round=6&t=1.0&present=1")
-    expect(page.locator(f"{key('lm_token_text')} .stMarkdownColoredText").first).to_be_visible()
-    tokens = page.evaluate(TOKENS_JS, key("lm_token_text"))
-    assert len(tokens) >= 8, tokens
-    plain = page.evaluate(
-        "() => getComputedStyle(document.querySelector('[data-testid=stMarkdownContainer] p'))"
-        ".color"
-    )
-    colours = set()
-    for text, colour, tint in tokens:
-        assert _contrast(colour, tint) >= 4.5, (text, colour, tint)
-        assert colour != plain, (text, colour)  # the colour is in the text, not only the tint
-        colours.add(colour)
-    assert len(colours) >= 3  # prompt, kept drafts, resampled (at least) each their own
-    page.locator(key("lm_token_text")).scroll_into_view_if_needed()
-    artifact(page, f"steppers-model-pair-tokens-{scheme}")
+    for scheme in each_theme(page):
+        expect(page.locator(f"{key('lm_token_text')} .stMarkdownColoredText").first).to_be_visible()
+        tokens = page.evaluate(TOKENS_JS, key("lm_token_text"))
+        assert len(tokens) >= 8, tokens
+        plain = page.evaluate(
+            "() => getComputedStyle(document.querySelector('[data-testid=stMarkdownContainer] p'))"
+            ".color"
+        )
+        colours = set()
+        for text, colour, tint in tokens:
+            assert _contrast(colour, tint) >= 4.5, (scheme, text, colour, tint)
+            assert colour != plain, (scheme, text, colour)  # the colour is in the text too
+            colours.add(colour)
+        assert len(colours) >= 3  # prompt, kept drafts, resampled (at least) each their own
+        page.locator(key("lm_token_text")).scroll_into_view_if_needed()
+        artifact(page, f"steppers-model-pair-tokens-{scheme}")
 
 
 # --- 6. the phone: Back and Next under the thumb --------------------------------------------
@@ -283,20 +302,20 @@ TITLES_JS = """
 """
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
 @pytest.mark.parametrize("path", ["/Speedup_explorer", "/"])
-def test_no_chart_title_is_cut_on_a_phone(screen_context, scheme, path):
-    page = screen_context(PHONE_VIEWPORT, scheme, **PHONE).new_page()
+def test_no_chart_title_is_cut_on_a_phone_in_both_themes(screen_context, path):
+    page = screen_context(PHONE_VIEWPORT, "light", **PHONE).new_page()
     _open(page, path)
     main = '[data-testid="stMainBlockContainer"]'
     expect(page.locator(f"{main} [data-testid=stPlotlyChart] svg.main-svg").first).to_be_attached()
     page.set_viewport_size({"width": 390, "height": 6000})  # every chart drawn at once
     settle(page, timeout=SLOW)
-    laid_out(page, timeout=SLOW)
-    titles = page.evaluate(TITLES_JS, main)
-    assert titles, "no chart titles found"
-    for text, left, right in titles:
-        assert left >= -1 and right >= -1, (text, left, right)
+    for scheme in each_theme(page):
+        laid_out(page, timeout=SLOW)
+        titles = page.evaluate(TITLES_JS, main)
+        assert titles, "no chart titles found"
+        for text, left, right in titles:
+            assert left >= -1 and right >= -1, (scheme, text, left, right)
 
 
 def test_the_ms_per_token_table_shows_the_answers_on_a_phone(screen_context):
@@ -315,26 +334,28 @@ def test_the_ms_per_token_table_shows_the_answers_on_a_phone(screen_context):
     artifact(page, "steppers-speedup-table-phone")
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_the_home_timeline_reads_on_a_phone(screen_context, scheme):
-    page = screen_context(PHONE_VIEWPORT, scheme, **PHONE).new_page()
+def test_the_home_timeline_reads_on_a_phone_in_both_themes(screen_context):
+    page = screen_context(PHONE_VIEWPORT, "light", **PHONE).new_page()
     _open(page, "/")
-    chart = _drawn(page, "home_timeline")
-    chart.scroll_into_view_if_needed()
-    laid_out(page, timeout=SLOW)
-    boxes = chart.evaluate(
-        """(el) => { const svg = el.querySelector('svg.main-svg').getBoundingClientRect();
-             return [...el.querySelectorAll('svg text')].filter((t) => t.textContent.trim())
-               .map((t) => { const r = t.getBoundingClientRect();
-                 return [t.textContent.trim(), r.left - svg.left, svg.right - r.right]; }); }"""
-    )
-    texts = [b[0] for b in boxes]
-    assert "Same tokens, less time" in texts and "time →" in texts
-    assert any("(all kept + bonus)" in t for t in texts)  # the note's second line, whole
-    for text, left, right in boxes:
-        assert left >= -1 and right >= -1, (text, left, right)  # nothing cut at an edge
-    legend = chart.locator("g.legend").bounding_box()
-    axis = chart.locator("g.g-xtitle").bounding_box()
-    assert legend["y"] + legend["height"] <= axis["y"] or axis["y"] + axis["height"] <= legend["y"]
-    assert overlapping_text(page, chart) == []
-    artifact(page, f"steppers-home-timeline-phone-{scheme}")
+    for scheme in each_theme(page):
+        chart = _drawn(page, "home_timeline")
+        chart.scroll_into_view_if_needed()
+        laid_out(page, timeout=SLOW)
+        boxes = chart.evaluate(
+            """(el) => { const svg = el.querySelector('svg.main-svg').getBoundingClientRect();
+                 return [...el.querySelectorAll('svg text')].filter((t) => t.textContent.trim())
+                   .map((t) => { const r = t.getBoundingClientRect();
+                     return [t.textContent.trim(), r.left - svg.left, svg.right - r.right]; }); }"""
+        )
+        texts = [b[0] for b in boxes]
+        assert "Same tokens, less time" in texts and "time →" in texts
+        assert any("(all kept + bonus)" in t for t in texts)  # the note's second line, whole
+        for text, left, right in boxes:
+            assert left >= -1 and right >= -1, (scheme, text, left, right)  # nothing cut
+        legend = chart.locator("g.legend").bounding_box()
+        axis = chart.locator("g.g-xtitle").bounding_box()
+        assert (
+            legend["y"] + legend["height"] <= axis["y"] or axis["y"] + axis["height"] <= legend["y"]
+        )
+        assert overlapping_text(page, chart) == []
+        artifact(page, f"steppers-home-timeline-phone-{scheme}")
