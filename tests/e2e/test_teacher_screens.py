@@ -25,12 +25,13 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import (
-    COLOR_SCHEMES,
+    OTHER_SCHEME,
     PHONE_VIEWPORT,
     PRESENTER_VIEWPORT,
     artifact,
     assert_inside_viewport,
     decode_qr_image,
+    each_theme,
     horizontal_overflow,
     key,
     main_scroll_top,
@@ -271,9 +272,8 @@ def test_a_bad_k_is_named_beside_the_field_in_the_browser(screen_context):
 # --- 8. the Variants lab's inputs in the main column ------------------------------------------
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_variants_inputs_are_in_the_main_column_on_a_phone(screen_context, scheme):
-    context = screen_context(PHONE_VIEWPORT, scheme, is_mobile=True, has_touch=True)
+def test_variants_inputs_are_in_the_main_column_on_a_phone_in_both_themes(screen_context):
+    context = screen_context(PHONE_VIEWPORT, "light", is_mobile=True, has_touch=True)
     page = context.new_page()
     _open(page, "/Variants_lab?rounds=20000")
     expect(page.locator('[data-testid="stSidebar"]')).to_have_attribute("data-collapsed", "true")
@@ -281,11 +281,12 @@ def test_variants_inputs_are_in_the_main_column_on_a_phone(screen_context, schem
     for name in ("var_preset", "var_variant", "var_p_text"):
         expect(main.locator(key(name))).to_be_visible(timeout=SLOW)
     assert page.locator('[data-testid="stSidebar"] [class*="st-key-var_"]').count() == 0
-    assert_inside_viewport(page, main.locator(key("var_preset")), "phone: the preset picker")
-    _drawn(page, "var_fig_step")
-    found = horizontal_overflow(page)
-    assert not found["count"] and found["pageScroll"] <= 1, found
-    artifact(page, f"teacher-variants-phone-{scheme}")
+    for scheme in each_theme(page):
+        assert_inside_viewport(page, main.locator(key("var_preset")), f"phone: preset ({scheme})")
+        _drawn(page, "var_fig_step")
+        found = horizontal_overflow(page)
+        assert not found["count"] and found["pageScroll"] <= 1, (scheme, found)
+        artifact(page, f"teacher-variants-phone-{scheme}")
 
 
 def test_variants_inputs_fold_in_presenter_view(screen_context):
@@ -375,28 +376,36 @@ def _formulas_fit(page, where: str) -> int:
     return len(found)
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_every_formula_fits_a_phone(screen_context, scheme):
-    context = screen_context(PHONE_VIEWPORT, scheme, is_mobile=True, has_touch=True)
+def test_every_formula_fits_a_phone_in_both_themes(screen_context):
+    """Each page and each round step is looked at in the theme it is in, then in the other
+    (outside presenter view a theme switch only repaints: no rerun)."""
+    context = screen_context(PHONE_VIEWPORT, "light", is_mobile=True, has_touch=True)
     page = context.new_page()
-    shown = 0
+    shown, theme = 0, "light"
+
+    def fits_in_both_themes(where: str) -> int:
+        nonlocal theme
+        found = [_formulas_fit(page, f"{where} ({s})") for s in each_theme(page, theme)]
+        theme = OTHER_SCHEME[theme]
+        return sum(found)
+
     for path in ("/", "/Speedup_explorer", "/Losslessness_lab?rounds=20000"):
         _open(page, path)
         expect(page.locator(".katex-display").first).to_be_attached(timeout=SLOW)
-        shown += _formulas_fit(page, path)
+        shown += fits_in_both_themes(path)
         if path == "/Speedup_explorer":
             page.locator(".katex-display").first.scroll_into_view_if_needed()
-            artifact(page, f"teacher-phone-formulas-{scheme}")
+            artifact(page, "teacher-phone-formulas")
     _open(page, f"{ROUND}?mode=preset&preset=000-rejection")
     page.get_by_text("The two rules in plain words").click()
     next_button = page.locator(f"{key('round_next')} button")
     for step in range(1, 11):  # every step's formula, the long normalisation included
         expect(page.get_by_text(f"Step {step} of 10", exact=True)).to_be_visible(timeout=SLOW)
         settle(page, timeout=SLOW)
-        shown += _formulas_fit(page, f"round step {step}")
+        shown += fits_in_both_themes(f"round step {step}")
         if step < 10:
             next_button.click()
-    assert shown >= 20  # the check looked at real formulas
+    assert shown >= 40  # the check looked at real formulas (20 and more, in each theme)
 
 
 # --- 11. dark mode: marks on the background read --------------------------------------------
@@ -418,50 +427,52 @@ MARKS_JS = """
 """
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_coin_label_and_drafted_outline_read_on_the_background(screen_context, scheme):
-    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+def test_coin_label_and_drafted_outline_read_on_the_background_in_both_themes(screen_context):
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
     _open(page, f"{ROUND}?mode=preset&preset=000-round&step=2")  # the coin u = 0.5 keeps A
-    _drawn(page, "round_chart_coin")
-    _drawn(page, "round_chart_main")
-    background = _background(page)
-    coin = page.evaluate(MARKS_JS, key("round_chart_coin"))
-    label = [t for t in coin["texts"] if t[0].startswith("u = ")]
-    assert len(label) == 1, coin["texts"]
-    _, fill, size, bold = label[0]
-    assert _contrast(fill, background) >= _text_contrast_needed(size, bold), (label, background)
-    bars = page.evaluate(MARKS_JS, key("round_chart_main"))
-    assert bars["strokes"], "the drafted token has no outline"
-    for _, stroke in bars["strokes"]:
-        assert _contrast(stroke, background) >= 3.0, (stroke, background)
-    artifact(page, f"teacher-round-coin-{scheme}")
+    for scheme in each_theme(page):
+        _drawn(page, "round_chart_coin")
+        _drawn(page, "round_chart_main")
+        background = _background(page)
+        coin = page.evaluate(MARKS_JS, key("round_chart_coin"))
+        label = [t for t in coin["texts"] if t[0].startswith("u = ")]
+        assert len(label) == 1, coin["texts"]
+        _, fill, size, bold = label[0]
+        needed = _text_contrast_needed(size, bold)
+        assert _contrast(fill, background) >= needed, (scheme, label, background)
+        bars = page.evaluate(MARKS_JS, key("round_chart_main"))
+        assert bars["strokes"], "the drafted token has no outline"
+        for _, stroke in bars["strokes"]:
+            assert _contrast(stroke, background) >= 3.0, (scheme, stroke, background)
+        artifact(page, f"teacher-round-coin-{scheme}")
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_the_trees_root_reads_on_the_background(screen_context, scheme):
-    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+def test_the_trees_root_reads_on_the_background_in_both_themes(screen_context):
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
     _open(page, "/Variants_lab?preset=tree&rounds=20000")
-    chart = _drawn(page, "var_fig_step")
-    chart.scroll_into_view_if_needed()
-    background = _background(page)
-    marks = page.evaluate(MARKS_JS, key("var_fig_step"))
-    root_text = [t for t in marks["texts"] if t[0] == "root"]
-    assert len(root_text) == 1, marks["texts"]
-    # the label has the theme's chart text colour, the one of every tick label (Streamlit's
-    # grey has 3.7:1 on white, its light grey more on dark), never a fixed black
-    tick = page.evaluate(
-        "(sel) => getComputedStyle(document.querySelector(sel + ' g.xtick text')).fill",
-        key("var_fig_step"),
-    )
-    assert root_text[0][1] == tick and _contrast(tick, background) >= 3.0, (tick, background)
-    root_fill = page.evaluate(
-        "(sel) => { const g = [...document.querySelectorAll(sel + ' g.trace.scatter')]"
-        ".find((t) => t.textContent.includes('root'));"
-        " return getComputedStyle(g.querySelector('path.point')).fill; }",
-        key("var_fig_step"),
-    )
-    assert _contrast(root_fill, background) >= 3.0, (root_fill, background)
-    artifact(page, f"teacher-tree-root-{scheme}")
+    for scheme in each_theme(page):
+        chart = _drawn(page, "var_fig_step")
+        chart.scroll_into_view_if_needed()
+        background = _background(page)
+        marks = page.evaluate(MARKS_JS, key("var_fig_step"))
+        root_text = [t for t in marks["texts"] if t[0] == "root"]
+        assert len(root_text) == 1, marks["texts"]
+        # the label has the theme's chart text colour, the one of every tick label (Streamlit's
+        # grey has 3.7:1 on white, its light grey more on dark), never a fixed black
+        tick = page.evaluate(
+            "(sel) => getComputedStyle(document.querySelector(sel + ' g.xtick text')).fill",
+            key("var_fig_step"),
+        )
+        assert root_text[0][1] == tick, (scheme, root_text, tick)
+        assert _contrast(tick, background) >= 3.0, (scheme, tick, background)
+        root_fill = page.evaluate(
+            "(sel) => { const g = [...document.querySelectorAll(sel + ' g.trace.scatter')]"
+            ".find((t) => t.textContent.includes('root'));"
+            " return getComputedStyle(g.querySelector('path.point')).fill; }",
+            key("var_fig_step"),
+        )
+        assert _contrast(root_fill, background) >= 3.0, (scheme, root_fill, background)
+        artifact(page, f"teacher-tree-root-{scheme}")
 
 
 # --- chart labels that overlapped ---------------------------------------------------------------
@@ -500,13 +511,15 @@ def test_the_alpha_marker_label_is_not_on_a_dashed_line(screen_context, presenti
     artifact(page, f"teacher-speedup-alpha-label-{'presenter' if presenting else 'normal'}")
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_presenter_residual_bar_labels_do_not_collide(screen_context, scheme):
-    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+def test_presenter_residual_bar_labels_do_not_collide_in_both_themes(screen_context):
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
+    theme = "light"
     for step in (6, 7):  # the leftover max(0, p - q), then its normalisation
         _open(page, f"{ROUND}?mode=preset&preset=000-rejection&step={step}&present=1")
-        chart = _drawn(page, "round_chart_main")
-        expect(chart.locator("g.trace.bars").first).to_be_attached()
-        clashes = overlapping_text(page, chart)
-        assert not clashes, (step, clashes)
-        artifact(page, f"teacher-presenter-residual-step{step + 1}-{scheme}")
+        for scheme in each_theme(page, theme):
+            chart = _drawn(page, "round_chart_main")
+            expect(chart.locator("g.trace.bars").first).to_be_attached()
+            clashes = overlapping_text(page, chart)
+            assert not clashes, (step, scheme, clashes)
+            artifact(page, f"teacher-presenter-residual-step{step + 1}-{scheme}")
+        theme = OTHER_SCHEME[theme]
