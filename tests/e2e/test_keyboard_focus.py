@@ -26,10 +26,10 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from .conftest import (
-    COLOR_SCHEMES,
     PHONE_VIEWPORT,
     PRESENTER_VIEWPORT,
     artifact,
+    each_theme,
     key,
     settle,
 )
@@ -99,9 +99,8 @@ def test_focus_moves_to_the_other_button_when_its_button_is_disabled(screen_cont
 # --- item 10: help texts -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_help_buttons_are_described_and_open_with_enter_or_space(screen_context, scheme):
-    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+def test_help_buttons_are_described_and_open_with_enter_or_space_in_both_themes(screen_context):
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
     _open(page, "/Speedup_explorer")
     help_button = page.get_by_role("button", name="Help for alpha: acceptance rate")
     _tab_to(page, f"{key('speed_alpha')} button")
@@ -112,13 +111,14 @@ def test_help_buttons_are_described_and_open_with_enter_or_space(screen_context,
     expect(slider).to_have_accessible_description(words)  # the control it helps, too
     tooltip = page.get_by_role("tooltip")
     expect(tooltip).to_contain_text("sum_x min")  # shown on focus, as before
-    for press in ("Enter", " "):
-        page.keyboard.press("Escape")
-        expect(tooltip).to_have_count(0)
-        page.keyboard.press(press)
-        expect(tooltip).to_contain_text("sum_x min")
-        expect(help_button).to_be_focused()
-    artifact(page, f"help-tooltip-{scheme}")
+    for scheme in each_theme(page):
+        for press in ("Enter", " "):
+            page.keyboard.press("Escape")
+            expect(tooltip).to_have_count(0)
+            page.keyboard.press(press)
+            expect(tooltip).to_contain_text("sum_x min")
+            expect(help_button).to_be_focused()
+        artifact(page, f"help-tooltip-{scheme}")
     # every "Help for" button of the Model pair lab has a description
     _open(page, "/Model_pair_lab")
     helps = page.get_by_role("button", name=re.compile(r"^Help for "))
@@ -294,9 +294,8 @@ def _tap_the_one(page, button, tries: int = 20) -> None:
     expect(button).to_have_count(1)  # fails, saying how many copies stayed
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
-def test_phone_coin_step_keeps_the_coin_above_the_row(screen_context, scheme):
-    context = screen_context(PHONE_VIEWPORT, scheme, has_touch=True, is_mobile=True)
+def test_phone_coin_step_keeps_the_coin_above_the_row_in_both_themes(screen_context):
+    context = screen_context(PHONE_VIEWPORT, "light", has_touch=True, is_mobile=True)
     page = context.new_page()
     _open(page, ROUND)
     below_next = page.locator(f"{key('round_next_below')} button")
@@ -308,12 +307,13 @@ def test_phone_coin_step_keeps_the_coin_above_the_row(screen_context, scheme):
         settle(page)
     expect(coin).to_be_visible()
     height = PHONE_VIEWPORT["height"]
-    for _ in range(240):  # the stepper script keeps the row on the bottom edge (a busy
-        page.wait_for_timeout(250)  # machine lays the chart out seconds after the rerun)
-        row = page.locator(key("round_below")).bounding_box()
-        chart = coin.bounding_box()
-        if row and chart and chart["y"] >= 0 and row["y"] + row["height"] <= height + 2:
-            break
-    assert chart["y"] >= 0 and chart["y"] + chart["height"] <= row["y"] + 1, (chart, row)
-    assert row["y"] + row["height"] <= height + 2, (row, height)
-    artifact(page, f"phone-coin-step-{scheme}")
+    for scheme in each_theme(page):
+        for _ in range(240):  # the stepper script keeps the row on the bottom edge (a busy
+            page.wait_for_timeout(250)  # machine lays the chart out seconds after the rerun)
+            row = page.locator(key("round_below")).bounding_box()
+            chart = coin.bounding_box()
+            if row and chart and chart["y"] >= 0 and row["y"] + row["height"] <= height + 2:
+                break
+        assert chart["y"] >= 0 and chart["y"] + chart["height"] <= row["y"] + 1, (scheme, chart)
+        assert row["y"] + row["height"] <= height + 2, (scheme, row, height)
+        artifact(page, f"phone-coin-step-{scheme}")
