@@ -275,37 +275,142 @@ PHONE_VIEWPORT = {"width": 390, "height": 844}  # a phone held upright
 COLOR_SCHEMES = ("light", "dark")  # Chromium's prefers-color-scheme; the app has no theme.base
 
 
-@pytest.fixture
-def screen_context(browser, app_server):
-    """``screen_context(viewport, scheme)``: a new browser context, closed when the test ends.
+# What a page cannot change once its context exists: these key the kept contexts.
+CONTEXT_ONLY = ("is_mobile", "has_touch", "device_scale_factor")
+# The page's media settings (a context's options of the same name): set again for each test.
+PAGE_MEDIA = {"color_scheme": "light", "reduced_motion": "no-preference", "media": "no-override"}
 
-    The app follows the viewer's light/dark preference, so Chromium's
-    prefers-color-scheme emulation switches the theme per context (the
-    ``?embed_options=dark_theme`` link option works too, but it would travel with
-    the page's own query parameters).
 
-    Per test, not per session: a context left open keeps its pages and their Streamlit
-    sessions alive, and a page with a self-refreshing fragment (the Class page reruns
-    every 1-2 s) kept the shared server busy for the rest of the run; the suite's open
-    contexts once took the machine's 24 GB.
+class KeptScreens:
+    """Per worker: one browser context and one page for each set of :data:`CONTEXT_ONLY`
+    options (a desktop, a phone, a zoomed screen), handed from test to test.
+
+    A fresh context costs its page a new renderer process and a cold start of the app's
+    scripts: 5.4 s of CPU for the Round page here, against 2.3 s for the next address in a page
+    that is already open (``benchmarks/`` has no such table: the suite's own cost). The browser
+    tests are CPU-bound on two cores, so this is most of the test command's time.
+
+    Each test gets the kept page with its viewport, theme, motion and media set anew and the
+    mouse back at (0, 0), as a fresh context has them. When the test ends, the other pages of
+    the kept context are closed and the kept page leaves the app for its health address, so no
+    Streamlit session of the test stays open (a Class page reruns itself every 1-2 s).
     """
-    opened = []
 
-    def make(viewport: dict, scheme: str = "light", **kwargs):
-        context = browser.new_context(
-            base_url=app_server,
-            viewport=viewport,
-            color_scheme=scheme,
-            service_workers="block",
-            **kwargs,
+    def __init__(self, browser, base_url: str):
+        self.browser, self.base_url = browser, base_url
+        self.kept: dict[tuple, tuple] = {}  # options -> (context, page)
+        self.handed: set[tuple] = set()  # the keys handed out in this test
+        self.fresh: list = []  # contexts made for this test alone
+
+    def new_context(self, **options):
+        context = self.browser.new_context(
+            base_url=self.base_url, service_workers="block", **options
         )
         context.set_default_timeout(EXPECT_TIMEOUT_MS)  # clicks, goto, waits (30 s alone)
-        opened.append(context)
         return context
 
-    yield make
-    for context in opened:
+    def hand_out(self, viewport: dict, media: dict, options: dict):
+        """The kept context for ``options`` and its page, reset for this test; ``None`` when
+        this test has it already (a second student's phone gets its own context)."""
+        key = tuple(sorted(options.items()))
+        if key in self.handed:
+            return None
+        context, page = self.kept.get(key) or (self.new_context(**options), None)
+        if page is None or page.is_closed():
+            page = context.new_page()
+        self.kept[key] = (context, page)
+        self.handed.add(key)
+        page.set_viewport_size(viewport)
+        page.emulate_media(**{**PAGE_MEDIA, **media})
+        page.mouse.move(0, 0)
+        page.set_default_timeout(EXPECT_TIMEOUT_MS)
+        return context, page
+
+    def end_test(self) -> None:
+        from playwright.sync_api import Error as PlaywrightError
+
+        for key in self.handed:
+            context, kept = self.kept[key]
+            for other in context.pages:
+                if other is not kept:
+                    other.close()
+            try:
+                kept.goto("/_stcore/health")  # ends the test's Streamlit session
+                kept.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+            except PlaywrightError:
+                kept.close()  # a crashed page: the next test opens a new one
+        self.handed.clear()
+        for context in self.fresh:
+            context.close()
+        self.fresh.clear()
+
+
+class KeptContext:
+    """What ``screen_context(...)`` returns: ``new_page()`` gives the kept page first, then new
+    pages of its context (closed when the test ends); anything else is the context's."""
+
+    def __init__(self, context, page, viewport: dict, media: dict):
+        self._context, self._page, self._viewport, self._media = context, page, viewport, media
+
+    def new_page(self):
+        page, self._page = self._page, None
+        if page is None:
+            page = self._context.new_page()
+            page.set_viewport_size(self._viewport)
+            page.emulate_media(**{**PAGE_MEDIA, **self._media})
+        return page
+
+    def __getattr__(self, name: str):
+        return getattr(self._context, name)
+
+
+@pytest.fixture(scope="session")
+def kept_screens(browser, app_server):
+    screens = KeptScreens(browser, app_server)
+    yield screens
+    for context, _ in screens.kept.values():
         context.close()
+
+
+@pytest.fixture
+def screen_context(kept_screens):
+    """``screen_context(viewport, scheme, **options)``: a browser for this test, its pages
+    sized to ``viewport`` in theme ``scheme`` (Chromium's prefers-color-scheme: the app
+    follows the viewer's light/dark preference).
+
+    The first browser of each kind in a test is the worker's kept one (:class:`KeptScreens`);
+    a second of the same kind, or one asked for with ``fresh=True`` (a test that adds an init
+    script to its context), is a new context closed when the test ends.
+    """
+
+    def make(viewport: dict, scheme: str = "light", *, fresh: bool = False, **options):
+        media = {"color_scheme": scheme}
+        media.update({k: options.pop(k) for k in list(options) if k in PAGE_MEDIA})
+        unknown = set(options) - set(CONTEXT_ONLY)
+        assert not unknown, f"screen_context: {unknown} are not kept per context; add them"
+        given = None if fresh else kept_screens.hand_out(viewport, media, options)
+        if given is None:
+            context = kept_screens.new_context(viewport=viewport, **media, **options)
+            kept_screens.fresh.append(context)
+            return KeptContext(context, None, viewport, media)
+        return KeptContext(*given, viewport, media)
+
+    yield make
+    kept_screens.end_test()
+
+
+@pytest.fixture
+def page(request, kept_screens, browser_context_args):
+    """pytest-playwright's ``page``, from the worker's kept desktop context; a test that also
+    takes ``context`` (a classmate's second page) or ``fresh_server`` gets the plugin's own."""
+    given = None
+    if not {"context", "fresh_server"} & set(request.fixturenames):
+        given = kept_screens.hand_out(browser_context_args["viewport"], {}, {})
+    if given is None:
+        yield request.getfixturevalue("context").new_page()
+        return
+    yield given[1]
+    kept_screens.end_test()
 
 
 DARK_BACKGROUND_JS = """(dark) => {

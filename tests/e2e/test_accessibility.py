@@ -570,7 +570,7 @@ def tab_stops(page, limit: int = 250) -> list[dict]:
 def test_tab_stop_check_counts_the_toolbars_without_the_script(screen_context):
     """The check above can fail: without the accessibility script (its run-once flag set
     before the page loads) every chart's toolbar is back in the Tab order, and counted."""
-    context = screen_context(PRESENTER_VIEWPORT, "light")
+    context = screen_context(PRESENTER_VIEWPORT, "light", fresh=True)  # its own init script
     context.add_init_script("window.__specdecA11y = true;")
     page = context.new_page()
     page.goto("/Speedup_explorer")

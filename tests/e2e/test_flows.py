@@ -112,7 +112,12 @@ HOSTILE_LABELS = "<script>x()</script>, <img src=x onerror=f()>, C, D, E"
 
 def test_round_hostile_labels_render_as_text(page):
     dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def heard(dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", heard)  # taken off at the end: the page is kept for the next test
     open_app(page, ROUND)
     _round_settings(page)
     page.locator(key("round_mode")).get_by_text("Custom", exact=True).click()
@@ -132,6 +137,7 @@ def test_round_hostile_labels_render_as_text(page):
     assert dialogs == []
     expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)
     screenshot(page, "flow-round-hostile-labels")
+    page.remove_listener("dialog", heard)
 
 
 def _optimum(page) -> str:

@@ -20,7 +20,6 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import (
-    COLOR_SCHEMES,
     PHONE_VIEWPORT,
     PRESENTER_VIEWPORT,
     artifact,
@@ -98,36 +97,47 @@ def _check_step(page, step: int, n_steps: int) -> list[str]:
     return charts
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
+def _step_by_clicker_or_click(page, step: int, forward: bool) -> None:
+    """From ``step``, one step forward or back: on odd steps by the clicker's keys (Page Down
+    or → forward, Page Up or ← back, with the focus on no widget), on even steps by a click on
+    Next or Back."""
+    if step % 2:
+        page.mouse.click(5, PRESENTER_VIEWPORT["height"] - 5)  # focus the page, no widget
+        keys = ("PageDown", "ArrowRight") if forward else ("PageUp", "ArrowLeft")
+        pressed = _press_and_watch(page, keys[0] if step % 4 == 1 else keys[1])
+        assert pressed == {"handled": [True], "buttons_clicked": 1}  # the key script
+    else:
+        page.locator(f"{key('round_next' if forward else 'round_back')} button").click()
+
+
 @pytest.mark.parametrize(("preset", "n_steps"), [("000-round", 9), ("000-rejection", 10)])
-def test_presenter_view_fits_every_step_in_one_screen(screen_context, scheme, preset, n_steps):
-    page = screen_context(PRESENTER_VIEWPORT, scheme).new_page()
+def test_presenter_view_fits_every_step_in_one_screen_in_both_themes(
+    screen_context, preset, n_steps
+):
+    """Forward to the last step in light, then back to the first in dark: every step is
+    checked in both themes on one visit, and every clicker key and button steps."""
+    page = screen_context(PRESENTER_VIEWPORT, "light").new_page()
     _open(page, f"{ROUND}?mode=preset&preset={preset}&present=1")
     sidebar = page.locator('[data-testid="stSidebar"]')
     expect(sidebar).to_have_attribute("data-collapsed", "true")  # inputs folded away
-    next_button = page.locator(f"{key('round_next')} button")
-    for step in range(1, n_steps + 1):
-        _check_step(page, step, n_steps)
-        if preset == "000-round" or step in (1, n_steps):
-            artifact(page, f"presenter-{preset}-{scheme}-step{step}")
-        if step == n_steps:
-            expect(next_button).to_be_disabled()
-            break
-        if step % 2:  # odd steps: the clicker's Page Down / the arrow key; even: a click
-            page.mouse.click(5, PRESENTER_VIEWPORT["height"] - 5)  # focus the page, no widget
-            pressed = _press_and_watch(page, "PageDown" if step % 4 == 1 else "ArrowRight")
-            assert pressed == {"handled": [True], "buttons_clicked": 1}  # the key script
-        else:
-            next_button.click()
-        expect(page.get_by_text(f"Step {step + 1} of {n_steps}", exact=True)).to_be_visible(
-            timeout=SLOW
-        )
-        settle(page, timeout=SLOW)
+    for scheme in each_theme(page):
+        forward = scheme == "light"
+        steps = range(1, n_steps + 1) if forward else range(n_steps, 0, -1)
+        for step in steps:
+            _check_step(page, step, n_steps)
+            if preset == "000-round" or step in (1, n_steps):
+                artifact(page, f"presenter-{preset}-{scheme}-step{step}")
+            if step == steps[-1]:
+                break
+            _step_by_clicker_or_click(page, step, forward)
+            shown = step + 1 if forward else step - 1
+            expect(page.get_by_text(f"Step {shown} of {n_steps}", exact=True)).to_be_visible(
+                timeout=SLOW
+            )
+            settle(page, timeout=SLOW)
+        if forward:
+            expect(page.locator(f"{key('round_next')} button")).to_be_disabled()
     expect(page).to_have_url(re.compile(r"present=1"))
-    page.keyboard.press("ArrowLeft")  # Back by key
-    expect(page.get_by_text(f"Step {n_steps - 1} of {n_steps}", exact=True)).to_be_visible(
-        timeout=SLOW
-    )
 
 
 def test_keys_do_nothing_outside_presenter_view(screen_context):

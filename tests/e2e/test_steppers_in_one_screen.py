@@ -28,7 +28,6 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import (
-    COLOR_SCHEMES,
     PHONE_VIEWPORT,
     PRESENTER_VIEWPORT,
     artifact,
@@ -252,12 +251,12 @@ def _same_row_and_thumb_sized(page, back, next_button, what: str) -> None:
     assert b["x"] + b["width"] <= n["x"] + 1, (what, b, n)  # Back left of Next
 
 
-@pytest.mark.parametrize("scheme", COLOR_SCHEMES)
 @pytest.mark.parametrize(("path", "prefix", "chart", "progress"), STEPPERS)
-def test_phone_steppers_keep_back_and_next_under_the_thumb_and_the_chart_in_view(
-    screen_context, scheme, path, prefix, chart, progress
+def test_phone_steppers_keep_back_and_next_under_the_thumb_and_the_chart_in_view_in_both_themes(
+    screen_context, path, prefix, chart, progress
 ):
-    page = screen_context(PHONE_VIEWPORT, scheme, **PHONE).new_page()
+    """Next, then Back, tapped in light; again in dark, on one visit."""
+    page = screen_context(PHONE_VIEWPORT, "light", **PHONE).new_page()
     _open(page, path)
     top_back, top_next = (page.locator(f"{key(f'{prefix}_{s}')} button") for s in ("back", "next"))
     _same_row_and_thumb_sized(page, top_back, top_next, f"{prefix}: the top row")
@@ -266,20 +265,23 @@ def test_phone_steppers_keep_back_and_next_under_the_thumb_and_the_chart_in_view
     )
     below_next.scroll_into_view_if_needed()
     _same_row_and_thumb_sized(page, below_back, below_next, f"{prefix}: the row under the chart")
-    for tap in range(2):  # the rescue preset has 2 decisions: Next, then Back
-        button = below_next if tap == 0 else below_back
-        shown = 2 if tap == 0 else 1
-        button.tap()  # the thumb, with no scrolling between taps
-        expect(page.get_by_text(re.compile(progress.format(shown)))).to_be_attached(timeout=SLOW)
-        settle(page, timeout=SLOW)
-        laid_out(page, timeout=SLOW)
-        page.wait_for_function(SETTLED_SCROLL_JS, arg=key(f"{prefix}_below"), timeout=SLOW)
-        name = next(c for c in chart.split("|") if page.locator(key(c)).count())  # bars or plain
-        drawn = _drawn(page, name)
-        expect(drawn).to_be_visible()
-        assert_inside_viewport(page, drawn, f"{prefix}, tap {tap + 1}: the chart")
-        assert_inside_viewport(page, button, f"{prefix}, tap {tap + 1}: the button tapped")
-    artifact(page, f"steppers-phone-stepper-{prefix}-{scheme}")
+    for scheme in each_theme(page):
+        for tap in range(2):  # the rescue preset has 2 decisions: Next, then Back
+            button = below_next if tap == 0 else below_back
+            shown = 2 if tap == 0 else 1
+            button.tap()  # the thumb, with no scrolling between taps
+            expect(page.get_by_text(re.compile(progress.format(shown)))).to_be_attached(
+                timeout=SLOW
+            )
+            settle(page, timeout=SLOW)
+            laid_out(page, timeout=SLOW)
+            page.wait_for_function(SETTLED_SCROLL_JS, arg=key(f"{prefix}_below"), timeout=SLOW)
+            shown_charts = [c for c in chart.split("|") if page.locator(key(c)).count()]
+            drawn = _drawn(page, shown_charts[0])  # the bars, or the plain chart
+            expect(drawn).to_be_visible()
+            assert_inside_viewport(page, drawn, f"{prefix} ({scheme}), tap {tap + 1}: the chart")
+            assert_inside_viewport(page, button, f"{prefix} ({scheme}), tap {tap + 1}: the button")
+        artifact(page, f"steppers-phone-stepper-{prefix}-{scheme}")
 
 
 def test_the_repeated_row_is_hidden_on_a_wide_screen(screen_context):
