@@ -18,17 +18,40 @@ from specdec_ui.model_pairs import figures, words, work
 from specdec_ui.model_pairs.view import Choice
 from specdec_ui.runtime.figure_cache import shared_figure
 
-ROUND = "lm_round"  # the round shown in step mode (a widget key; the stepper moves it)
+ROUND = "lm_round"  # the round shown in step mode (the stepper's position)
+JUMP = "lm_round_jump"  # the jump slider's own key
+JUMP_DRAWN = "lm_round_jump_drawn"  # the round the slider was last drawn at
+STEP_BUTTONS = ("first", "back", "next", "last", "back_below", "next_below")
+
+
+def _dragged_to() -> int | None:
+    """The round the jump slider was dragged to in this request, or None.
+
+    The slider once shared the stepper's key, and a press of Next sent in the instant before
+    the browser had taken the slider's new value carried the old one with it, which put the
+    round back: a clicker's fourth quick press was lost. So the slider has its own key, and
+    its value counts only when it differs from the round it was drawn at and no stepper
+    button was pressed in the same request (a hand cannot drag and press at once).
+    """
+    dragged = st.session_state.get(JUMP)
+    pressed = any(st.session_state.get(f"lm_{name}") for name in STEP_BUTTONS)
+    if dragged is None or dragged == st.session_state.get(JUMP_DRAWN) or pressed:
+        return None
+    return int(dragged)
 
 
 def round_stepper(run: work.LabRun) -> int:
     """Step mode: First / Back / Next / Last and a jump slider that says which round is
     shown; returns the round shown."""
     n_rounds = run.counts.rounds
+    dragged = _dragged_to()
+    if dragged is not None:
+        st.session_state[ROUND] = dragged
     shown, rest = stepper("lm", ROUND, 1, n_rounds)
+    st.session_state[JUMP] = st.session_state[JUMP_DRAWN] = shown
     with rest:
-        if n_rounds > 1:  # the label changes, the key keeps the widget
-            st.slider(f"Round {shown} of {n_rounds}: drag to jump", 1, n_rounds, key=ROUND)
+        if n_rounds > 1:  # the label changes, the key keeps the widget (and its focus)
+            st.slider(f"Round {shown} of {n_rounds}: drag to jump", 1, n_rounds, key=JUMP)
         else:
             st.caption(f"Round {shown} of {n_rounds}")
     return shown

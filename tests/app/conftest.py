@@ -24,6 +24,14 @@ def open_page(path: str, query: dict[str, str] | None = None, *, run: bool = Tru
     return at
 
 
+def jump_slider(at: AppTest):
+    """The Model pair lab's jump slider in step mode (its own key, not the stepper's:
+    ``specdec_ui.model_pairs.rounds.JUMP``)."""
+    from specdec_ui.model_pairs.rounds import JUMP
+
+    return at.slider(key=JUMP)
+
+
 def open_app(page: str | None = None, query: dict[str, str] | None = None) -> AppTest:
     """AppTest of the router ``app.py`` opened at ``page`` (a page script; None = Home).
 

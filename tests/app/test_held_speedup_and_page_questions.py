@@ -28,7 +28,7 @@ from specdec_ui.model_pairs import work as model_pairs_work
 from specdec_ui.presets import LAB_PRESETS, SPEED_PRESETS, VARIANT_PRESETS
 from specdec_ui.registry import PAGES as REGISTERED
 from specdec_ui.runtime import shared_work
-from tests.app.conftest import figures, open_app, open_page
+from tests.app.conftest import figures, jump_slider, open_app, open_page
 from tests.model_pair_fakes import default_request, fake_speed, hold_speed
 from tests.ui.waiting import wait_until
 
@@ -239,14 +239,14 @@ def test_step_mode_at_t0_shows_no_coin_and_says_why():
     at = open_page(MODEL_PAIRS, {"mode": "step", "t": "0.0"})
     assert not at.exception
     for round_shown in range(1, 8):
-        at.slider(key="lm_round").set_value(round_shown).run()
+        jump_slider(at).set_value(round_shown).run()
         titles = [f["layout"].get("title", {}).get("text", "") for f in figures(at)]
         assert "The coins" not in titles
         shown = " ".join(m.value for m in at.markdown)
         assert "u = " not in shown and "coin u" not in shown
     run = model_pairs_work.get_run(default_request(), trace=True)
     checked = next(i for i, r in enumerate(run.spec.rounds) if len(r.positions) > 1)
-    at.slider(key="lm_round").set_value(checked + 1).run()
+    jump_slider(at).set_value(checked + 1).run()
     check = " ".join(m.value for m in at.markdown)
     assert "The check at T = 0" in check and "target's top" in check
     assert any("no coin is needed" in m.value for m in at.markdown)
@@ -256,7 +256,7 @@ def test_step_mode_at_t1_still_shows_the_coins_in_the_row_labels():
     at = open_page(MODEL_PAIRS, {"mode": "step", "t": "1.0"})
     run = model_pairs_work.get_run(default_request(temperature=1.0), trace=True)
     checked = next(i for i, r in enumerate(run.spec.rounds) if len(r.positions) > 1)
-    at.slider(key="lm_round").set_value(checked + 1).run()
+    jump_slider(at).set_value(checked + 1).run()
     coins = next(f for f in figures(at) if f["layout"]["title"]["text"] == "The coins")
     coin = run.spec.rounds[checked].positions[0].coin
     assert coins["data"][0]["y"][0] == f"pos 1: u = {coin:.2f}"

@@ -18,7 +18,7 @@ from specdec_ui.model_pairs import figures as model_pairs_figures
 from specdec_ui.model_pairs import work as model_pairs_work
 from specdec_ui.model_pairs.words import pair_words
 from specdec_ui.runtime import shared_work
-from tests.app.conftest import figures, open_page
+from tests.app.conftest import figures, jump_slider, open_page
 from tests.model_pair_fakes import default_request, hold_speed
 
 PAGE = "pages/scripts/model_pairs.py"
@@ -197,7 +197,7 @@ def test_link_settings_are_applied_and_bad_values_warn_and_fall_back():
     assert not at.exception and not at.warning
     assert at.selectbox(key="lm_pair").value == "gpt-1L-to-gpt-4L"
     assert (at.slider(key="lm_k").value, at.slider(key="lm_temperature").value) == (2, 0.7)
-    assert at.slider(key="lm_round").value == 2
+    assert jump_slider(at).value == 2
     assert at.query_params["prompt"] == "The list" and at.query_params["round"] == "2"
     bad = {"pair": "nope", "k": "99", "t": "0.75", "tokens": "15", "mode": "x", "prompt": "🙂"}
     at = open_page(PAGE, bad)
@@ -213,7 +213,7 @@ def test_step_mode_jumps_to_any_round_and_shows_no_bonus_panel_after_a_resample(
     at = open_page(PAGE, {"mode": "step", "t": "1.0", "tokens": "60"})
     run = model_pairs_work.get_run(default_request(temperature=1.0), trace=True)
     resample = next(i for i, r in enumerate(run.spec.rounds) if r.final_kind == "resample")
-    at.slider(key="lm_round").set_value(resample + 1).run()
+    jump_slider(at).set_value(resample + 1).run()
     assert not at.exception
     bars = next(f for f in figures(at) if any(tr.get("name") == "q (draft)" for tr in f["data"]))
     assert "bonus position" not in json_text(bars)
@@ -221,11 +221,26 @@ def test_step_mode_jumps_to_any_round_and_shows_no_bonus_panel_after_a_resample(
         i for i, r in enumerate(run.spec.rounds) if r.final_kind == "bonus" and len(r.positions) > 1
     ]
     if bonus:
-        at.slider(key="lm_round").set_value(bonus[0] + 1).run()
+        jump_slider(at).set_value(bonus[0] + 1).run()
         bars = next(f for f in figures(at) if any(t.get("name") == "q (draft)" for t in f["data"]))
         assert "bonus position" in json_text(bars)
     at.button(key="lm_last").click().run()
-    assert at.slider(key="lm_round").value == run.counts.rounds
+    assert jump_slider(at).value == run.counts.rounds
+
+
+def test_next_sent_with_the_jump_sliders_old_value_still_moves_one_round_on():
+    """A clicker's quick press can reach the server with the jump slider's value from before
+    the last rerun (the browser had not taken the new one yet): that old value must not put
+    the round back before Next moves it (the fourth of four quick presses was lost)."""
+    at = open_page(PAGE, {"mode": "step", "t": "1.0", "tokens": "60"})
+    on_round_1 = jump_slider(at)
+    at.button(key="lm_next").click().run()
+    assert jump_slider(at).value == 2
+    on_round_1.set_value(1)  # the old slider, as the browser still has it
+    at.button(key="lm_next").click().run()
+    assert not at.exception
+    assert jump_slider(at).value == 3
+    assert at.session_state["lm_round"] == 3
 
 
 def test_a_physically_impossible_measurement_is_refused_with_the_reason():
@@ -271,7 +286,7 @@ def test_a_draft_that_stays_quiet_says_why_and_steps_through_an_empty_round(pair
     assert run.spec.empty_rounds == len(empty) > 0  # the default prompt has quiet rounds
     said = f"In {len(empty)} of {run.counts.rounds} rounds the draft proposed nothing: {why}"
     assert any(said in i.value for i in at.info)
-    at.slider(key="lm_round").set_value(empty[0] + 1).run()
+    jump_slider(at).set_value(empty[0] + 1).run()
     assert not at.exception
     assert any(f"{short}, nothing proposed" in h.value for h in at.header)
     assert not any("drafts kept" in h.value for h in at.header)
