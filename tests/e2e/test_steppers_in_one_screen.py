@@ -60,25 +60,17 @@ def _drawn(page, name: str):
     return chart
 
 
-def _clicker(page, text_after) -> None:
-    """The clicker's → with the focus on the page (no widget), then wait for the new state."""
+def _clicker(page, text_after, button: str = "ArrowRight") -> None:
+    """The clicker's → (or ``button``: ← steps back) with the focus on the page (no widget),
+    then wait for the new state."""
     page.mouse.click(5, PRESENTER_VIEWPORT["height"] - 5)
-    page.keyboard.press("ArrowRight")
+    page.keyboard.press(button)
     expect(text_after).to_be_visible(timeout=SLOW)
     settle(page, timeout=SLOW)
     laid_out(page, timeout=SLOW)
 
 
 # --- 2. Variants lab: the decision and its chart on the projector's first screen ------------
-
-
-def _clicker_back(page, text_after) -> None:
-    """The clicker's ← with the focus on the page, then wait for the new state."""
-    page.mouse.click(5, PRESENTER_VIEWPORT["height"] - 5)
-    page.keyboard.press("ArrowLeft")
-    expect(text_after).to_be_visible(timeout=SLOW)
-    settle(page, timeout=SLOW)
-    laid_out(page, timeout=SLOW)
 
 
 @pytest.mark.parametrize("preset", ["rescue", "tree"])
@@ -97,7 +89,7 @@ def test_variants_decision_and_chart_fill_the_first_screen_after_each_click_in_b
         for step in steps:
             shown = page.get_by_text(f"Decision {step} of {n_steps}", exact=True)
             if step != steps[0]:
-                (_clicker if scheme == "light" else _clicker_back)(page, shown)
+                _clicker(page, shown, "ArrowRight" if scheme == "light" else "ArrowLeft")
             where = f"{scheme}, step {step}"
             assert main_scroll_top(page) == 0
             assert_inside_viewport(page, page.locator(key("var_decision")), f"{where}: words")
