@@ -32,6 +32,17 @@ class StepLabels:
     last: str = "⏭ Last"
 
 
+# The buttons' keys are f"{prefix}_{suffix}": the four of :func:`stepper`, the two of
+# :func:`steps_below`.
+BUTTON_SUFFIXES = ("first", "back", "next", "last", "back_below", "next_below")
+
+
+def pressed(prefix: str) -> bool:
+    """Whether a button of stepper ``prefix`` was pressed in this run (a button's state is
+    True for the run its click started; readable before the button is drawn)."""
+    return any(st.session_state.get(f"{prefix}_{suffix}") for suffix in BUTTON_SUFFIXES)
+
+
 def _go(key: str, value: int) -> None:
     """First / Last: go to ``value``."""
     st.session_state[key] = value

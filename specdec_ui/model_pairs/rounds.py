@@ -10,7 +10,7 @@ import streamlit as st
 
 import specdec_core.lm as lm
 from specdec_ui.kit.presenter import chart
-from specdec_ui.kit.stepper import stepper, steps_below
+from specdec_ui.kit.stepper import pressed, stepper, steps_below
 from specdec_ui.kit.text import md_escape
 from specdec_ui.kit.theme import STATUS_SYMBOL
 from specdec_ui.kit.token_text import token_markdown
@@ -21,7 +21,6 @@ from specdec_ui.runtime.figure_cache import shared_figure
 ROUND = "lm_round"  # the round shown in step mode (the stepper's position)
 JUMP = "lm_round_jump"  # the jump slider's own key
 JUMP_DRAWN = "lm_round_jump_drawn"  # the round the slider was last drawn at
-STEP_BUTTONS = ("first", "back", "next", "last", "back_below", "next_below")
 
 
 def _dragged_to() -> int | None:
@@ -34,8 +33,7 @@ def _dragged_to() -> int | None:
     button was pressed in the same request (a hand cannot drag and press at once).
     """
     dragged = st.session_state.get(JUMP)
-    pressed = any(st.session_state.get(f"lm_{name}") for name in STEP_BUTTONS)
-    if dragged is None or dragged == st.session_state.get(JUMP_DRAWN) or pressed:
+    if dragged is None or dragged == st.session_state.get(JUMP_DRAWN) or pressed("lm"):
         return None
     return int(dragged)
 

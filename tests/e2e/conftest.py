@@ -281,6 +281,12 @@ CONTEXT_ONLY = ("is_mobile", "has_touch", "device_scale_factor")
 PAGE_MEDIA = {"color_scheme": "light", "reduced_motion": "no-preference", "media": "no-override"}
 
 
+def reset_page(page, viewport: dict, media: dict) -> None:
+    """Size ``page`` to ``viewport`` and set its media (:data:`PAGE_MEDIA`, then ``media``)."""
+    page.set_viewport_size(viewport)
+    page.emulate_media(**{**PAGE_MEDIA, **media})
+
+
 class KeptScreens:
     """Per worker: one browser context and one page for each set of :data:`CONTEXT_ONLY`
     options (a desktop, a phone, a zoomed screen), handed from test to test.
@@ -320,8 +326,7 @@ class KeptScreens:
             page = context.new_page()
         self.kept[key] = (context, page)
         self.handed.add(key)
-        page.set_viewport_size(viewport)
-        page.emulate_media(**{**PAGE_MEDIA, **media})
+        reset_page(page, viewport, media)
         page.mouse.move(0, 0)
         page.set_default_timeout(EXPECT_TIMEOUT_MS)
         return context, page
@@ -356,8 +361,7 @@ class KeptContext:
         page, self._page = self._page, None
         if page is None:
             page = self._context.new_page()
-            page.set_viewport_size(self._viewport)
-            page.emulate_media(**{**PAGE_MEDIA, **self._media})
+            reset_page(page, self._viewport, self._media)
         return page
 
     def __getattr__(self, name: str):
@@ -389,8 +393,8 @@ def screen_context(kept_screens):
         unknown = set(options) - set(CONTEXT_ONLY)
         assert not unknown, f"screen_context: {unknown} are not kept per context; add them"
         given = None if fresh else kept_screens.hand_out(viewport, media, options)
-        if given is None:
-            context = kept_screens.new_context(viewport=viewport, **media, **options)
+        if given is None:  # its pages are sized and themed by KeptContext.new_page
+            context = kept_screens.new_context(**options)
             kept_screens.fresh.append(context)
             return KeptContext(context, None, viewport, media)
         return KeptContext(*given, viewport, media)
